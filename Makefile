@@ -1,0 +1,29 @@
+# The two commands of the README: `make serve` and `make test`. Everything else supports them.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+export NO_MKDOCS_2_WARNING := 1
+export DISABLE_MKDOCS_2_WARNING := true
+
+.PHONY: setup serve build test check-generated clean
+
+setup: $(STAMP)
+
+$(STAMP): requirements.txt constraints.txt
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install --quiet --disable-pip-version-check -r requirements.txt -c constraints.txt
+	touch $(STAMP)
+
+build: $(STAMP)
+	$(BIN)/python scripts/docs.py build
+
+serve: build
+	$(BIN)/python scripts/docs.py serve
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -q
+
+clean:
+	rm -rf site build
