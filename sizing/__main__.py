@@ -1,0 +1,7 @@
+"""Entry point of ``python -m sizing``."""
+
+import sys
+
+from sizing.cli import main
+
+sys.exit(main())

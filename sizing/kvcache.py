@@ -1,0 +1,88 @@
+"""KV-cache arithmetic, vectorised: every function takes NumPy arrays (or scalars) column-wise.
+
+Sources (``shared/reference/vllm-memory-model.md``): bytes per token (c.1, c.2, e), hybrid
+grouping and sliding-window blocks (c.3), Mamba/GDN state and block size (b.1, b.2, c.4),
+block counts and printed figures (b.3, b.4, f). Units: bytes, tokens, blocks.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+ArrayLike = np.ndarray | int | float
+HYBRID_ALIGN = 16
+
+
+def cdiv(a: ArrayLike, b: ArrayLike) -> np.ndarray:
+    """Element-wise ceiling division of non-negative integers."""
+    return -(-np.asarray(a, dtype=np.int64) // np.asarray(b, dtype=np.int64))
+
+
+def kv_heads_per_rank(kv_heads: ArrayLike, tp: ArrayLike) -> np.ndarray:
+    """``max(1, kv_heads // tp)``: heads are replicated once tp exceeds them."""
+    return np.maximum(1, np.asarray(kv_heads) // np.asarray(tp))
+
+
+def attention_bytes_per_token_layer(is_mla: ArrayLike, kv_heads: ArrayLike, head_dim: ArrayLike,
+                                    mla_dim: ArrayLike, tp: ArrayLike, kv_bytes: ArrayLike) -> np.ndarray:
+    """KV bytes one token costs in ONE attention layer on one rank.
+
+    GQA/MHA: ``2 × kv_heads_per_rank × head_dim × dtype bytes`` (K and V).
+    MLA: ``(kv_lora_rank + qk_rope_head_dim) × dtype bytes``, the same on every TP rank.
+    """
+    gqa = 2 * kv_heads_per_rank(kv_heads, tp) * np.asarray(head_dim) * np.asarray(kv_bytes)
+    return np.where(is_mla, np.asarray(mla_dim) * np.asarray(kv_bytes), gqa).astype(np.int64)
+
+
+def stage_count(count: ArrayLike, pp: ArrayLike) -> np.ndarray:
+    """Layers of one kind on the fullest pipeline stage: ``ceil(count / pp)``."""
+    return cdiv(count, pp)
+
+
+def gdn_state_bytes(key_heads: ArrayLike, value_heads: ArrayLike, key_dim: ArrayLike, value_dim: ArrayLike,
+                    conv_kernel: ArrayLike, tp: ArrayLike, state_bytes: ArrayLike) -> np.ndarray:
+    """Recurrent state of ONE Gated-DeltaNet layer per rank per sequence (conv + temporal state)."""
+    conv_channels = (2 * np.asarray(key_heads) * key_dim + np.asarray(value_heads) * value_dim) // tp
+    conv = conv_channels * (np.asarray(conv_kernel) - 1)
+    ssm = (np.asarray(value_heads) // tp) * np.asarray(value_dim) * key_dim
+    return ((conv + ssm) * np.asarray(state_bytes)).astype(np.int64)
+
+
+def hybrid_block_size(default_bs: ArrayLike, mamba_state: ArrayLike, attn_per_token: ArrayLike) -> np.ndarray:
+    """Block size vLLM picks so one attention page covers one Mamba state (0 state -> default)."""
+    needed = HYBRID_ALIGN * cdiv(mamba_state, HYBRID_ALIGN * np.maximum(attn_per_token, 1))
+    return np.where(np.asarray(mamba_state) > 0, np.maximum(needed, default_bs), default_bs)
+
+
+def group_size(full: ArrayLike, sliding: ArrayLike, mamba: ArrayLike) -> np.ndarray:
+    """Layers per KV-cache group: the smallest non-empty bucket, or the largest when max < 1.5 × min."""
+    counts = np.stack([np.asarray(full), np.asarray(sliding), np.asarray(mamba)]).astype(np.float64)
+    present = counts > 0
+    smallest = np.where(present, counts, np.inf).min(axis=0)
+    largest = np.where(present, counts, 0).max(axis=0)
+    return np.where(largest < 1.5 * smallest, largest, smallest).astype(np.int64)
+
+
+def groups_of(count: ArrayLike, size: ArrayLike) -> np.ndarray:
+    """How many groups a bucket of ``count`` layers forms (padding the last)."""
+    return cdiv(count, np.maximum(size, 1))
+
+
+def sliding_blocks(window: ArrayLike, in_flight: ArrayLike, context: ArrayLike, bs: ArrayLike) -> np.ndarray:
+    """Blocks one request holds in one sliding-window group: ``cdiv(min(W-1+in_flight, ctx), bs) + 1``."""
+    span = np.minimum(np.asarray(window) - 1 + np.asarray(in_flight), context)
+    return cdiv(span, bs) + 1
+
+
+def blocks_per_request(context: ArrayLike, bs: ArrayLike, g_full: ArrayLike, g_sliding: ArrayLike,
+                       g_mamba: ArrayLike, window: ArrayLike, in_flight: ArrayLike) -> np.ndarray:
+    """Blocks one request of ``context`` tokens needs from the shared pool, over all groups."""
+    full = np.asarray(g_full) * cdiv(context, bs)
+    sliding = np.asarray(g_sliding) * sliding_blocks(np.maximum(window, 1), in_flight, context, bs)
+    return full + sliding + np.asarray(g_mamba)
+
+
+def num_blocks(available: ArrayLike, bytes_per_block: ArrayLike) -> np.ndarray:
+    """``floor(available / bytes_per_block)``, 0 when nothing is available."""
+    blocks = np.floor(np.maximum(np.asarray(available, dtype=np.float64), 0) / np.asarray(bytes_per_block))
+    return blocks.astype(np.int64)

@@ -1,0 +1,193 @@
+"""Typed models of the catalog. Unknown keys, wrong types and impossible values are rejected.
+
+Units are in the field names: ``*_mib`` (2^20 bytes, as nvidia-smi prints), ``*_gb`` (decimal,
+vendors' nominal sizes), ``*_gbs`` (decimal GB/s), ``*_b`` (billions of parameters).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Annotated, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, model_validator
+
+Text = Annotated[str, Field(min_length=1, max_length=500)]
+Slug = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9.\-]*$", max_length=80)]
+PosInt = Annotated[int, Field(gt=0, le=10**12), Field(strict=True)]
+NonNegInt = Annotated[int, Field(ge=0, le=10**12), Field(strict=True)]
+
+
+def _finite(value: float) -> float:
+    if not math.isfinite(value):
+        raise ValueError(f"must be a finite number, got {value}")
+    return value
+
+
+PosFloat = Annotated[float, Field(gt=0, le=1e12), AfterValidator(_finite)]
+Fraction = Annotated[float, Field(gt=0, le=1), AfterValidator(_finite)]
+
+
+class Strict(BaseModel):
+    """Base: unknown keys are errors, values are not coerced across types."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class Interconnect(Strict):
+    kind: Literal["nvlink", "pcie"]
+    generation: Text
+    bandwidth_gbs: PosFloat = Field(description="per direction, per GPU, decimal GB/s")
+
+
+class Gpu(Strict):
+    name: Text
+    architecture: Text
+    memory_gb: PosFloat = Field(description="vendor's nominal capacity, decimal GB")
+    memory_mib: PosInt = Field(description="total memory as nvidia-smi reports it, MiB")
+    bandwidth_gbs: PosFloat
+    fp8: StrictBool
+    fp4: StrictBool
+    interconnect: Interconnect
+    source: Text
+
+
+class Cpu(Strict):
+    model: Text
+    cores: PosInt
+
+
+class Nvme(Strict):
+    drives: PosInt
+    drive_tb: PosFloat
+    pcie_gen: PosInt
+    read_gbs: PosFloat = Field(description="sustained sequential read per node, decimal GB/s")
+
+
+class Price(Strict):
+    monthly: PosFloat
+    currency: Annotated[str, Field(pattern=r"^[A-Z]{3}$")]
+
+
+class Server(Strict):
+    name: Text
+    kind: Literal["offer", "reference"]
+    gpu: Slug
+    gpus_per_node: PosInt
+    nodes: PosInt = 1
+    cpu: Cpu | None = None
+    ram_gb: PosFloat | None = None
+    nvme: Nvme | None = None
+    network_gbps: PosFloat | None = None
+    price: Price | None = None
+    locations: list[Text] = []
+    notes: Text | None = None
+
+
+class Mla(Strict):
+    kv_lora_rank: PosInt
+    qk_rope_head_dim: PosInt
+    qk_nope_head_dim: PosInt
+    v_head_dim: PosInt
+    q_lora_rank: PosInt | None = None
+
+
+class SlidingWindow(Strict):
+    window: PosInt
+    layers: PosInt = Field(description="how many layers use the window; the rest are full attention")
+
+
+class LinearAttention(Strict):
+    kind: Literal["gated_delta_net"]
+    layers: PosInt
+    num_key_heads: PosInt
+    num_value_heads: PosInt
+    key_head_dim: PosInt
+    value_head_dim: PosInt
+    conv_kernel: PosInt
+
+
+class Moe(Strict):
+    experts: PosInt
+    experts_per_token: PosInt
+    expert_intermediate_size: PosInt
+    shared_experts: NonNegInt = 0
+    shared_intermediate_size: NonNegInt = 0
+    dense_layers: NonNegInt = Field(0, description="leading dense layers (first_k_dense_replace)")
+
+
+Precision = Slug
+KeepPart = Literal["embeddings", "lm_head", "attention", "router", "shared_experts", "dense_mlp"]
+
+
+class Checkpoint(Strict):
+    id: Annotated[str, Field(pattern=r"^[A-Za-z0-9][\w.\-]*/[\w.\-]+$", max_length=120)]
+    precision: Precision
+    keeps_bf16: list[KeepPart] = Field(default_factory=list)
+    file_gb: PosFloat | None = Field(None, description="published size on the Hub, decimal GB")
+
+
+class Model(Strict):
+    name: Text
+    family: Text
+    architecture: Text
+    total_params_b: PosFloat = Field(description="the model card's total parameters, billions")
+    active_params_b: PosFloat | None = None
+    layers: PosInt
+    hidden_size: PosInt
+    intermediate_size: PosInt
+    attention_heads: PosInt
+    kv_heads: PosInt
+    head_dim: PosInt
+    vocab_size: PosInt
+    tie_embeddings: StrictBool
+    max_context: PosInt
+    attention_bias: StrictBool = False
+    mla: Mla | None = None
+    sliding_window: SlidingWindow | None = None
+    linear_attention: LinearAttention | None = None
+    moe: Moe | None = None
+    checkpoints: Annotated[list[Checkpoint], Field(min_length=1)]
+    source: Text
+    notes: Text | None = None
+
+    @model_validator(mode="after")
+    def _layers_add_up(self) -> "Model":
+        special = sum(x.layers for x in (self.sliding_window, self.linear_attention) if x)
+        if special >= self.layers:
+            raise ValueError("sliding-window plus linear-attention layers must leave at least one full layer")
+        if self.moe and self.moe.dense_layers > self.layers:
+            raise ValueError("moe.dense_layers exceeds layers")
+        return self
+
+
+class PrecisionSpec(Strict):
+    name: Text
+    weight_bits: PosFloat
+    group_size: PosInt | None = None
+    scale_bits: NonNegInt = 0
+    zero_bits: NonNegInt = 0
+    needs_hw: Literal["fp8", "fp4"] | None = None
+    vllm_quantization: Text | None = Field(None, description="--quantization value for online quantization")
+    online_from: Precision | None = None
+
+    @property
+    def bytes_per_param(self) -> float:
+        """Bytes per quantised parameter, group scales and zero points included."""
+        per_group = (self.scale_bits + self.zero_bits) / self.group_size if self.group_size else 0.0
+        return (self.weight_bits + per_group) / 8
+
+
+class Assumption(Strict):
+    value: StrictBool | int | float | str | list[int] | list[str] | list[list[int]]
+    reason: Text
+
+
+class Example(Strict):
+    model: Text
+    checkpoint: Text
+    server: Slug
+    kv_cache_dtype: Literal["auto", "fp8"]
+    max_model_len: PosInt
+    tensor_parallel_size: PosInt = 1
+    pipeline_parallel_size: PosInt = 1
+    data_parallel_size: PosInt = 1

@@ -1,0 +1,66 @@
+"""The memory-accounting rules of each vLLM release line.
+
+Source: ``shared/reference/vllm-memory-model.md`` §0.1, (a), (b.4), (f). Each release line is a
+:class:`Rules` value; :func:`rules_for` maps a version string such as ``"0.34.0"`` onto it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from sizing.errors import UsageError
+
+TokenRule = Literal["blocks", "groups", "concurrency"]
+
+
+@dataclass(frozen=True)
+class Rules:
+    """What one vLLM release line counts, and how it prints the KV-cache figures.
+
+    * ``token_rule``: ``blocks`` -> tokens = num_blocks × block_size (V0, V1 ≤ 0.9);
+      ``groups`` -> num_blocks // n_groups × block_size (0.10–0.19);
+      ``concurrency`` -> int(max_concurrency × max_model_len) (≥ 0.20).
+    * ``concurrency_rule``: ``tokens`` -> blocks × block_size / max_model_len (V0, early V1);
+      ``requests`` -> num_blocks / blocks per request (≥ 0.10).
+    """
+
+    line: str
+    engine: Literal["v0", "v1"]
+    block_size: int
+    default_gmu: float
+    cudagraphs_budgeted: bool
+    extensible_kv_cache: bool
+    chunked_prefill: bool
+    token_rule: TokenRule
+    concurrency_rule: Literal["tokens", "requests"]
+
+
+RULES: dict[str, Rules] = {
+    "v0": Rules("V0 (≤ 0.7)", "v0", 16, 0.90, False, False, False, "blocks", "tokens"),
+    "v1-early": Rules("V1 0.8–0.9", "v1", 16, 0.90, False, False, True, "blocks", "tokens"),
+    "v1-hybrid": Rules("V1 0.10–0.19", "v1", 16, 0.90, False, False, True, "groups", "requests"),
+    "v1-cudagraph": Rules("V1 0.20–0.33", "v1", 16, 0.92, True, False, True, "concurrency", "requests"),
+    "v1-extensible": Rules("V1 ≥ 0.34", "v1", 64, 0.92, True, True, True, "concurrency", "requests"),
+}
+_BOUNDS = ((8, "v0"), (10, "v1-early"), (20, "v1-hybrid"), (34, "v1-cudagraph"))
+
+
+def parse_version(version: str) -> tuple[int, int]:
+    """``"0.34.0"`` -> ``(0, 34)``; raises UsageError for anything else."""
+    match = re.fullmatch(r"(\d+)\.(\d+)(?:\.\d+)?(?:[.+\-][\w.+\-]*)?", version.strip())
+    if not match:
+        raise UsageError(f"--vllm-version: expected X.Y or X.Y.Z, got {version!r}")
+    return int(match[1]), int(match[2])
+
+
+def rules_for(version: str) -> Rules:
+    """The accounting rules of the release line that ``version`` belongs to."""
+    major, minor = parse_version(version)
+    if major > 0:
+        return RULES["v1-extensible"]
+    for upper, key in _BOUNDS:
+        if minor < upper:
+            return RULES[key]
+    return RULES["v1-extensible"]
