@@ -1,0 +1,196 @@
+#!/usr/bin/env python3
+"""Build, serve and check the trilingual site. Every command is idempotent.
+
+    python scripts/docs.py build [--site DIR]     # all languages, strict; replaces DIR (site/) whole
+    python scripts/docs.py serve [--site DIR] [--port 8000]
+    python scripts/docs.py check-i18n             # message keys, page structure and nav parity
+
+``build`` runs ``python -m mkdocs build --strict`` for each language into a temporary folder next to
+the site folder. Only when every language built cleanly are they assembled (English at the root,
+Chinese under ``zh/``, Russian under ``ru/``) and swapped in for the old site folder by renames; a
+failed build prints mkdocs' output, exits non-zero and leaves the old site folder as it was.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from scripts.i18n_checks import CONFIGS, all_problems  # noqa: E402
+
+CHILD_ENV = {"NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true"}
+"""Added to the environment of every mkdocs run: silence the MkDocs 2 / Material banner."""
+
+HOST = "127.0.0.1"
+
+# ---------------------------------------------------------------------------------------------
+# build
+# ---------------------------------------------------------------------------------------------
+
+
+def _start_build(lang: str, work: Path) -> subprocess.Popen[bytes]:
+    """Start ``mkdocs build --strict`` for one language into ``work/<lang>``, logging to a file."""
+    command = [sys.executable, "-m", "mkdocs", "build", "--strict",
+               "-f", CONFIGS[lang], "-d", str(work / lang)]
+    log = (work / f"{lang}.log").open("wb")
+    env = {**os.environ, **CHILD_ENV}
+    with log:
+        return subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+
+
+def _build_languages(work: Path) -> list[str]:
+    """Build every language in parallel; return the languages that failed, after showing why."""
+    started = time.monotonic()
+    processes = {lang: _start_build(lang, work) for lang in CONFIGS}
+    failed = [lang for lang, process in processes.items() if process.wait() != 0]
+    for lang in failed:
+        log = (work / f"{lang}.log").read_text(encoding="utf-8", errors="replace")
+        print(f"--- mkdocs output for {lang} ({CONFIGS[lang]}) ---\n{log}", file=sys.stderr)
+    if not failed:
+        print(f"Built {', '.join(CONFIGS)} in {time.monotonic() - started:.1f} s")
+    return failed
+
+
+def _assemble(work: Path) -> Path:
+    """Put English at the root of ``work/site`` and every other language in its subfolder."""
+    site = work / "site"
+    (work / "en").rename(site)
+    for lang in CONFIGS:
+        if lang == "en":
+            continue
+        if (site / lang).exists():
+            raise RuntimeError(f"the English site already has a '{lang}' folder")
+        (work / lang).rename(site / lang)
+    return site
+
+
+def _swap(new: Path, site: Path, trash: Path) -> None:
+    """Replace ``site`` by ``new`` with two renames, restoring ``site`` if the second fails."""
+    if site.exists():
+        site.rename(trash)
+    try:
+        new.rename(site)
+    except OSError:
+        if trash.exists():
+            trash.rename(site)
+        raise
+
+
+def build(site: Path) -> int:
+    """Build all languages and, only if all succeed, replace ``site`` with the result."""
+    site = site.resolve()
+    site.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=f".{site.name}-build-", dir=site.parent))
+    try:
+        failed = _build_languages(work)
+        if failed:
+            print(f"Build failed for {', '.join(failed)}; {site} left unchanged.", file=sys.stderr)
+            return 1
+        _swap(_assemble(work), site, work / "previous")
+        print(f"Site ready in {site}")
+        return 0
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# serve
+# ---------------------------------------------------------------------------------------------
+
+
+class _SiteHandler(SimpleHTTPRequestHandler):
+    """Static files from the site folder, answering unknown paths with the site's 404 page."""
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """Send the built ``404.html`` for a missing page, else the standard error."""
+        page = Path(self.directory) / "404.html"
+        if code != 404 or not page.is_file():
+            super().send_error(code, message, explain)
+            return
+        body = page.read_bytes()
+        self.send_response(404)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+
+def serve(site: Path, port: int) -> int:
+    """Serve the assembled ``site`` on http://127.0.0.1:PORT/ until interrupted."""
+    if not (site / "index.html").is_file():
+        print(f"No built site in {site}; run `python scripts/docs.py build` first.", file=sys.stderr)
+        return 1
+    handler = functools.partial(_SiteHandler, directory=str(site))
+    try:
+        server = ThreadingHTTPServer((HOST, port), handler)
+    except OSError as err:
+        print(f"Cannot listen on {HOST}:{port}: {err.strerror}", file=sys.stderr)
+        return 1
+    print(f"Serving {site} on http://{HOST}:{port}/ (English), /zh/, /ru/; Ctrl+C stops.")
+    with server:
+        try:
+            server.serve_forever()
+        except KeyboardInterrupt:
+            print()
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
+# check-i18n
+# ---------------------------------------------------------------------------------------------
+
+
+def check_i18n() -> int:
+    """Print every translation drift problem; exit 1 if there is any."""
+    problems = all_problems(ROOT)
+    for problem in problems:
+        print(problem, file=sys.stderr)
+    if problems:
+        print(f"check-i18n: {len(problems)} problem(s)", file=sys.stderr)
+        return 1
+    print(f"check-i18n: messages, pages and nav agree in {', '.join(CONFIGS)}")
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
+# command line
+# ---------------------------------------------------------------------------------------------
+
+
+def _parser() -> argparse.ArgumentParser:
+    """The command-line interface."""
+    parser = argparse.ArgumentParser(prog="scripts/docs.py", description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    for name, text in (("build", "build all languages and replace the site folder"),
+                       ("serve", "serve the built site folder")):
+        command = commands.add_parser(name, help=text)
+        command.add_argument("--site", type=Path, default=ROOT / "site", help="site folder (site/)")
+    commands.choices["serve"].add_argument("--port", type=int, default=8000, help="port (8000)")
+    commands.add_parser("check-i18n", help="check message files, page structure and nav parity")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run one command and return its exit status."""
+    args = _parser().parse_args(argv)
+    if args.command == "build":
+        return build(args.site)
+    if args.command == "serve":
+        return serve(args.site, args.port)
+    return check_i18n()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
