@@ -1,0 +1,36 @@
+"""Shared fixtures: the repository root on sys.path, and one assembled site per test session."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+
+def _run_docs(*args: str, repo: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    """Run ``scripts/docs.py`` of the repository at ``repo`` and capture its output."""
+    command = [sys.executable, str(repo / "scripts" / "docs.py"), *args]
+    return subprocess.run(command, cwd=repo, capture_output=True, text=True, timeout=300, check=False)
+
+
+@pytest.fixture(scope="session")
+def run_docs() -> Callable[..., subprocess.CompletedProcess[str]]:
+    """``run_docs(*args, repo=ROOT)`` runs a repository's ``scripts/docs.py`` with ``args``."""
+    return _run_docs
+
+
+@pytest.fixture(scope="session")
+def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The site assembled by ``scripts/docs.py build --site <tmp>``, built once per session."""
+    site = tmp_path_factory.mktemp("assembled") / "site"
+    result = _run_docs("build", "--site", str(site))
+    if result.returncode != 0:
+        pytest.fail(f"scripts/docs.py build failed:\n{result.stdout}\n{result.stderr}")
+    return site
