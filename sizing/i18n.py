@@ -170,9 +170,15 @@ def load_messages(directory: Path = MESSAGES_DIR) -> dict[str, Mapping[str, str]
     return tables
 
 
-@functools.cache
-def _site_messages() -> dict[str, Mapping[str, str]]:
-    """The site's message files, read and checked once per process."""
+def _stamp() -> tuple[int, ...]:
+    """The modification times of the site's message files (0 for a missing one)."""
+    paths = (MESSAGES_DIR / f"{lang}.yaml" for lang in LANGS)
+    return tuple(path.stat().st_mtime_ns if path.exists() else 0 for path in paths)
+
+
+@functools.lru_cache(maxsize=1)
+def _site_messages(stamp: tuple[int, ...]) -> dict[str, Mapping[str, str]]:
+    """The site's message files, read again only when one changed (``mkdocs serve`` reloads)."""
     return load_messages(MESSAGES_DIR)
 
 
@@ -184,12 +190,12 @@ def _check_lang(lang: str) -> str:
 
 
 def messages(lang: str) -> Mapping[str, str]:
-    """All labels of ``lang`` as a read-only mapping (read once, cached).
+    """All labels of ``lang`` as a read-only mapping (cached until a message file changes).
 
     Raises:
         MessageError: if ``lang`` is unknown or any message file is broken or incomplete.
     """
-    return _site_messages()[_check_lang(lang)]
+    return _site_messages(_stamp())[_check_lang(lang)]
 
 
 def t(lang: str, key: str, **fmt: object) -> str:

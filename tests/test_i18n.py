@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -232,3 +233,13 @@ def test_page_lang_rejects_a_language_without_messages() -> None:
     """Assert a theme language the site has no message file for is an error."""
     with pytest.raises(MessageError, match="'fr'"):
         i18n.page_lang(SimpleNamespace(conf={"theme": {"language": "fr"}}))
+
+
+def test_messages_are_read_again_after_a_file_changes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Assert an edited message file is picked up without restarting (as under mkdocs serve)."""
+    monkeypatch.setattr(i18n, "MESSAGES_DIR", _write(tmp_path, **GOOD))
+    assert "c" not in i18n.messages("en")
+    _write(tmp_path, **{lang: text + f"c: {lang.upper()}\n" for lang, text in GOOD.items()})
+    for path in tmp_path.iterdir():
+        os.utime(path, ns=(1, path.stat().st_mtime_ns + 10**9))
+    assert i18n.messages("ru")["c"] == "RU"
