@@ -63,7 +63,7 @@ def _active_share(m: Model) -> float:
 def checkpoint_columns(m: Model, ckpt: Checkpoint, spec: PrecisionSpec, online: bool) -> dict[str, object]:
     """Weight-byte columns of one checkpoint (whole model, before TP/PP division)."""
     split = weight_split(m, ckpt, spec)
-    experts = sum(part_bytes(p, ckpt, spec) for p in model_parts(m) if p.name == "experts")
+    experts = sum(part_bytes(p, ckpt, spec, m) for p in model_parts(m) if p.name == "experts")
     return {
         "checkpoint": ckpt.id, "precision": ckpt.precision, "online_quantization": online,
         "w_layer_sharded": split.layer_sharded, "w_layer_replicated": split.layer_replicated,

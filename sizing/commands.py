@@ -19,7 +19,7 @@ VLLM_FLAGS = (
     "--distributed-executor-backend", "--host", "--port", "--api-key",
 )
 SGLANG_FLAGS = (
-    "--model-path", "--tp", "--context-length", "--mem-fraction-static", "--kv-cache-dtype", "--quantization",
+    "--model-path", "--tp-size", "--context-length", "--mem-fraction-static", "--kv-cache-dtype", "--quantization",
     "--nnodes", "--node-rank", "--dist-init-addr", "--host", "--port", "--api-key",
 )
 SGLANG_KV = {"fp8": "fp8_e4m3"}
@@ -70,7 +70,7 @@ def vllm_command(row: Mapping[str, object], cat: Catalog) -> str:
 def sglang_args(row: Mapping[str, object], cat: Catalog, node_rank: int = 0) -> list[str]:
     """The flag/value pairs of ``python -m sglang.launch_server`` equivalent to ``row``."""
     world = int(row["tp"]) * int(row["pp"])
-    args = [f"--model-path {_model_arg(row)}", f"--tp {world}", f"--context-length {int(row['max_model_len'])}",
+    args = [f"--model-path {_model_arg(row)}", f"--tp-size {world}", f"--context-length {int(row['max_model_len'])}",
             f"--mem-fraction-static {float(row['gpu_memory_utilization']):.2f}"]
     if row["kv_cache_dtype"] != "auto":
         args.append(f"--kv-cache-dtype {SGLANG_KV.get(str(row['kv_cache_dtype']), row['kv_cache_dtype'])}")

@@ -100,11 +100,20 @@ def _keeps(ckpt: Checkpoint, part: str) -> bool:
     return family in ckpt.keeps_bf16
 
 
-def part_bytes(part: Part, ckpt: Checkpoint, spec: PrecisionSpec) -> float:
-    """Bytes of ``part`` in checkpoint ``ckpt`` (precision ``spec``), all layers, all ranks."""
+def expert_pad_factor(m: Model, spec: PrecisionSpec) -> float:
+    """Growth of routed-expert weights when vLLM pads the expert intermediate size (1.0 if it does not)."""
+    if m.moe is None or spec.expert_pad is None:
+        return 1.0
+    size = m.moe.expert_intermediate_size
+    return -(-size // spec.expert_pad) * spec.expert_pad / size
+
+
+def part_bytes(part: Part, ckpt: Checkpoint, spec: PrecisionSpec, m: Model) -> float:
+    """Bytes of ``part`` of model ``m`` in checkpoint ``ckpt`` (precision ``spec``), all layers, all ranks."""
     if not part.quantisable or _keeps(ckpt, part.name):
         return part.params * BF16_BYTES
-    return part.params * spec.bytes_per_param
+    padding = expert_pad_factor(m, spec) if part.name == "experts" else 1.0
+    return part.params * spec.bytes_per_param * padding
 
 
 @dataclass(frozen=True)
@@ -127,5 +136,5 @@ def weight_split(m: Model, ckpt: Checkpoint, spec: PrecisionSpec) -> WeightSplit
     sums = {"layer_sharded": 0.0, "layer_replicated": 0.0, "embeddings": 0.0, "lm_head": 0.0}
     for part in model_parts(m):
         key = part.name if not part.per_layer else ("layer_sharded" if part.sharded else "layer_replicated")
-        sums[key] += part_bytes(part, ckpt, spec)
+        sums[key] += part_bytes(part, ckpt, spec, m)
     return WeightSplit(**sums)

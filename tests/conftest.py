@@ -34,3 +34,19 @@ def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if result.returncode != 0:
         pytest.fail(f"scripts/docs.py build failed:\n{result.stdout}\n{result.stderr}")
     return site
+
+
+@pytest.fixture(scope="session")
+def catalog():
+    """The repository's validated catalog."""
+    from sizing.catalog import load_catalog
+
+    return load_catalog(ROOT / "catalog")
+
+
+@pytest.fixture(scope="session")
+def matrix(catalog):
+    """The whole catalog evaluated once (default vLLM release)."""
+    from sizing.evaluate import evaluate
+
+    return evaluate(catalog)
