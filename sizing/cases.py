@@ -95,6 +95,7 @@ def server_columns(sid: str, s: Server, gpu: Gpu) -> dict[str, object]:
         "server_gpus": s.gpus_per_node * s.nodes, "server_kind": s.kind,
         "price_monthly": s.price.monthly if s.price else np.nan,
         "currency": s.price.currency if s.price else "",
+        "nvme_read_gbs": s.nvme.read_gbs if s.nvme else np.nan, "ram_gb": s.ram_gb or np.nan,
         **gpu_columns(s.gpu, gpu),
     }
 

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from sizing.cases import Knobs, checkpoint_columns, checkpoints_of, gpu_columns, model_columns, plan_frame
+from sizing.cases import (Knobs, checkpoint_columns, checkpoints_of, gpu_columns, model_columns, plan_frame,
+                          server_columns)
 from sizing.catalog import Catalog
 from sizing.errors import UsageError
 from sizing.evaluate import apply_settings, finish, resolve_plans
@@ -75,28 +76,36 @@ def pick_checkpoint(cat: Catalog, model: Model, ckpt_id: str | None, quantizatio
     return wanted[0]
 
 
-def hardware(cat: Catalog, req: Request) -> tuple[dict[str, object], int, int]:
-    """(GPU columns, GPUs per node, nodes) from --server, --gpu or --gpu-memory-mib, and --gpus."""
+CUSTOM = {"server_kind": "custom", "price_monthly": float("nan"), "currency": "", "nvme_read_gbs": float("nan"),
+          "ram_gb": float("nan")}
+
+
+def _custom_gpu(mib: int) -> dict[str, object]:
+    return {"gpu": f"{mib} MiB", "total_bytes": mib * MiB, "memory_gb": float("nan"), "bandwidth_gbs": float("nan"),
+            "is_a100": False, "hw_fp8": True, "hw_fp4": False, "arch_sm": 0, "max_capture_size": 512,
+            "interconnect": "pcie"}
+
+
+def hardware(cat: Catalog, req: Request) -> dict[str, object]:
+    """Server-like columns from --server, --gpu or --gpu-memory-mib, with --gpus overriding the count."""
     if req.server:
         if req.server not in cat.servers:
             raise UsageError(f"--server: unknown server {req.server!r}")
         server = cat.servers[req.server]
-        cols = gpu_columns(server.gpu, cat.gpus[server.gpu])
-        per_node, nodes = server.gpus_per_node, server.nodes
+        cols = server_columns(req.server, server, cat.gpus[server.gpu])
     elif req.gpu:
         if req.gpu not in cat.gpus:
             raise UsageError(f"--gpu: unknown GPU {req.gpu!r}")
-        cols, per_node, nodes = gpu_columns(req.gpu, cat.gpus[req.gpu]), 1, 1
+        cols = {**CUSTOM, "server": req.gpu, **gpu_columns(req.gpu, cat.gpus[req.gpu]), "gpus_per_node": 1, "nodes": 1}
     elif req.gpu_memory_mib:
-        cols = {"gpu": f"{req.gpu_memory_mib} MiB", "total_bytes": req.gpu_memory_mib * MiB, "memory_gb": float("nan"),
-                "bandwidth_gbs": float("nan"), "is_a100": False, "hw_fp8": True, "hw_fp4": False, "arch_sm": 0,
-                "max_capture_size": 512, "interconnect": "pcie"}
-        per_node, nodes = 1, 1
+        cols = {**CUSTOM, "server": f"{req.gpu_memory_mib} MiB", **_custom_gpu(req.gpu_memory_mib),
+                "gpus_per_node": 1, "nodes": 1}
     else:
         raise UsageError("give one of --server, --gpu or --gpu-memory-mib")
     if req.gpus:
-        per_node, nodes = req.gpus, 1
-    return cols, per_node, nodes
+        cols.update(gpus_per_node=req.gpus, nodes=1)
+    cols["server_gpus"] = int(cols["gpus_per_node"]) * int(cols["nodes"])
+    return cols
 
 
 def plans_for(req: Request, per_node: int, nodes: int) -> pd.DataFrame:
@@ -113,13 +122,11 @@ def request_frame(cat: Catalog, req: Request) -> pd.DataFrame:
     """The case frame of ``req``: one row per plan considered."""
     mid, model, ckpt_id = find_model(cat, req.model)
     ckpt, online = pick_checkpoint(cat, model, ckpt_id, req.quantization)
-    gpu, per_node, nodes = hardware(cat, req)
-    base = {"model": mid, **model_columns(model), **checkpoint_columns(model, ckpt, cat.precisions[ckpt.precision],
-                                                                       online),
-            **gpu, "server": req.server or gpu["gpu"], "gpus_per_node": per_node, "nodes": nodes,
-            "server_gpus": per_node * nodes, "server_kind": "custom", "price_monthly": float("nan"), "currency": "",
+    hw = hardware(cat, req)
+    spec = cat.precisions[ckpt.precision]
+    base = {"model": mid, **model_columns(model), **checkpoint_columns(model, ckpt, spec, online), **hw,
             "kv_cache_dtype": req.kv_cache_dtype}
-    plans = plans_for(req, per_node, nodes)
+    plans = plans_for(req, int(hw["gpus_per_node"]), int(hw["nodes"]))
     frame = pd.DataFrame([base]).merge(plans, how="cross")
     if "explicit" in frame:
         return frame.drop(columns=["explicit"])

@@ -87,8 +87,8 @@ def longest_context(df: pd.DataFrame) -> np.ndarray:
     return np.minimum(length, df["max_context"]).astype(np.int64)
 
 
-def add_service_metrics(df: pd.DataFrame, contexts: list[int]) -> None:
-    """Decode ceilings, longest context, price per GB of VRAM, minimum CPU cores."""
+def add_service_metrics(df: pd.DataFrame, contexts: list[int], nvme_default_gbs: float) -> None:
+    """Decode ceilings, longest context, price per GB of VRAM, load time, minimum CPU cores."""
     bandwidth = df["bandwidth_gbs"] * 1e9
     experts_idle = (1 - df["active_share"]) * df["w_experts"] * kv.stage_count(df["layers"], df["pp"]) / df["layers"]
     df["weights_read_bytes"] = df["weights_bytes"] - experts_idle / df["tp"]
@@ -98,6 +98,9 @@ def add_service_metrics(df: pd.DataFrame, contexts: list[int]) -> None:
     df["longest_context"] = longest_context(df)
     df["price_per_gb_month"] = df["price_monthly"] / (df["memory_gb"] * df["server_gpus"])
     df["cpu_cores_min"] = 2 + df["gpus_per_node"]
+    read = df["nvme_read_gbs"].fillna(nvme_default_gbs) * 1e9
+    df["load_time_s"] = df["w_total"] / read
+    df["ram_per_vram"] = df["ram_gb"] / (df["memory_gb"] * df["server_gpus"])
 
 
 def choose_plans(df: pd.DataFrame) -> None:
@@ -116,7 +119,7 @@ def finish(df: pd.DataFrame, cat: Catalog, rules: Rules) -> pd.DataFrame:
     contexts = [int(c) for c in cat.assume("contexts")]
     df = memory.compute(df, rules, coefficients(cat))
     add_contexts(df, rules, contexts)
-    add_service_metrics(df, contexts)
+    add_service_metrics(df, contexts, float(cat.assume("nvme_read_gbs")))
     choose_plans(df)
     add_nearest_change(df)
     df.attrs.update(rules=rules.line, contexts=contexts)
