@@ -8,13 +8,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, TypeVar
+from typing import Annotated, Any, Literal, Mapping, TypeVar
 
 import yaml
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
 from sizing.errors import CatalogError
-from sizing.schema import Assumption, Example, Gpu, Model, PrecisionSpec, Server
+from sizing.schema import Assumption, Example, FieldProblem, Fraction, Gpu, Model, PosFloat, PosInt, PrecisionSpec, \
+    Server, Text
 
 DEFAULT_DIR = Path(__file__).resolve().parent.parent / "catalog"
 FILES: dict[str, type[BaseModel]] = {
@@ -98,6 +99,10 @@ def validate_entry(model: type[M], raw: Any, label: str, entry: str) -> M:
         return model.model_validate(raw)
     except ValidationError as exc:
         first = exc.errors()[0]
+        cross = (first.get("ctx") or {}).get("error")
+        if isinstance(cross, FieldProblem):
+            raise CatalogError(label, entry, ".".join(str(p) for p in (*first["loc"], cross.field)),
+                               cross.problem) from None
         field = ".".join(str(part) for part in first["loc"])
         raise CatalogError(label, entry, field, _describe(first)) from None
 
@@ -183,22 +188,41 @@ def _check_examples(cat: Catalog) -> None:
                  f"{ex.checkpoint!r} is not a checkpoint of {ex.model}")
 
 
+def _check_assumptions(cat: Catalog) -> None:
+    for key, adapter in ASSUMPTION_TYPES.items():
+        _require(key in cat.assumptions, "catalog/assumptions.yaml", key, "", "required assumption is missing")
+        try:
+            adapter.validate_python(cat.assumptions[key].value, strict=True)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            field = ".".join(str(part) for part in ("value", *first["loc"]))
+            raise CatalogError("catalog/assumptions.yaml", key, field, _describe(first)) from None
+
+
 def check_references(cat: Catalog) -> None:
     """Cross-file checks: every id a catalog entry names must exist; required assumptions present."""
     _check_servers(cat)
     _check_models(cat)
     _check_examples(cat)
-    for key in REQUIRED_ASSUMPTIONS:
-        _require(key in cat.assumptions, "catalog/assumptions.yaml", key, "", "required assumption is missing")
+    _check_assumptions(cat)
     for pid, spec in cat.precisions.items():
         _require(spec.online_from is None or spec.online_from in cat.precisions, "catalog/precisions.yaml",
                  pid, "online_from", f"unknown precision {spec.online_from!r}")
 
 
-REQUIRED_ASSUMPTIONS = (
-    "gpu_memory_utilization", "contexts", "max_model_len", "vllm_version", "kv_cache_dtypes",
-    "act_hidden_factor", "act_intermediate_factor", "sampler_bytes_per_logit", "profile_base_mib",
-    "nontorch_mib", "nontorch_tp_mib", "cudagraph_mib_per_capture_layer", "cuda_context_mib",
-    "extensible_margin_gib", "nvme_read_gbs", "cpu_cores_recommended", "serve_host", "serve_port",
-    "max_num_seqs_floor",
-)
+_NonNeg = Annotated[float, Field(ge=0, le=1e12, allow_inf_nan=False)]
+_ASSUMPTION_TYPES: dict[str, Any] = {
+    "gpu_memory_utilization": Fraction, "max_model_len": PosInt, "nvme_read_gbs": PosFloat,
+    "contexts": Annotated[list[PosInt], Field(min_length=1)],
+    "vllm_version": Annotated[str, Field(pattern=r"^\d+\.\d+(\.\d+)?$")],
+    "kv_cache_dtypes": Annotated[list[Literal["auto", "fp8"]], Field(min_length=1)],
+    **dict.fromkeys(("act_hidden_factor", "act_intermediate_factor", "sampler_bytes_per_logit", "profile_base_mib",
+                     "nontorch_mib", "nontorch_tp_mib", "cudagraph_mib_per_capture_layer", "cuda_context_mib",
+                     "extensible_margin_gib"), _NonNeg),
+    "cpu_cores_recommended": Annotated[list[Annotated[list[PosInt], Field(min_length=3, max_length=3)]],
+                                       Field(min_length=1)],
+    "serve_host": Text, "serve_port": Annotated[int, Field(gt=0, le=65535)], "max_num_seqs_floor": PosInt,
+}
+ASSUMPTION_TYPES = {key: TypeAdapter(kind) for key, kind in _ASSUMPTION_TYPES.items()}
+"""Every assumption the engine reads, with the type and range its value must have."""
+REQUIRED_ASSUMPTIONS = tuple(ASSUMPTION_TYPES)

@@ -27,6 +27,14 @@ PosFloat = Annotated[float, Field(gt=0, le=1e12), AfterValidator(_finite)]
 Fraction = Annotated[float, Field(gt=0, le=1), AfterValidator(_finite)]
 
 
+class FieldProblem(ValueError):
+    """A cross-field check that failed, naming the field at fault (model-level errors have no location)."""
+
+    def __init__(self, field: str, problem: str) -> None:
+        self.field, self.problem = field, problem
+        super().__init__(f"{field}: {problem}")
+
+
 class Strict(BaseModel):
     """Base: unknown keys are errors, values are not coerced across types."""
 
@@ -154,9 +162,11 @@ class Model(Strict):
     def _layers_add_up(self) -> "Model":
         special = sum(x.layers for x in (self.sliding_window, self.linear_attention) if x)
         if special >= self.layers:
-            raise ValueError("sliding-window plus linear-attention layers must leave at least one full layer")
+            field = "linear_attention.layers" if self.linear_attention else "sliding_window.layers"
+            raise FieldProblem(field, f"sliding-window plus linear-attention layers ({special}) must leave at least "
+                                      f"one full-attention layer of {self.layers}")
         if self.moe and self.moe.dense_layers > self.layers:
-            raise ValueError("moe.dense_layers exceeds layers")
+            raise FieldProblem("moe.dense_layers", f"must be at most layers ({self.layers}), got {self.moe.dense_layers}")
         return self
 
 
