@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from sizing import i18n
+from sizing import macros
 
 
 def _register(env: Any, name: str, function: Callable[..., str]) -> None:
@@ -34,3 +35,11 @@ def _register(env: Any, name: str, function: Callable[..., str]) -> None:
 def define_env(env: Any) -> None:
     """Register the site's macros with mkdocs-macros (called once per language build)."""
     _register(env, "sz_t", i18n.t)  # {{ sz_t("col_model") }} -> the label in the page language
+    _register(env, "sz_table", macros.table)  # {{ sz_table("what-fits") }}
+    _register(env, "sz_fit_tables", macros.fit_tables)  # {{ sz_fit_tables() }}
+    _register(env, "sz_example", macros.example)  # {{ sz_example("example-1") }}
+    _register(env, "sz_value", macros.value)  # {{ sz_value("example-1", "weights_gib") }}
+    _register(env, "sz_command", macros.command)  # {{ sz_command("example-1", engine="sglang") }}
+    _register(env, "sz_parallel_tabs", macros.parallel_tabs)  # {{ sz_parallel_tabs(["dh-70b-tp4"]) }}
+    _register(env, "sz_downloads", macros.downloads)  # {{ sz_downloads(page.url) }}
+    _register(env, "sz_calibration_table", macros.calibration_table)  # {{ sz_calibration_table() }}

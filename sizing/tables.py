@@ -17,6 +17,7 @@ from __future__ import annotations
 import html
 import json
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
@@ -36,6 +37,7 @@ KINDS = frozenset({"text", "int", "gib", "kib", "gb", "float1", "float2", "fract
 NUMERIC = frozenset({"int", "gib", "kib", "gb", "float1", "float2", "fraction", "money"})
 KIND_UNIT = {"gib": "unit_gib", "kib": "unit_kib", "gb": "unit_gb"}
 DASH = "—"
+_LINE_BREAKS = re.compile(r"[ \t]*[\r\n\v\f\u2028\u2029]+[ \t]*")
 _ENTITIES = {"\\": "&#92;", "|": "&#124;", "`": "&#96;", "{": "&#123;", "}": "&#125;"}
 
 
@@ -76,8 +78,11 @@ class TableSpec:
 
 
 def escape_cell(text: str) -> str:
-    """``text`` made safe for one Markdown table cell: one line, no HTML, pipes, code or Jinja."""
-    escaped = html.escape(" ".join(str(text).split()), quote=False)
+    """``text`` made safe for one Markdown table cell: one line, no HTML, pipes, code or Jinja.
+
+    Line breaks fold into one space; other spaces (such as Babel's no-break group separator) stay.
+    """
+    escaped = html.escape(_LINE_BREAKS.sub(" ", str(text)).strip(), quote=False)
     return "".join(_ENTITIES.get(ch, ch) for ch in escaped)
 
 
