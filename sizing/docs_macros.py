@@ -16,6 +16,7 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
+from sizing import charts
 from sizing import i18n
 from sizing import macros
 
@@ -35,6 +36,8 @@ def _register(env: Any, name: str, function: Callable[..., str]) -> None:
 def define_env(env: Any) -> None:
     """Register the site's macros with mkdocs-macros (called once per language build)."""
     _register(env, "sz_t", i18n.t)  # {{ sz_t("col_model") }} -> the label in the page language
+    _register(env, "sz_chart_concurrency", charts.concurrency_chart)  # {{ sz_chart_concurrency("gpu-l40s") }}
+    _register(env, "sz_chart_price", charts.price_chart)  # {{ sz_chart_price() }}
     _register(env, "sz_table", macros.table)  # {{ sz_table("what-fits") }}
     _register(env, "sz_fit_tables", macros.fit_tables)  # {{ sz_fit_tables() }}
     _register(env, "sz_example", macros.example)  # {{ sz_example("example-1") }}
