@@ -120,6 +120,7 @@ def build_parser() -> argparse.ArgumentParser:
     imp.add_argument("config")
     imp.add_argument("--id", help="ORG/NAME of the model (default: from the file's _name_or_path)")
     imp.set_defaults(handler=cmd_import_config)
+    register_extra(sub)
     return parser
 
 

@@ -14,6 +14,7 @@ references. (mkdocs-macros does not render a macro's output again, and after thi
 
 from __future__ import annotations
 
+import functools
 import html
 import json
 import math
@@ -93,19 +94,33 @@ def is_missing(value: Any) -> bool:
     return isinstance(value, float) and math.isnan(value)
 
 
+WORD_KEYS = ("word_yes", "word_no", "verdict_fits", "verdict_does_not_fit", "plan_single_gpu")
+
+
+def cell_words(lang: str) -> dict[str, str]:
+    """The fixed words cells use, looked up once per table rather than once per cell."""
+    return {key: t(lang, key) for key in WORD_KEYS}
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _num(value: float, lang: str, decimals: int) -> str:
+    """:func:`sizing.i18n.fmt_number`, memoised (tables repeat the same numbers many times)."""
+    return fmt_number(value, lang, decimals)
+
+
 def _whole_or(value: float, lang: str, decimals: int) -> str:
     """``value`` without fraction digits when it rounds to a whole number, else with ``decimals``."""
-    return fmt_number(value, lang, 0 if round(float(value), decimals).is_integer() else decimals)
+    return _num(value, lang, 0 if round(float(value), decimals).is_integer() else decimals)
 
 
-def plan_label(row: Mapping[str, Any], lang: str) -> str:
+def plan_label(row: Mapping[str, Any], lang: str, words: Mapping[str, str] | None = None) -> str:
     """``1 GPU``, ``DP 2``, ``TP 2``, ``TP 4 × DP 2``, ``TP 8 × PP 2``: how the server runs the model."""
     plan = row.get("plan")
     if is_missing(plan):
         return DASH
-    tp, pp, dp = (fmt_number(int(row[k]), lang) for k in ("tp", "pp", "dp"))
+    tp, pp, dp = (_num(int(row[k]), lang, 0) for k in ("tp", "pp", "dp"))
     if plan == "dp":
-        return t(lang, "plan_single_gpu") if int(row["dp"]) == 1 else f"DP {dp}"
+        return (words or cell_words(lang))["plan_single_gpu"] if int(row["dp"]) == 1 else f"DP {dp}"
     parts = [f"TP {tp}", *([f"PP {pp}"] if int(row["pp"]) > 1 else []), *([f"DP {dp}"] if int(row["dp"]) > 1 else [])]
     return " × ".join(parts)
 
@@ -123,7 +138,7 @@ def change_label(row: Mapping[str, Any], lang: str) -> str:
 def _number(kind: str, value: float, lang: str, decimals: int | None) -> str:
     """A numeric cell of ``kind`` (bytes for gib/kib/gb); kib, gb and float1 drop a zero fraction."""
     if kind == "gib":
-        return fmt_number(value / GiB, lang, 2 if decimals is None else decimals)
+        return _num(value / GiB, lang, 2 if decimals is None else decimals)
     if kind == "kib":
         return _whole_or(value / KiB, lang, 1 if decimals is None else decimals)
     if kind == "gb":
@@ -133,13 +148,13 @@ def _number(kind: str, value: float, lang: str, decimals: int | None) -> str:
     if kind == "float1":
         return _whole_or(value, lang, 1 if decimals is None else decimals)
     digits = {"int": 0, "float2": 2}[kind]
-    return fmt_number(value, lang, digits if decimals is None else decimals)
+    return _num(value, lang, digits if decimals is None else decimals)
 
 
-def format_cell(col: ColumnSpec, row: Mapping[str, Any], lang: str) -> str:
-    """The text of one cell in ``lang`` (``—`` when the value is missing)."""
+def format_cell(col: ColumnSpec, row: Mapping[str, Any], lang: str, words: Mapping[str, str] | None = None) -> str:
+    """The text of one cell in ``lang`` (``—`` when the value is missing); ``words``: :func:`cell_words`."""
     if col.kind == "plan":
-        return plan_label(row, lang)
+        return plan_label(row, lang, words)
     if col.kind == "change":
         return change_label(row, lang)
     value = row.get(col.id)
@@ -147,10 +162,11 @@ def format_cell(col: ColumnSpec, row: Mapping[str, Any], lang: str) -> str:
         return DASH
     if col.kind == "text":
         return escape_cell(str(value))
+    words = words or cell_words(lang)
     if col.kind == "bool":
-        return t(lang, "word_yes" if value else "word_no")
+        return words["word_yes" if value else "word_no"]
     if col.kind == "verdict":
-        return f"✅ {t(lang, 'verdict_fits')}" if value else f"❌ {t(lang, 'verdict_does_not_fit')}"
+        return f"✅ {words['verdict_fits']}" if value else f"❌ {words['verdict_does_not_fit']}"
     if col.kind == "money":
         return fmt_money(float(value), str(row.get("currency") or "USD"), lang, col.decimals)
     return _number(col.kind, float(value), lang, col.decimals)
@@ -369,8 +385,9 @@ def markdown_rows(columns: tuple[ColumnSpec, ...], rows: pd.DataFrame, lang: str
     """Header, alignment and body lines of a Markdown table, one row per line, cells unpadded."""
     lines = ["| " + " | ".join(header(c, lang) for c in columns) + " |",
              "|" + "|".join("---:" if c.kind in NUMERIC else "---" for c in columns) + "|"]
+    words = cell_words(lang)
     for row in rows.to_dict("records"):
-        lines.append("| " + " | ".join(format_cell(c, row, lang) for c in columns) + " |")
+        lines.append("| " + " | ".join(format_cell(c, row, lang, words) for c in columns) + " |")
     return lines
 
 
