@@ -25,5 +25,9 @@ serve: build
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
 
+# generated/ must match the catalog: prints a diff and fails when `python -m sizing export` is due.
+check-generated: $(STAMP)
+	$(BIN)/python -m sizing export --check
+
 clean:
 	rm -rf site build
