@@ -19,7 +19,7 @@ VLLM_FLAGS = (
     "--distributed-executor-backend", "--host", "--port", "--api-key",
 )
 SGLANG_FLAGS = (
-    "--model-path", "--tp-size", "--context-length", "--mem-fraction-static", "--kv-cache-dtype", "--quantization",
+    "--model-path", "--tp-size", "--dp-size", "--context-length", "--mem-fraction-static", "--kv-cache-dtype", "--quantization",
     "--nnodes", "--node-rank", "--dist-init-addr", "--host", "--port", "--api-key",
 )
 SGLANG_KV = {"fp8": "fp8_e4m3"}
@@ -70,8 +70,11 @@ def vllm_command(row: Mapping[str, object], cat: Catalog) -> str:
 def sglang_args(row: Mapping[str, object], cat: Catalog, node_rank: int = 0) -> list[str]:
     """The flag/value pairs of ``python -m sglang.launch_server`` equivalent to ``row``."""
     world = int(row["tp"]) * int(row["pp"])
-    args = [f"--model-path {_model_arg(row)}", f"--tp-size {world}", f"--context-length {int(row['max_model_len'])}",
-            f"--mem-fraction-static {float(row['gpu_memory_utilization']):.2f}"]
+    args = [f"--model-path {_model_arg(row)}", f"--tp-size {world}"]
+    if int(row["dp"]) > 1:
+        args.append(f"--dp-size {int(row['dp'])}")
+    args += [f"--context-length {int(row['max_model_len'])}",
+             f"--mem-fraction-static {float(row['gpu_memory_utilization']):.2f}"]
     if row["kv_cache_dtype"] != "auto":
         args.append(f"--kv-cache-dtype {SGLANG_KV.get(str(row['kv_cache_dtype']), row['kv_cache_dtype'])}")
     if row["online_quantization"]:
@@ -79,8 +82,9 @@ def sglang_args(row: Mapping[str, object], cat: Catalog, node_rank: int = 0) -> 
     if int(row["nodes"]) > 1 and int(row["pp"]) > 1:
         args.append(f"--nnodes {int(row['nodes'])} --node-rank {node_rank} "
                     f"--dist-init-addr {cat.assume('serve_host')}:20000")
-    args.append(f"--host {cat.assume('serve_host')} --port {int(cat.assume('serve_port'))}")
-    args.append('--api-key "$VLLM_API_KEY"')
+    if node_rank == 0:  # only the first node serves HTTP
+        args.append(f"--host {cat.assume('serve_host')} --port {int(cat.assume('serve_port'))}")
+        args.append('--api-key "$VLLM_API_KEY"')
     return args
 
 

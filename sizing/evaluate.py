@@ -103,14 +103,23 @@ def add_service_metrics(df: pd.DataFrame, contexts: list[int], nvme_default_gbs:
     df["ram_per_vram"] = df["ram_gb"] / (df["memory_gb"] * df["server_gpus"])
 
 
-def choose_plans(df: pd.DataFrame) -> None:
-    """Mark the recommended plan of each combination: the simplest that fits, else the largest."""
-    fitting_rank = df["rank"].where(df["fits"])
-    best_fit = fitting_rank.groupby([df[k] for k in KEY]).transform("min")
-    largest = df["rank"].groupby([df[k] for k in KEY]).transform("max")
-    df["chosen"] = np.where(best_fit.notna(), df["rank"] == best_fit, df["rank"] == largest)
+def choose_plans(df: pd.DataFrame, dp_share: float) -> None:
+    """Mark the recommended plan of each combination.
+
+    The simplest plan that fits (data parallel first, then the smallest TP, then TP × PP) wins,
+    unless it serves fewer than ``dp_share`` of the full-length sequences the best fitting plan
+    serves; nothing fitting, the largest plan is shown with the reason ``no-fit``.
+    """
+    groups = [df[k] for k in KEY]
+    served = (np.floor(df["max_concurrency"]) * df["dp"]).where(df["fits"])
+    enough = served >= dp_share * served.groupby(groups).transform("max")
+    best_rank = df["rank"].where(enough).groupby(groups).transform("min")
+    largest = df["rank"].groupby(groups).transform("max")
+    df["chosen"] = np.where(best_rank.notna(), df["rank"] == best_rank, df["rank"] == largest)
+    simplest_fit = df["rank"].where(df["fits"]).groupby(groups).transform("min")
+    tp_reason = np.where(simplest_fit < df["rank"], "tp-for-capacity", "tp-needed")
     reason = np.select([~df["fits"], df["plan"] == "dp", df["plan"] == "tp"],
-                       ["no-fit", "fits-one-gpu", "tp-needed"], "pp-across-nodes")
+                       ["no-fit", "fits-one-gpu", tp_reason], "pp-across-nodes")
     df["reason"] = np.where(df["chosen"], reason, "")
 
 
@@ -120,7 +129,7 @@ def finish(df: pd.DataFrame, cat: Catalog, rules: Rules) -> pd.DataFrame:
     df = memory.compute(df, rules, coefficients(cat))
     add_contexts(df, rules, contexts)
     add_service_metrics(df, contexts, float(cat.assume("nvme_read_gbs")))
-    choose_plans(df)
+    choose_plans(df, float(cat.assume("dp_min_capacity_share")))
     add_nearest_change(df)
     df.attrs.update(rules=rules.line, contexts=contexts)
     return df
