@@ -224,117 +224,56 @@ def fit_spec(server: str, contexts: list[int]) -> TableSpec:
                      lambda ctx, lang: settings_note(ctx, lang, "note_fit"))
 
 
+GPUS, WEIGHTS = _c("server_gpus", "col_gpus", "int"), _c("weights_bytes", "col_weights_per_gpu", "gib")
+
+
+def long_columns(ctx: SiteContext) -> tuple[ColumnSpec, ...]:
+    """The ``Sequences at 32K`` column, when the catalog publishes that context."""
+    return seq_columns([c for c in tr.summary_contexts(ctx) if c == tr.LONG_CONTEXT])
+
+
+def recommendation_spec(ctx: SiteContext, size: str) -> TableSpec:
+    """``recommendations-<size>``: the catalog servers that fit the size class's model, per precision."""
+    columns = (PRECISION, CHECKPOINT, SERVER, GPUS, PLAN, WEIGHTS, *long_columns(ctx))
+    return TableSpec(f"recommendations-{size}", columns, lambda c: tr.recommendation_rows(c, tr.REPRESENTATIVES[size]),
+                     ("checkpoint", "precision", "server"), settings_note)
+
+
+def throughput_spec(ctx: SiteContext) -> TableSpec:
+    """``throughput``: decode ceilings of the main models on the offer servers."""
+    at = tuple(_c(f"tps_{c}", "col_decode_at", "int", unit="unit_tokens_per_s", args=(("context", context_label(c)),))
+               for c in tr.summary_contexts(ctx))
+    columns = (MODEL, PRECISION, SERVER, PLAN, _c("weights_read_bytes", "col_weights_read", "gib"),
+               _c("decode_tps_ceiling", "col_decode_ceiling", "int", unit="unit_tokens_per_s"), *at)
+    return TableSpec("throughput", columns, tr.throughput_rows, ("checkpoint", "precision", "server"), settings_note)
+
+
 def summary_specs(ctx: SiteContext) -> list[TableSpec]:
-    """Tables summarising the matrix at the summary KV type."""
-    short = seq_columns(tr.summary_contexts(ctx))
-    long = seq_columns([c for c in tr.summary_contexts(ctx) if c == tr.LONG_CONTEXT])
-    note = settings_note
-    recommendation_columns = (PRECISION, CHECKPOINT, SERVER, _c("server_gpus", "col_gpus", "int"), PLAN,
-                              _c("weights_bytes", "col_weights_per_gpu", "gib"), *long)
+    """Tables summarising the matrix at the summary KV type (see :mod:`sizing.table_rows`)."""
+    what_fits = (MODEL, PRECISION, SERVER, VERDICT, PLAN, *seq_columns(tr.summary_contexts(ctx)))
+    quick = (MODEL, PRECISION, VERDICT, SERVER, GPUS, PLAN, WEIGHTS, *long_columns(ctx))
     return [
-        TableSpec("what-fits", (MODEL, PRECISION, SERVER, VERDICT, PLAN, *short), tr.what_fits_rows,
-                  ("model", "checkpoint", "precision", "server"), note),
-        TableSpec("recommendations-32b", recommendation_columns,
-                  lambda c: tr.recommendation_rows(c, tr.REPRESENTATIVES["32b"]), ("checkpoint", "precision", "server"),
-                  note),
-        TableSpec("recommendations-671b", recommendation_columns,
-                  lambda c: tr.recommendation_rows(c, tr.REPRESENTATIVES["671b"]),
-                  ("checkpoint", "precision", "server"), note),
-        TableSpec("quick-reference", (MODEL, PRECISION, VERDICT, SERVER, _c("server_gpus", "col_gpus", "int"), PLAN,
-                                      _c("weights_bytes", "col_weights_per_gpu", "gib"), *long),
-                  tr.quick_reference_rows, ("model", "checkpoint", "precision"), note),
-        TableSpec("throughput", (MODEL, PRECISION, SERVER, PLAN,
-                                 _c("weights_read_bytes", "col_weights_read", "gib"),
-                                 _c("decode_tps_ceiling", "col_decode_ceiling", "int", unit="unit_tokens_per_s"),
-                                 *(_c(f"tps_{c}", "col_decode_at", "int", unit="unit_tokens_per_s",
-                                      args=(("context", context_label(c)),)) for c in tr.summary_contexts(ctx))),
-                  tr.throughput_rows, ("checkpoint", "precision", "server"), note),
+        TableSpec("what-fits", what_fits, tr.what_fits_rows, ("model", "checkpoint", "precision", "server"),
+                  settings_note),
+        recommendation_spec(ctx, "32b"), recommendation_spec(ctx, "671b"),
+        TableSpec("quick-reference", quick, tr.quick_reference_rows, ("model", "checkpoint", "precision"),
+                  settings_note),
+        throughput_spec(ctx),
     ]
 
 
-def hardware_specs(ctx: SiteContext) -> list[TableSpec]:
-    """Tables about GPUs, hosts, disks and prices."""
+def disk_spec(ctx: SiteContext) -> TableSpec:
+    """``disk``: model file sizes and the load time from each offer server's NVMe."""
     loads = tuple(_c(f"load_{sid}", "col_load_time_on", "float1", unit="unit_seconds",
                      args=(("server", ctx.catalog.servers[sid].name),)) for sid in tr.offer_servers(ctx))
-    return [
-        TableSpec("weights-by-precision", (MODEL, PRECISION, CHECKPOINT, _c("w_total", "col_weights_total", "gib"),
-                                           _c("file_bytes", "col_file_size", "gb"),
-                                           _c("published_size", "col_published_size", "bool")),
-                  tr.weights_rows, ("model", "checkpoint", "precision")),
-        TableSpec("gpu-classes", (_c("gpu_name", "col_gpu"), _c("memory_bytes", "col_memory", "gb"),
-                                  _c("total_bytes", "col_nvidia_smi_total", "gib"),
-                                  _c("budget_bytes", "col_budget_per_gpu", "gib"),
-                                  _c("bandwidth_gbs", "col_bandwidth", "int", unit="unit_gb_per_s"),
-                                  _c("fp8", "col_fp8", "bool"), _c("fp4", "col_fp4", "bool"),
-                                  _c("interconnect", "col_interconnect"),
-                                  _c("largest_single_gpu", "col_largest_single_gpu")),
-                  tr.gpu_class_rows, ("gpu",), settings_note),
-        TableSpec("cpu-cores", (_c("gpus", "col_gpus_per_node", "int"), _c("cores_min", "col_cores_min", "int"),
-                                _c("cores_low", "col_cores_low", "int"), _c("cores_high", "col_cores_high", "int")),
-                  tr.cpu_core_rows, ("gpus",)),
-        TableSpec("host-ram", (SERVER, _c("server_gpus", "col_gpus", "int"), _c("vram_bytes", "col_vram_total", "gb"),
-                               _c("ram_bytes", "col_system_ram", "gb"), _c("ram_ratio", "col_ram_ratio", "float1"),
-                               _c("ram_covers_vram", "col_ram_covers_vram", "bool")),
-                  tr.host_ram_rows, ("server",)),
-        TableSpec("disk", (MODEL, PRECISION, _c("checkpoint", "col_checkpoint"),
-                           _c("file_bytes", "col_file_size", "gb"), *loads), tr.disk_rows, ("model", "checkpoint")),
-        TableSpec("price-per-gb", (SERVER, _c("server_gpus", "col_gpus", "int"), _c("vram_bytes", "col_vram_total", "gb"),
-                                   _c("price_monthly", "col_price_monthly", "money", decimals=0),
-                                   _c("price_per_gb_month", "col_price_per_gb_month", "money")),
-                  tr.price_rows, ("server",)),
-    ]
-
-
-def catalog_specs() -> list[TableSpec]:
-    """Tables listing the catalog as it is."""
-    return [
-        TableSpec("catalog-models", (_c("model", "col_id"), _c("name", "col_name"),
-                                     _c("total_params_b", "col_parameters", "float1", unit="unit_billion"),
-                                     _c("active_params_b", "col_active_parameters", "float1", unit="unit_billion"),
-                                     _c("layers", "col_layers", "int"), _c("hidden_size", "col_hidden_size", "int"),
-                                     _c("attention_heads", "col_attention_heads", "int"),
-                                     _c("kv_heads", "col_kv_heads", "int"), _c("head_dim", "col_head_dim", "int"),
-                                     _c("max_context", "col_context", "int", unit="unit_tokens"),
-                                     _c("attention", "col_attention"), _c("checkpoints", "col_checkpoints"),
-                                     _c("source", "col_source")),
-                  tr.model_catalog_rows, ("model",)),
-        TableSpec("catalog-gpus", (_c("gpu", "col_id"), _c("name", "col_name"), _c("architecture", "col_architecture"),
-                                   _c("memory_bytes", "col_memory", "gb"),
-                                   _c("memory_mib", "col_nvidia_smi_total", "int", unit="unit_mib"),
-                                   _c("bandwidth_gbs", "col_bandwidth", "int", unit="unit_gb_per_s"),
-                                   _c("fp8", "col_fp8", "bool"), _c("fp4", "col_fp4", "bool"),
-                                   _c("interconnect", "col_interconnect"),
-                                   _c("link_gbs", "col_link_bandwidth", "int", unit="unit_gb_per_s"),
-                                   _c("source", "col_source")),
-                  tr.gpu_catalog_rows, ("gpu",)),
-        TableSpec("catalog-servers", (_c("server", "col_id"), _c("name", "col_name"), _c("kind", "col_kind"),
-                                      _c("gpu_name", "col_gpu"), _c("gpus_per_node", "col_gpus_per_node", "int"),
-                                      _c("nodes", "col_nodes", "int"), _c("cpu", "col_cpu"),
-                                      _c("cpu_cores", "col_cpu_cores", "int"), _c("ram_bytes", "col_system_ram", "gb"),
-                                      _c("nvme_read_gbs", "col_nvme_read", "float1", unit="unit_gb_per_s"),
-                                      _c("network_gbps", "col_network", "int", unit="unit_gbit_per_s"),
-                                      _c("price_monthly", "col_price_monthly", "money", decimals=0),
-                                      _c("locations", "col_locations")),
-                  tr.server_catalog_rows, ("server",)),
-        TableSpec("catalog-precisions", (_c("precision", "col_id"), _c("name", "col_name"),
-                                         _c("weight_bits", "col_weight_bits", "float1"),
-                                         _c("group_size", "col_group_size", "int"),
-                                         _c("scale_bits", "col_scale_bits", "int"),
-                                         _c("zero_bits", "col_zero_bits", "int"),
-                                         _c("bytes_per_param", "col_bytes_per_param", "float2", decimals=4),
-                                         _c("needs_hw", "col_needs_hw"),
-                                         _c("vllm_quantization", "col_vllm_quantization"),
-                                         _c("online_from", "col_online_from")),
-                  tr.precision_catalog_rows, ("precision",)),
-        TableSpec("assumptions", (_c("key", "col_assumption"), _c("value", "col_value"), _c("reason", "col_reason")),
-                  tr.assumption_rows, ("key",)),
-    ]
+    columns = (MODEL, PRECISION, _c("checkpoint", "col_checkpoint"), _c("file_bytes", "col_file_size", "gb"), *loads)
+    return TableSpec("disk", columns, tr.disk_rows, ("model", "checkpoint"))
 
 
 def table_specs(ctx: SiteContext) -> dict[str, TableSpec]:
     """Every published table of ``ctx``'s catalog, by id, in a fixed order (fit tables first)."""
     specs = [fit_spec(sid, ctx.contexts) for sid in ctx.catalog.servers]
-    specs += summary_specs(ctx) + hardware_specs(ctx) + catalog_specs()
+    specs += [*summary_specs(ctx), *HARDWARE_SPECS[:4], disk_spec(ctx), *HARDWARE_SPECS[4:], *CATALOG_SPECS]
     return {spec.id: spec for spec in specs}
 
 
@@ -464,3 +403,76 @@ def cli_table(cat: Catalog, model: str | None, server: str | None, precision: st
     if fmt == "json":
         return to_json(view)
     return to_markdown_en(view)
+
+
+# ---------------------------------------------------------------------------------------------
+# Tables whose columns do not depend on the catalog (data)
+# ---------------------------------------------------------------------------------------------
+
+HARDWARE_SPECS: tuple[TableSpec, ...] = (
+    TableSpec("weights-by-precision", (MODEL, PRECISION, CHECKPOINT, _c("w_total", "col_weights_total", "gib"),
+                                       _c("file_bytes", "col_file_size", "gb"),
+                                       _c("published_size", "col_published_size", "bool")),
+              tr.weights_rows, ("model", "checkpoint", "precision")),
+    TableSpec("gpu-classes", (_c("gpu_name", "col_gpu"), _c("memory_bytes", "col_memory", "gb"),
+                              _c("total_bytes", "col_nvidia_smi_total", "gib"),
+                              _c("budget_bytes", "col_budget_per_gpu", "gib"),
+                              _c("bandwidth_gbs", "col_bandwidth", "int", unit="unit_gb_per_s"),
+                              _c("fp8", "col_fp8", "bool"), _c("fp4", "col_fp4", "bool"),
+                              _c("interconnect", "col_interconnect"), _c("largest_single_gpu", "col_largest_single_gpu")),
+              tr.gpu_class_rows, ("gpu",), settings_note),
+    TableSpec("cpu-cores", (_c("gpus", "col_gpus_per_node", "int"), _c("cores_min", "col_cores_min", "int"),
+                            _c("cores_low", "col_cores_low", "int"), _c("cores_high", "col_cores_high", "int")),
+              tr.cpu_core_rows, ("gpus",)),
+    TableSpec("host-ram", (SERVER, GPUS, _c("vram_bytes", "col_vram_total", "gb"),
+                           _c("ram_bytes", "col_system_ram", "gb"), _c("ram_ratio", "col_ram_ratio", "float1"),
+                           _c("ram_covers_vram", "col_ram_covers_vram", "bool")),
+              tr.host_ram_rows, ("server",)),
+    TableSpec("price-per-gb", (SERVER, GPUS, _c("vram_bytes", "col_vram_total", "gb"),
+                               _c("price_monthly", "col_price_monthly", "money", decimals=0),
+                               _c("price_per_gb_month", "col_price_per_gb_month", "money")),
+              tr.price_rows, ("server",)),
+)
+"""Hardware tables in page order; ``disk`` (one column per offer server) is built by :func:`disk_spec`."""
+
+CATALOG_SPECS: tuple[TableSpec, ...] = (
+    TableSpec("catalog-models", (_c("model", "col_id"), _c("name", "col_name"),
+                                 _c("total_params_b", "col_parameters", "float1", unit="unit_billion"),
+                                 _c("active_params_b", "col_active_parameters", "float1", unit="unit_billion"),
+                                 _c("layers", "col_layers", "int"), _c("hidden_size", "col_hidden_size", "int"),
+                                 _c("attention_heads", "col_attention_heads", "int"),
+                                 _c("kv_heads", "col_kv_heads", "int"), _c("head_dim", "col_head_dim", "int"),
+                                 _c("max_context", "col_context", "int", unit="unit_tokens"),
+                                 _c("attention", "col_attention"), _c("checkpoints", "col_checkpoints"),
+                                 _c("source", "col_source")),
+              tr.model_catalog_rows, ("model",)),
+    TableSpec("catalog-gpus", (_c("gpu", "col_id"), _c("name", "col_name"), _c("architecture", "col_architecture"),
+                               _c("memory_bytes", "col_memory", "gb"),
+                               _c("memory_mib", "col_nvidia_smi_total", "int", unit="unit_mib"),
+                               _c("bandwidth_gbs", "col_bandwidth", "int", unit="unit_gb_per_s"),
+                               _c("fp8", "col_fp8", "bool"), _c("fp4", "col_fp4", "bool"),
+                               _c("interconnect", "col_interconnect"),
+                               _c("link_gbs", "col_link_bandwidth", "int", unit="unit_gb_per_s"),
+                               _c("source", "col_source")),
+              tr.gpu_catalog_rows, ("gpu",)),
+    TableSpec("catalog-servers", (_c("server", "col_id"), _c("name", "col_name"), _c("kind", "col_kind"),
+                                  _c("gpu_name", "col_gpu"), _c("gpus_per_node", "col_gpus_per_node", "int"),
+                                  _c("nodes", "col_nodes", "int"), _c("cpu", "col_cpu"),
+                                  _c("cpu_cores", "col_cpu_cores", "int"), _c("ram_bytes", "col_system_ram", "gb"),
+                                  _c("nvme_read_gbs", "col_nvme_read", "float1", unit="unit_gb_per_s"),
+                                  _c("network_gbps", "col_network", "int", unit="unit_gbit_per_s"),
+                                  _c("price_monthly", "col_price_monthly", "money", decimals=0),
+                                  _c("locations", "col_locations")),
+              tr.server_catalog_rows, ("server",)),
+    TableSpec("catalog-precisions", (_c("precision", "col_id"), _c("name", "col_name"),
+                                     _c("weight_bits", "col_weight_bits", "float1"),
+                                     _c("group_size", "col_group_size", "int"), _c("scale_bits", "col_scale_bits", "int"),
+                                     _c("zero_bits", "col_zero_bits", "int"),
+                                     _c("bytes_per_param", "col_bytes_per_param", "float2", decimals=4),
+                                     _c("needs_hw", "col_needs_hw"), _c("vllm_quantization", "col_vllm_quantization"),
+                                     _c("online_from", "col_online_from")),
+              tr.precision_catalog_rows, ("precision",)),
+    TableSpec("assumptions", (_c("key", "col_assumption"), _c("value", "col_value"), _c("reason", "col_reason")),
+              tr.assumption_rows, ("key",)),
+)
+"""The catalog's own tables: models, GPUs, servers, precisions, assumptions."""
