@@ -62,6 +62,16 @@ def _build_languages(work: Path) -> list[str]:
     return failed
 
 
+def _write_downloads(work: Path) -> None:
+    """Write the matrix downloads (fits.csv, fits.json) into every built language, evaluated once."""
+    from sizing.site import active_context  # noqa: PLC0415 - only the build needs the engine
+    from sizing.snapshots import write_downloads  # noqa: PLC0415
+
+    ctx = active_context()
+    for lang in CONFIGS:
+        write_downloads(work / lang, ctx)
+
+
 def _assemble(work: Path) -> Path:
     """Put English at the root of ``work/site`` and every other language in its subfolder."""
     site = work / "site"
@@ -97,6 +107,7 @@ def build(site: Path) -> int:
         if failed:
             print(f"Build failed for {', '.join(failed)}; {site} left unchanged.", file=sys.stderr)
             return 1
+        _write_downloads(work)
         _swap(_assemble(work), site, work / "previous")
         print(f"Site ready in {site}")
         return 0

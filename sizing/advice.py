@@ -37,7 +37,9 @@ def _fp8_kv_fits(df: pd.DataFrame) -> pd.Series:
 
 def _smaller_checkpoint(df: pd.DataFrame) -> pd.Series:
     ok = df[df["fits"]][["model", "server", "kv_cache_dtype", "checkpoint", "precision", "w_total"]]
-    best = ok.sort_values("w_total").drop_duplicates(["model", "server", "kv_cache_dtype"], keep="last")
+    # largest first; equal sizes resolve by catalog order (the frame's order), never by other rows
+    best = ok.sort_values("w_total", ascending=False, kind="stable").drop_duplicates(
+        ["model", "server", "kv_cache_dtype"], keep="first")
     best = best.rename(columns={"checkpoint": "_ckpt", "precision": "_prec", "w_total": "_w"})
     merged = df[["model", "server", "kv_cache_dtype", "w_total"]].merge(best, how="left")
     label = merged["_ckpt"] + " (" + merged["_prec"] + ")"

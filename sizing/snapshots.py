@@ -31,7 +31,7 @@ from sizing.catalog import FILES, Catalog, catalog_from_texts
 from sizing.errors import CatalogError, UsageError
 from sizing.site import SiteContext, build_context
 from sizing.tables import NUMERIC, TableSpec, cell_words, format_cell, header, table_specs, to_markdown_en
-from sizing.views import matrix_view
+from sizing.views import ID_COLUMNS, matrix_view
 
 ROOT = Path(__file__).resolve().parent.parent
 BANNER = "<!-- generated — do not edit; run `python -m sizing export` -->"
@@ -39,24 +39,15 @@ FIX = "python -m sizing export"
 WORKING_TREE = "working tree"
 DIFF_LINES = 200
 MAX_CHARS = 60_000
-ID_PARTS = ("model", "checkpoint", "precision", "server", "kv_cache_dtype")
 
 # ---------------------------------------------------------------------------------------------
 # The matrix as CSV / JSON
 # ---------------------------------------------------------------------------------------------
 
 
-def stable_id(df: pd.DataFrame) -> pd.Series:
-    """``model|checkpoint|precision|server|kv|plan-tpN-ppN``: unique per matrix row, stable across runs."""
-    parts = [df[c].astype(str) for c in ID_PARTS]
-    plan = df["plan"] + "-tp" + df["tp"].astype(str) + "-pp" + df["pp"].astype(str)
-    return pd.concat([*parts, plan], axis=1).agg("|".join, axis=1)
-
-
 def matrix_frame(ctx: SiteContext) -> pd.DataFrame:
     """Every matrix row (all plans) as :func:`sizing.views.matrix_view`, with a unique id, sorted by it."""
     view = matrix_view(ctx.frame, ctx.contexts)
-    view["id"] = stable_id(ctx.frame).to_numpy()
     return view.sort_values("id", kind="stable").reset_index(drop=True)
 
 
@@ -292,7 +283,7 @@ def diff_cells(old: Cells, new: Cells, table: str, page: str) -> TableDiff:
 
 def verdict_flips(old: SiteContext, new: SiteContext) -> list[dict[str, Any]]:
     """Recommended rows present in both revisions whose verdict changed (fits ↔ does not fit)."""
-    keys = list(ID_PARTS)
+    keys = list(ID_COLUMNS)
     a = old.frame[old.frame["chosen"]].set_index(keys)["fits"]
     b = new.frame[new.frame["chosen"]].set_index(keys)["fits"]
     both = a.index.intersection(b.index, sort=False)

@@ -15,6 +15,8 @@ import pandas as pd
 from sizing.units import GiB, KiB
 
 ORDER = ["model", "precision", "checkpoint", "server", "kv_cache_dtype", "rank"]
+ID_COLUMNS = ("model", "checkpoint", "precision", "server", "kv_cache_dtype")
+"""What identifies one combination; with the plan (and its sizes) it identifies a matrix row."""
 
 
 @dataclass(frozen=True)
@@ -41,9 +43,10 @@ def select(df: pd.DataFrame, f: Filter) -> pd.DataFrame:
 
 
 def row_id(df: pd.DataFrame) -> pd.Series:
-    """Stable row id: model | checkpoint | server | KV dtype | plan."""
-    return df["model"] + "|" + df["checkpoint"] + "|" + df["server"] + "|" + df["kv_cache_dtype"] + "|" + df["plan"] \
-        + "-tp" + df["tp"].astype(str) + "-pp" + df["pp"].astype(str)
+    """``model|checkpoint|precision|server|kv|plan-tpN-ppN``: unique per matrix row, stable across runs."""
+    parts = [df[c].astype(str) for c in ID_COLUMNS]
+    plan = df["plan"] + "-tp" + df["tp"].astype(str) + "-pp" + df["pp"].astype(str)
+    return pd.concat([*parts, plan], axis=1).agg("|".join, axis=1)
 
 
 def fit_view(df: pd.DataFrame, contexts: list[int]) -> pd.DataFrame:

@@ -160,8 +160,6 @@ def test_gpu_memory_change_lists_exactly_the_cells_that_depend_on_it(repo: Path,
             assert {w.get(key) for w in where} & (servers | {GPU}), (tid, key)
 
 
-@pytest.mark.xfail(strict=True, reason="engine: sizing/advice.py _smaller_checkpoint breaks equal-w_total ties with "
-                                       "an unstable sort, so unrelated servers' advice flips (see the report)")
 def test_gpu_memory_change_leaves_other_servers_advice_alone(memory_change: dict) -> None:
     """Assert the nearest-change advice changes only on servers that use the changed GPU."""
     tables = memory_change["tables"]
