@@ -126,10 +126,11 @@ def plan_label(row: Mapping[str, Any], lang: str, words: Mapping[str, str] | Non
 
 
 def change_label(row: Mapping[str, Any], lang: str) -> str:
-    """The nearest change that makes a non-fitting row fit, in words, or empty."""
+    """Why the plan was chosen or, for a row that does not fit, the nearest change that would fit."""
     code, value = row.get("change") or "", str(row.get("change_value") or "")
+    reason = str(row.get("reason") or "")
     if not code:
-        return ""
+        return escape_cell(t(lang, f"reason_{reason.replace('-', '_')}")) if reason and reason != "no-fit" else ""
     if code in ("max-model-len", "more-gpus"):
         value = fmt_number(int(value), lang)
     return escape_cell(t(lang, f"change_{code.replace('-', '_')}", value=value))

@@ -13,6 +13,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
+
+from sizing.i18n import t
 import yaml
 
 from sizing import snapshots, tables
@@ -24,7 +26,7 @@ from sizing.units import GiB
 
 ROOT = Path(__file__).resolve().parent.parent
 GPU = "l40s"
-ADVICE = "Nearest change that fits"
+ADVICE = t("en", "col_change")  # the advice column's English header
 PER_PLAN = {"Weights per GPU (GiB)", "KV cache per token (KiB)"}
 
 
