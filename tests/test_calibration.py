@@ -31,3 +31,15 @@ def test_every_check_is_within_its_tolerance(checks):
 def test_the_acceptance_metrics_are_all_exercised(checks):
     metrics = {c.metric for c in checks}
     assert {"weights", "available_kv", "concurrency", "no_fit"} <= metrics
+
+
+def test_committed_methodology_numbers_are_up_to_date(checks):
+    import importlib.util
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parent.parent / "scripts" / "calibrate.py"
+    spec = importlib.util.spec_from_file_location("calibrate", script)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    for path, text in module.outputs(checks).items():
+        assert path.read_text(encoding="utf-8") == text, f"{path} is stale: run python scripts/calibrate.py"
