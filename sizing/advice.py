@@ -6,7 +6,8 @@ Tried in this order, the first that works wins:
    down to 1024 tokens, if that is at least 4096);
 2. ``kv-fp8``: ``--kv-cache-dtype fp8`` on the same checkpoint and server;
 3. ``checkpoint``: the largest lower-precision checkpoint of the model that fits on this server;
-4. ``more-gpus``: the number of these GPUs (a power of two) whose budgets hold the weights.
+4. ``more-gpus``: the smallest power of two of these GPUs whose budgets hold the weights (split by
+   tensor parallelism) and the KV cache of one request of ``max_model_len`` tokens.
 """
 
 from __future__ import annotations
@@ -14,7 +15,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from sizing import kvcache as kv
+
 MIN_CONTEXT = 4096
+GPU_COUNTS = (1, 2, 4, 8, 16, 32, 64)
 STEP = 1024
 
 
@@ -47,9 +51,16 @@ def _smaller_checkpoint(df: pd.DataFrame) -> pd.Series:
 
 
 def _gpus_needed(df: pd.DataFrame) -> pd.Series:
-    per_gpu = (df["budget_bytes"] - df["activation_bytes"] - df["nontorch_bytes"] - df["cudagraph_bytes"]) * 0.9
-    needed = np.ceil(df["w_total"] / np.maximum(per_gpu, 1))
-    return pd.Series(2 ** np.ceil(np.log2(np.maximum(needed, 1))), index=df.index).astype(np.int64)
+    """The smallest power of two of these GPUs whose budgets hold the weights and one full request."""
+    free = df["budget_bytes"] - df["activation_bytes"] - df["nontorch_bytes"] - df["cudagraph_bytes"]
+    needed = pd.Series(0, index=df.index, dtype=np.int64)
+    for gpus in GPU_COUNTS:
+        per_layer = kv.attention_bytes_per_token_layer(df["is_mla"], df["kv_heads"], df["head_dim"],
+                                                       df["mla_dim"], gpus, df["kv_bytes"])
+        request = per_layer * (df["full_layers"] + df["sliding_layers"]) * df["max_model_len"]
+        enough = (free - df["w_total"] / gpus >= request) & (needed == 0)
+        needed = needed.where(~enough, gpus)
+    return needed.where(needed > 0, GPU_COUNTS[-1] * 2)
 
 
 def add_nearest_change(df: pd.DataFrame) -> None:
