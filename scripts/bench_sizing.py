@@ -1,0 +1,152 @@
+#!/usr/bin/env python3
+"""Benchmark ``sizing.evaluate``: the full catalog and 10× / 100× synthetic catalogs, vectorised vs per row.
+
+    python scripts/bench_sizing.py [--out benchmarks/sizing.md] [--loop-sample 150] [--repeats 3]
+
+The synthetic catalogs clone models (10×) and models and servers (100×) under new ids, so the matrix
+grows by exactly 10 and 100 times. The vectorised path is :func:`sizing.evaluate.evaluate`. The
+baseline evaluates one row at a time through :func:`sizing.estimate.estimate_frame` (the
+``python -m sizing estimate`` path) for an evenly spaced sample of rows, checks each sampled result
+equals the matrix row, and extrapolates its per-row time to the whole matrix. Times are the best of
+``--repeats`` runs (wall clock, ``time.perf_counter``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import datetime as dt
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from sizing.catalog import Catalog, load_catalog  # noqa: E402
+from sizing.estimate import Request, estimate_frame  # noqa: E402
+from sizing.evaluate import evaluate  # noqa: E402
+
+SCALES = {"full catalog": (1, 1), "10× (models ×10)": (10, 1), "100× (models ×10, servers ×10)": (10, 10)}
+"""Label -> (model copies, server copies)."""
+COMPARED = ("weights_bytes", "kv_bytes_per_token", "num_gpu_blocks", "kv_cache_tokens", "max_concurrency")
+
+
+def cpu_model() -> str:
+    """The CPU model name from /proc/cpuinfo (or what platform reports)."""
+    cpuinfo = Path("/proc/cpuinfo")
+    if cpuinfo.is_file():
+        for line in cpuinfo.read_text(encoding="utf-8", errors="replace").splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    return platform.processor() or platform.machine()
+
+
+def machine() -> dict[str, str]:
+    """What the numbers were measured on."""
+    return {"CPU": cpu_model(), "Cores (logical)": str(os.cpu_count()), "Python": platform.python_version(),
+            "pandas / NumPy": f"{pd.__version__} / {np.__version__}", "OS": platform.platform(terse=True),
+            "Date (UTC)": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M")}
+
+
+def scaled(cat: Catalog, model_copies: int, server_copies: int) -> Catalog:
+    """``cat`` with every model (and its checkpoints) and every server cloned under new ids."""
+    def suffix(j: int) -> str:
+        return "" if j == 0 else f"-x{j}"
+
+    models = {f"{mid}{suffix(j)}": m.model_copy(update={"checkpoints": [
+        c.model_copy(update={"id": f"{c.id}{suffix(j)}"}) for c in m.checkpoints]})
+        for j in range(model_copies) for mid, m in cat.models.items()}
+    servers = {f"{sid}{suffix(j)}": s for j in range(server_copies) for sid, s in cat.servers.items()}
+    return dataclasses.replace(cat, models=models, servers=servers)
+
+
+def best_of(repeats: int, function: Callable[[], Any]) -> tuple[float, Any]:
+    """(fastest wall time in seconds, last result) of ``repeats`` calls of ``function``."""
+    best, result = float("inf"), None
+    for _ in range(repeats):
+        started = time.perf_counter()
+        result = function()
+        best = min(best, time.perf_counter() - started)
+    return best, result
+
+
+def row_request(row: pd.Series) -> Request:
+    """The single-case request that reproduces one matrix row."""
+    return Request(model=row["checkpoint"], server=row["server"], tensor_parallel_size=int(row["tp"]),
+                   pipeline_parallel_size=int(row["pp"]), data_parallel_size=int(row["dp"]),
+                   kv_cache_dtype=row["kv_cache_dtype"], max_model_len=int(row["max_model_len"]),
+                   quantization=row["precision"] if row["online_quantization"] else None)
+
+
+def loop_seconds_per_row(cat: Catalog, frame: pd.DataFrame, sample: int) -> float:
+    """Seconds per row of the one-row-at-a-time baseline, over ``sample`` evenly spaced rows (checked)."""
+    rows = frame.iloc[np.linspace(0, len(frame) - 1, num=min(sample, len(frame))).astype(int)]
+    started = time.perf_counter()
+    for _, row in rows.iterrows():
+        single = estimate_frame(cat, row_request(row)).iloc[0]
+        mismatch = [c for c in COMPARED if single[c] != row[c]]
+        if mismatch:
+            raise AssertionError(f"baseline row differs from the matrix in {mismatch}: {row['checkpoint']}")
+    return (time.perf_counter() - started) / len(rows)
+
+
+def measure(cat: Catalog, label: str, repeats: int, sample: int) -> dict[str, Any]:
+    """Vectorised and per-row timings of one (scaled) catalog."""
+    seconds, frame = best_of(repeats, lambda: evaluate(cat))
+    per_row = loop_seconds_per_row(cat, frame, sample)
+    result = {"catalog": label, "models": len(cat.models), "servers": len(cat.servers), "rows": len(frame),
+              "seconds": seconds, "rows_per_s": len(frame) / seconds, "loop_per_row": per_row,
+              "loop_total": per_row * len(frame), "sample": min(sample, len(frame))}
+    print(f"{label}: {len(frame):,} rows in {seconds:.3f} s; per-row loop {per_row * 1e3:.1f} ms/row", flush=True)
+    return result
+
+
+def run(repeats: int, sample: int) -> list[dict[str, Any]]:
+    """Measure every scale of the repository's catalog."""
+    base = load_catalog(ROOT / "catalog")
+    return [measure(scaled(base, *copies), label, repeats, sample) for label, copies in SCALES.items()]
+
+
+def markdown(results: list[dict[str, Any]], info: dict[str, str], sample: int, repeats: int) -> str:
+    """The report: results table, machine, method."""
+    lines = ["# Benchmark: evaluating the sizing matrix", "",
+             "Generated by `python scripts/bench_sizing.py`; do not edit by hand.", "",
+             "| Catalog | Models | Servers | Rows | Vectorised (s) | Rows/s | Per-row loop (ms/row) "
+             "| Per-row loop, whole matrix (s, extrapolated) | Speed-up |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in results:
+        lines.append(f"| {r['catalog']} | {r['models']:,} | {r['servers']:,} | {r['rows']:,} | {r['seconds']:.3f} "
+                     f"| {r['rows_per_s']:,.0f} | {r['loop_per_row'] * 1e3:.1f} | {r['loop_total']:,.0f} "
+                     f"| {r['loop_total'] / r['seconds']:,.0f}× |")
+    lines += ["", "## Machine", "", *(f"- {k}: {v}" for k, v in info.items()), "", "## Method", "",
+              f"- Vectorised: `sizing.evaluate.evaluate(catalog)`, best of {repeats} runs.",
+              f"- Per-row loop: `sizing.estimate.estimate_frame` on one request per row for {sample} evenly "
+              "spaced rows (each result checked equal to the matrix row), time per row × rows.",
+              "- Synthetic catalogs clone every model with its checkpoints (ids suffixed `-xN`) and, for 100×, "
+              "every server; GPUs, precisions and assumptions are the real ones.", ""]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark and write the report."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "sizing.md")
+    parser.add_argument("--loop-sample", type=int, default=150)
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args(argv)
+    results = run(args.repeats, args.loop_sample)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(markdown(results, machine(), args.loop_sample, args.repeats), encoding="utf-8")
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
