@@ -1,0 +1,251 @@
+#!/usr/bin/env python3
+"""Benchmark the site build: the cost of computing, evaluation throughput, peak memory.
+
+    python scripts/bench.py [--out benchmarks/build.md] [--repeats 3]
+
+1. Build time of all three languages (``scripts/docs.py build --site DIR``) with the macros, against
+   the same pages with every ``{{ sz_… }}`` call replaced by fixed text (a copy of the working tree
+   in a temporary folder). ``scripts/docs.py`` also evaluates the matrix once for the downloads in
+   both variants; that step is timed on its own and counted as computing as well.
+2. Evaluation throughput of the full, 10× and 100× matrix (``scripts/bench_sizing.py`` catalogs).
+3. Peak memory of a full build: ``resource.getrusage(RUSAGE_CHILDREN).ru_maxrss`` (the largest
+   single process) and the sampled peak of the summed RSS of the build's process tree (the three
+   languages build in parallel).
+
+Targets: computing adds under 15 % to the build; the 100× catalog evaluates in under 1 s; the
+build's peak memory stays under 500 MB. The report says whether each is met.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from scripts.bench_sizing import SCALES, best_of, machine, scaled  # noqa: E402
+
+MACRO = re.compile(r"\{\{-?\s*sz_\w+\s*\(.*?\)\s*-?\}\}", re.S)
+"""One ``{{ sz_…(…) }}`` call in a page (arguments may span lines)."""
+FIXED_TEXT = "fixed text"
+TARGETS = {"overhead": 0.15, "eval_100x": 1.0, "peak_mb": 500.0}
+MB = 1024 * 1024
+
+# ---------------------------------------------------------------------------------------------
+# builds with and without computing
+# ---------------------------------------------------------------------------------------------
+
+
+def build_seconds(repo: Path, site: Path) -> float:
+    """Wall time of ``scripts/docs.py build --site SITE`` in ``repo``; raises if the build fails."""
+    started = time.perf_counter()
+    result = subprocess.run([sys.executable, str(repo / "scripts" / "docs.py"), "build", "--site", str(site)],
+                            cwd=repo, capture_output=True, text=True, check=False)
+    seconds = time.perf_counter() - started
+    if result.returncode != 0:
+        raise RuntimeError(f"build in {repo} failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}")
+    return seconds
+
+
+def working_tree_files() -> list[str]:
+    """Tracked and untracked, not ignored, files of the working tree (what a build reads)."""
+    listing = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
+                             capture_output=True, check=True).stdout.decode("utf-8")
+    return [name for name in listing.split("\0") if name and (ROOT / name).is_file()]
+
+
+def macro_free_copy(dest: Path) -> int:
+    """Copy the working tree to ``dest`` with every page macro call replaced; return how many."""
+    for name in working_tree_files():
+        (dest / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / name, dest / name)
+    replaced = 0
+    for page in (dest / "docs").rglob("*.md"):
+        text, count = MACRO.subn(FIXED_TEXT, page.read_text(encoding="utf-8"))
+        page.write_text(text, encoding="utf-8")
+        replaced += count
+    return replaced
+
+
+def downloads_seconds(work: Path) -> float:
+    """Time of the build's downloads step (evaluate the matrix once, write CSV/JSON per language)."""
+    code = ("import sys, time; from pathlib import Path; t = time.perf_counter();"
+            "from sizing.site import active_context; from sizing.snapshots import write_downloads;"
+            "ctx = active_context(); [write_downloads(Path(sys.argv[1]) / l, ctx) for l in ('en', 'zh', 'ru')];"
+            "print(time.perf_counter() - t)")
+    out = subprocess.run([sys.executable, "-c", code, str(work)], cwd=ROOT, capture_output=True, text=True,
+                         check=True).stdout
+    return float(out.strip().splitlines()[-1])
+
+
+def compare_builds(repeats: int, work: Path) -> dict[str, Any]:
+    """Best build times with and without macros (alternating runs), and the downloads step."""
+    copy = work / "no-macros"
+    replaced = macro_free_copy(copy)
+    with_macros, without = [], []
+    for i in range(repeats):
+        with_macros.append(build_seconds(ROOT, work / f"site-macros-{i}"))
+        without.append(build_seconds(copy, work / f"site-fixed-{i}"))
+        print(f"build {i + 1}/{repeats}: {with_macros[-1]:.1f} s with macros, {without[-1]:.1f} s without", flush=True)
+    return {"with": min(with_macros), "without": min(without), "all_with": with_macros, "all_without": without,
+            "replaced": replaced, "downloads": downloads_seconds(work / "downloads")}
+
+
+# ---------------------------------------------------------------------------------------------
+# evaluation throughput, memory
+# ---------------------------------------------------------------------------------------------
+
+
+def evaluation_throughput(repeats: int) -> list[dict[str, Any]]:
+    """Rows, best time and rows/s of ``evaluate`` at every scale."""
+    from sizing.catalog import load_catalog  # noqa: PLC0415
+    from sizing.evaluate import evaluate  # noqa: PLC0415
+
+    base, results = load_catalog(ROOT / "catalog"), []
+    for label, copies in SCALES.items():
+        cat = scaled(base, *copies)
+        seconds, frame = best_of(repeats, lambda cat=cat: evaluate(cat))
+        results.append({"catalog": label, "rows": len(frame), "seconds": seconds, "rows_per_s": len(frame) / seconds})
+        print(f"evaluate {label}: {len(frame):,} rows in {seconds:.3f} s", flush=True)
+    return results
+
+
+def tree_rss(root: int) -> int:
+    """Summed resident memory (bytes) of the descendants of process ``root`` (not ``root`` itself)."""
+    parents: dict[int, int] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            parents[int(stat.parent.name)] = int(fields[1])
+        except (OSError, IndexError, ValueError):
+            continue
+    found, frontier = set(), {root}
+    while frontier:
+        frontier = {pid for pid, parent in parents.items() if parent in frontier} - found
+        found |= frontier
+    return sum(_rss(pid) for pid in found)
+
+
+def _rss(pid: int) -> int:
+    """Resident memory of one process in bytes (0 if it is gone)."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
+RUSAGE_WRAPPER = ("import json, resource, subprocess, sys; code = subprocess.run(sys.argv[1:]).returncode;"
+                  "print(json.dumps({'code': code, 'maxrss_kb': resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss}))")
+
+
+def build_memory(work: Path) -> dict[str, float]:
+    """Peak memory of one full build: largest process (getrusage) and sampled whole-tree peak, MB."""
+    command = [sys.executable, "-c", RUSAGE_WRAPPER, sys.executable, str(ROOT / "scripts" / "docs.py"), "build",
+               "--site", str(work / "site-memory")]
+    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    peak = 0
+    while process.poll() is None:
+        peak = max(peak, tree_rss(process.pid))
+        time.sleep(0.05)
+    report = json.loads(process.stdout.read().strip().splitlines()[-1])
+    if report["code"] != 0:
+        raise RuntimeError("the memory build failed")
+    return {"largest_process_mb": report["maxrss_kb"] / 1024, "tree_peak_mb": peak / MB}
+
+
+def evaluation_memory() -> float:
+    """Peak RSS (MB) of a fresh process that evaluates the 100× catalog."""
+    label = list(SCALES)[-1]
+    code = ("import resource, sys; sys.path.insert(0, '.'); from scripts.bench_sizing import SCALES, scaled;"
+            "from sizing.catalog import load_catalog; from sizing.evaluate import evaluate;"
+            f"evaluate(scaled(load_catalog('catalog'), *SCALES[{label!r}]));"
+            "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    return int(out.strip().splitlines()[-1]) / 1024
+
+
+# ---------------------------------------------------------------------------------------------
+# report
+# ---------------------------------------------------------------------------------------------
+
+
+def verdict(ok: bool) -> str:
+    """``met`` or ``NOT met``."""
+    return "met" if ok else "**NOT met**"
+
+
+def build_section(b: dict[str, Any]) -> list[str]:
+    """The build-time table and the computing share."""
+    pages_cost = b["with"] - b["without"]
+    share = (pages_cost + b["downloads"]) / (b["without"] - b["downloads"])
+    return ["## Build time, all three languages", "",
+            "| Build | Best (s) | Runs (s) |", "|---|---:|---|",
+            f"| With macros (the site as published) | {b['with']:.1f} | {', '.join(f'{x:.1f}' for x in b['all_with'])} |",
+            f"| Same pages, {b['replaced']} macro calls replaced by fixed text | {b['without']:.1f} | "
+            f"{', '.join(f'{x:.1f}' for x in b['all_without'])} |", "",
+            f"- Macros add {pages_cost:.1f} s ({pages_cost / b['without']:.1%}) to the build.",
+            f"- The downloads step (matrix evaluated once, CSV/JSON written), part of both builds: "
+            f"{b['downloads']:.2f} s.",
+            f"- Computing in total (macros + downloads) adds {share:.1%} to a build without it. "
+            f"Target under {TARGETS['overhead']:.0%}: {verdict(share < TARGETS['overhead'])}.", ""]
+
+
+def evaluation_section(rows: list[dict[str, Any]], eval_mb: float) -> list[str]:
+    """The throughput table and its target."""
+    last = rows[-1]
+    return ["## Evaluation throughput (`sizing.evaluate.evaluate`)", "",
+            "| Catalog | Rows | Best (s) | Rows/s |", "|---|---:|---:|---:|",
+            *(f"| {r['catalog']} | {r['rows']:,} | {r['seconds']:.3f} | {r['rows_per_s']:,.0f} |" for r in rows), "",
+            f"- 100× catalog: {last['seconds']:.2f} s. Target under {TARGETS['eval_100x']:.0f} s: "
+            f"{verdict(last['seconds'] < TARGETS['eval_100x'])}.",
+            f"- Peak memory of a process evaluating the 100× catalog: {eval_mb:,.0f} MB.", ""]
+
+
+def memory_section(m: dict[str, float]) -> list[str]:
+    """The build memory figures and their target."""
+    return ["## Peak memory of a full build", "",
+            f"- Largest single process (`getrusage(RUSAGE_CHILDREN).ru_maxrss`): {m['largest_process_mb']:.0f} MB.",
+            f"- Whole build, summed over its process tree (sampled every 50 ms; three languages in parallel): "
+            f"{m['tree_peak_mb']:.0f} MB.",
+            f"- Target under {TARGETS['peak_mb']:.0f} MB (whole build): {verdict(m['tree_peak_mb'] < TARGETS['peak_mb'])}; "
+            f"per process: {verdict(m['largest_process_mb'] < TARGETS['peak_mb'])}.", ""]
+
+
+def report(b: dict[str, Any], rows: list[dict[str, Any]], m: dict[str, float], eval_mb: float) -> str:
+    """The whole Markdown report."""
+    info = machine()
+    return "\n".join(["# Benchmark: site build", "", "Generated by `python scripts/bench.py`; do not edit by hand.",
+                      "", *build_section(b), *evaluation_section(rows, eval_mb), *memory_section(m),
+                      "## Machine", "", *(f"- {k}: {v}" for k, v in info.items()), ""])
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run every measurement and write the report."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "build.md")
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="sizing-bench-") as tmp:
+        builds = compare_builds(args.repeats, Path(tmp))
+        memory = build_memory(Path(tmp))
+    rows, eval_mb = evaluation_throughput(args.repeats), evaluation_memory()
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(report(builds, rows, memory, eval_mb), encoding="utf-8")
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
