@@ -147,7 +147,8 @@ def _rss(pid: int) -> int:
 
 
 RUSAGE_WRAPPER = ("import json, resource, subprocess, sys; code = subprocess.run(sys.argv[1:]).returncode;"
-                  "print(json.dumps({'code': code, 'maxrss_kb': resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss}))")
+                  "peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss;"
+                  "print(json.dumps({'code': code, 'maxrss_kb': peak}))")
 
 
 def build_memory(work: Path) -> dict[str, float]:
@@ -192,7 +193,8 @@ def build_section(b: dict[str, Any]) -> list[str]:
     share = (pages_cost + b["downloads"]) / (b["without"] - b["downloads"])
     return ["## Build time, all three languages", "",
             "| Build | Best (s) | Runs (s) |", "|---|---:|---|",
-            f"| With macros (the site as published) | {b['with']:.1f} | {', '.join(f'{x:.1f}' for x in b['all_with'])} |",
+            f"| With macros (the site as published) | {b['with']:.1f} | "
+            f"{', '.join(f'{x:.1f}' for x in b['all_with'])} |",
             f"| Same pages, {b['replaced']} macro calls replaced by fixed text | {b['without']:.1f} | "
             f"{', '.join(f'{x:.1f}' for x in b['all_without'])} |", "",
             f"- Macros add {pages_cost:.1f} s ({pages_cost / b['without']:.1%}) to the build.",
@@ -219,7 +221,8 @@ def memory_section(m: dict[str, float]) -> list[str]:
             f"- Largest single process (`getrusage(RUSAGE_CHILDREN).ru_maxrss`): {m['largest_process_mb']:.0f} MB.",
             f"- Whole build, summed over its process tree (sampled every 50 ms; three languages in parallel): "
             f"{m['tree_peak_mb']:.0f} MB.",
-            f"- Target under {TARGETS['peak_mb']:.0f} MB (whole build): {verdict(m['tree_peak_mb'] < TARGETS['peak_mb'])}; "
+            f"- Target under {TARGETS['peak_mb']:.0f} MB (whole build): "
+            f"{verdict(m['tree_peak_mb'] < TARGETS['peak_mb'])}; "
             f"per process: {verdict(m['largest_process_mb'] < TARGETS['peak_mb'])}.", ""]
 
 

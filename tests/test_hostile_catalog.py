@@ -30,17 +30,9 @@ import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
-STEMS = ("gpus", "servers", "models", "precisions", "assumptions", "examples")
-BASES = (ROOT / "catalog", ROOT / "tests" / "data" / "site_catalog", Path("/tmp/cat"))
+BASE = ROOT / "catalog"
 DELETE = object()
-
-
-def base_catalog() -> Path:
-    """The real catalog once all six files exist, else the committed test catalog, else /tmp/cat."""
-    for folder in BASES:
-        if all((folder / f"{stem}.yaml").is_file() for stem in STEMS):
-            return folder
-    raise RuntimeError(f"no complete catalog among {', '.join(map(str, BASES))}")
+"""Passed as a value to :meth:`Draft.edit`: remove the field instead of setting it."""
 
 
 class Draft:
@@ -84,9 +76,9 @@ class Draft:
 
 
 def draft_of(tmp_path: Path) -> Draft:
-    """A fresh copy of the base catalog under ``tmp_path/catalog``."""
+    """A fresh copy of the repository's catalog under ``tmp_path/catalog``."""
     folder = tmp_path / "catalog"
-    shutil.copytree(base_catalog(), folder)
+    shutil.copytree(BASE, folder)
     return Draft(folder)
 
 
