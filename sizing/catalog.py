@@ -6,6 +6,7 @@ naming file, entry and field. Duplicate keys (hence duplicate ids) are errors, n
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal, Mapping, TypeVar
@@ -186,6 +187,21 @@ def _check_examples(cat: Catalog) -> None:
         ids = [c.id for c in cat.models[ex.model].checkpoints]
         _require(ex.checkpoint in ids, label, eid, "checkpoint",
                  f"{ex.checkpoint!r} is not a checkpoint of {ex.model}")
+        _check_example_plan(cat, eid, ex)
+
+
+def _check_example_plan(cat: Catalog, eid: str, ex: Example) -> None:
+    """An example's length fits its model, and its TP × PP × DP plan fits its server and heads."""
+    model, server, label = cat.models[ex.model], cat.servers[ex.server], "catalog/examples.yaml"
+    _require(ex.max_model_len <= model.max_context, label, eid, "max_model_len",
+             f"must be at most the model's context ({model.max_context}), got {ex.max_model_len}")
+    _require(model.attention_heads % ex.tensor_parallel_size == 0, label, eid, "tensor_parallel_size",
+             f"must divide attention_heads ({model.attention_heads}), got {ex.tensor_parallel_size}")
+    sizes = {"data_parallel_size": ex.data_parallel_size, "pipeline_parallel_size": ex.pipeline_parallel_size,
+             "tensor_parallel_size": ex.tensor_parallel_size}
+    gpus, have = math.prod(sizes.values()), server.gpus_per_node * server.nodes
+    _require(gpus <= have, label, eid, next((k for k, v in sizes.items() if v > 1), "tensor_parallel_size"),
+             f"tensor × pipeline × data parallel = {gpus} GPUs, but {ex.server} has {have}")
 
 
 def _check_assumptions(cat: Catalog) -> None:
