@@ -278,6 +278,11 @@ CASES = [
     Case("example-unknown-model", "examples", "unknown model", set_field("examples", "model", "acme/NoSuchModel")),
     Case("example-foreign-checkpoint", "examples", "is not a checkpoint of",
          set_field("examples", "checkpoint", "acme/NoSuchModel-FP8")),
+    Case("example-longer-than-model-context", "examples", "at most the model's context",
+         set_field("examples", "max_model_len", 10**9)),
+    Case("example-tp-not-dividing-heads", "examples", "must divide attention_heads",
+         set_field("examples", "tensor_parallel_size", 3)),
+    Case("example-plan-needs-more-gpus", "examples", "GPUs, but", set_field("examples", "data_parallel_size", 64)),
     Case("missing-required-assumption", "assumptions", "required assumption is missing", missing_assumption),
     Case("assumption-gmu-string", "assumptions", "valid number", set_assumption("gpu_memory_utilization", "high")),
     Case("assumption-gmu-above-one", "assumptions", "at most 1", set_assumption("gpu_memory_utilization", 1.5)),
@@ -337,7 +342,7 @@ def test_there_are_at_least_thirty_distinct_cases() -> None:
 # ---------------------------------------------------------------------------------------------
 
 SITE_CASES = ("gpu-memory_mib-negative", "duplicate-gpu-id", "non-utf8-bytes", "server-unknown-gpu",
-              "missing-required-assumption")
+              "missing-required-assumption", "example-longer-than-model-context")
 
 
 def build_english(catalog: Path, out: Path) -> subprocess.CompletedProcess[str]:
