@@ -20,6 +20,11 @@ def _run_docs(*args: str, repo: Path = ROOT) -> subprocess.CompletedProcess[str]
     return subprocess.run(command, cwd=repo, capture_output=True, text=True, timeout=300, check=False)
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Register the project's markers."""
+    config.addinivalue_line("markers", "site: builds the site (slow; a few representative cases)")
+
+
 @pytest.fixture(scope="session")
 def run_docs() -> Callable[..., subprocess.CompletedProcess[str]]:
     """``run_docs(*args, repo=ROOT)`` runs a repository's ``scripts/docs.py`` with ``args``."""
