@@ -16,7 +16,7 @@ from typing import Any
 import yaml
 
 from sizing.catalog import Catalog
-from sizing.estimate import Request, estimate
+from sizing.estimate import Request, memory_estimate
 from sizing.units import GiB, MiB
 
 DIR = Path(__file__).resolve().parent.parent / "calibration"
@@ -72,11 +72,18 @@ def _default_gmu(version: str) -> float:
     return rules_for(version).default_gmu
 
 
-def _measure(log: dict[str, Any], spec: dict[str, Any], cat: Catalog, metric: str) -> tuple[float, float]:
-    """(logged, predicted) for one metric of one case."""
-    given = metric in ("concurrency", "tokens", "tokens_min_rank", "no_fit_given_kv")
-    kv_bytes = round(log["available_kv_gib"] * GiB) if given else None
-    row = estimate(cat, request(log, spec, kv_bytes))
+GIVEN_KV = ("concurrency", "tokens", "tokens_min_rank", "no_fit_given_kv")
+
+
+def _rows(log: dict[str, Any], spec: dict[str, Any], cat: Catalog) -> dict[bool, Any]:
+    """The estimate of a case without and (when a check needs it) with the logged KV memory given."""
+    needs = {metric in GIVEN_KV for metric in spec["checks"]}
+    kv = {False: None, True: round(log["available_kv_gib"] * GiB) if True in needs else None}
+    return {given: memory_estimate(cat, request(log, spec, kv[given])) for given in needs}
+
+
+def _measure(log: dict[str, Any], row: Any, metric: str) -> tuple[float, float]:
+    """(logged, predicted) for one metric of one case, from its estimate ``row``."""
     if metric == "weights":
         return log["model_loading_gib"], row["weights_bytes"] / GiB
     if metric == "available_kv":
@@ -91,11 +98,12 @@ def _measure(log: dict[str, Any], spec: dict[str, Any], cat: Catalog, metric: st
 def results(cat: Catalog, directory: Path = DIR) -> list[Check]:
     """Every check of every reproducible case, in file order."""
     logs, spec = load(directory)
-    return [
-        Check(case_id, metric, *map(float, _measure(logs[case_id], case, cat, metric)), TOLERANCE.get(metric, 0.0))
-        for case_id, case in spec["cases"].items()
-        for metric in case["checks"]
-    ]
+    checks = []
+    for case_id, case in spec["cases"].items():
+        rows = _rows(logs[case_id], case, cat)
+        checks += [Check(case_id, metric, *map(float, _measure(logs[case_id], rows[metric in GIVEN_KV], metric)),
+                         TOLERANCE.get(metric, 0.0)) for metric in case["checks"]]
+    return checks
 
 
 def summary(checks: list[Check]) -> dict[str, dict[str, float]]:

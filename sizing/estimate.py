@@ -10,13 +10,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from sizing.cases import (Knobs, checkpoint_columns, checkpoints_of, gpu_columns, model_columns, plan_frame,
                           server_columns)
 from sizing.catalog import Catalog
 from sizing.errors import UsageError
-from sizing.evaluate import apply_settings, finish, resolve_plans
+from sizing import memory
+from sizing.evaluate import apply_settings, coefficients, finish, resolve_plans
 from sizing.schema import Checkpoint, Model
 from sizing.units import MiB
 from sizing.versions import rules_for
@@ -104,6 +106,9 @@ def hardware(cat: Catalog, req: Request) -> dict[str, object]:
         raise UsageError("give one of --server, --gpu or --gpu-memory-mib")
     if req.gpus:
         cols.update(gpus_per_node=req.gpus, nodes=1)
+    elif not req.server:  # a bare GPU type: as many GPUs as the plan asks for
+        sizes = (req.tensor_parallel_size, req.pipeline_parallel_size, req.data_parallel_size)
+        cols["gpus_per_node"] = int(np.prod([s or 1 for s in sizes]))
     cols["server_gpus"] = int(cols["gpus_per_node"]) * int(cols["nodes"])
     return cols
 
@@ -118,6 +123,18 @@ def plans_for(req: Request, per_node: int, nodes: int) -> pd.DataFrame:
     return pd.DataFrame([{"plan": plan, "tp": tp, "pp": pp, "dp": dp, "rank": 0, "explicit": True}])
 
 
+def check_plan(row: pd.Series) -> None:
+    """Refuse an explicit plan vLLM would refuse: heads TP cannot split, or more GPUs than there are."""
+    tp, pp, dp = int(row["tp"]), int(row["pp"]), int(row["dp"])
+    heads, kv_heads = int(row["attention_heads"]), int(row["kv_heads"])
+    if heads % tp or (kv_heads % tp and tp % kv_heads):
+        raise UsageError(f"--tensor-parallel-size {tp}: must divide the model's {heads} attention heads "
+                         f"and divide or be a multiple of its {kv_heads} KV heads")
+    if tp * pp * dp > int(row["server_gpus"]):
+        raise UsageError(f"TP {tp} × PP {pp} × DP {dp} needs {tp * pp * dp} GPUs; "
+                         f"the hardware given has {int(row['server_gpus'])}")
+
+
 def request_frame(cat: Catalog, req: Request) -> pd.DataFrame:
     """The case frame of ``req``: one row per plan considered."""
     mid, model, ckpt_id = find_model(cat, req.model)
@@ -129,6 +146,7 @@ def request_frame(cat: Catalog, req: Request) -> pd.DataFrame:
     plans = plans_for(req, int(hw["gpus_per_node"]), int(hw["nodes"]))
     frame = pd.DataFrame([base]).merge(plans, how="cross")
     if "explicit" in frame:
+        check_plan(frame.iloc[0])
         return frame.drop(columns=["explicit"])
     return resolve_plans(frame.assign(pp_nodes=frame["plan"] == "tp-pp"))
 
@@ -153,6 +171,19 @@ def estimate_frame(cat: Catalog, req: Request) -> pd.DataFrame:
     out = finish(frame.reset_index(drop=True), cat, rules)
     out.attrs["vllm_version"] = version
     return out
+
+
+def memory_estimate(cat: Catalog, req: Request) -> pd.Series:
+    """The memory columns only (weights, budget, blocks, tokens, concurrency, fits) of an explicit plan.
+
+    The same column rules as :func:`estimate`, without plan choice, advice and service metrics; for
+    callers that need many cases fast (calibration). The request must name its parallel sizes.
+    """
+    if not req.tensor_parallel_size:
+        raise UsageError("memory_estimate needs an explicit --tensor-parallel-size")
+    rules = rules_for(req.vllm_version or str(cat.assume("vllm_version")))
+    frame = apply_settings(request_frame(cat, req), rules, knobs_of(cat, req))
+    return memory.compute(frame, rules, coefficients(cat)).iloc[0]
 
 
 def estimate(cat: Catalog, req: Request) -> pd.Series:

@@ -69,3 +69,26 @@ def test_unknown_ids_and_impossible_lengths_are_usage_errors(catalog):
         estimate(catalog, Request(model="nobody/nothing", gpu="l40s"))
     with pytest.raises(UsageError, match="--max-model-len"):
         estimate(catalog, Request(model="Qwen/Qwen3-14B", gpu="l40s", max_model_len=10**7))
+
+
+def test_an_explicit_plan_vllm_would_refuse_is_a_usage_error(catalog):
+    with pytest.raises(UsageError, match="--tensor-parallel-size 3"):
+        estimate(catalog, Request(model="Qwen/Qwen3-14B", server="gpu-l40s", tensor_parallel_size=3))
+    with pytest.raises(UsageError, match="needs 2 GPUs"):
+        estimate(catalog, Request(model="Qwen/Qwen3-14B", server="gpu-l40s", tensor_parallel_size=2))
+
+
+def test_a_bare_gpu_type_gets_as_many_gpus_as_the_plan(catalog):
+    row = estimate(catalog, Request(model="deepseek-ai/DeepSeek-V3", gpu="h200", tensor_parallel_size=8,
+                                    max_model_len=32768))
+    assert (row["server_gpus"], row["tp"]) == (8, 8)
+
+
+def test_memory_estimate_agrees_with_the_full_estimate(catalog):
+    from sizing.estimate import memory_estimate
+
+    req = Request(model="Qwen/Qwen3-14B-FP8", gpu="l40s", tensor_parallel_size=1, kv_cache_dtype="fp8",
+                  max_model_len=32768)
+    light, full = memory_estimate(catalog, req), estimate(catalog, req)
+    for column in ("weights_bytes", "available_kv_bytes", "num_gpu_blocks", "kv_cache_tokens", "max_concurrency"):
+        assert light[column] == full[column]
