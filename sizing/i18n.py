@@ -20,6 +20,7 @@ import functools
 import math
 import re
 import string
+import time
 from collections.abc import Mapping
 from decimal import Decimal
 from pathlib import Path
@@ -170,14 +171,23 @@ def load_messages(directory: Path = MESSAGES_DIR) -> dict[str, Mapping[str, str]
     return tables
 
 
-def _stamp() -> tuple[int, ...]:
-    """The modification times of the site's message files (0 for a missing one)."""
-    paths = (MESSAGES_DIR / f"{lang}.yaml" for lang in LANGS)
-    return tuple(path.stat().st_mtime_ns if path.exists() else 0 for path in paths)
+_LAST_STAMP: list = [float("-inf"), None, ()]
+STAMP_INTERVAL_S = 1.0
+"""How often the message files' modification times are looked at again (``mkdocs serve`` reloads)."""
+
+
+def _stamp() -> tuple[str | int, ...]:
+    """The modification times of the site's message files (0 for a missing one), at most once a second."""
+    now = time.monotonic()
+    if now - _LAST_STAMP[0] >= STAMP_INTERVAL_S or _LAST_STAMP[1] != MESSAGES_DIR:
+        paths = (MESSAGES_DIR / f"{lang}.yaml" for lang in LANGS)
+        times = tuple(p.stat().st_mtime_ns if p.exists() else 0 for p in paths)
+        _LAST_STAMP[:] = [now, MESSAGES_DIR, (str(MESSAGES_DIR), *times)]
+    return _LAST_STAMP[2]
 
 
 @functools.lru_cache(maxsize=1)
-def _site_messages(stamp: tuple[int, ...]) -> dict[str, Mapping[str, str]]:
+def _site_messages(stamp: tuple[str | int, ...]) -> dict[str, Mapping[str, str]]:
     """The site's message files, read again only when one changed (``mkdocs serve`` reloads)."""
     return load_messages(MESSAGES_DIR)
 
@@ -205,12 +215,12 @@ def t(lang: str, key: str, **fmt: object) -> str:
         MessageError: if the key does not exist or a placeholder is not given.
     """
     table = messages(lang)
-    where = f"{_shown(MESSAGES_DIR / f'{lang}.yaml')}: {key}"
     if key not in table:
-        raise MessageError(f"{where}: no such key")
+        raise MessageError(f"{_shown(MESSAGES_DIR / f'{lang}.yaml')}: {key}: no such key")
     try:
         return table[key].format_map(fmt)
     except KeyError as err:
+        where = f"{_shown(MESSAGES_DIR / f'{lang}.yaml')}: {key}"
         raise MessageError(f"{where}: placeholder {{{err.args[0]}}} not given") from None
 
 

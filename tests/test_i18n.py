@@ -238,6 +238,7 @@ def test_page_lang_rejects_a_language_without_messages() -> None:
 def test_messages_are_read_again_after_a_file_changes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Assert an edited message file is picked up without restarting (as under mkdocs serve)."""
     monkeypatch.setattr(i18n, "MESSAGES_DIR", _write(tmp_path, **GOOD))
+    monkeypatch.setattr(i18n, "STAMP_INTERVAL_S", 0.0)  # look at the files on every call
     assert "c" not in i18n.messages("en")
     _write(tmp_path, **{lang: text + f"c: {lang.upper()}\n" for lang, text in GOOD.items()})
     for path in tmp_path.iterdir():
