@@ -28,6 +28,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from scripts.i18n_checks import CONFIGS, all_problems  # noqa: E402
+from sizing.errors import CatalogError  # noqa: E402
+from sizing.site import SNAPSHOT_VAR, active_context, save_context  # noqa: E402
+from sizing.snapshots import write_downloads  # noqa: E402
+
+CONTEXT_FILE = "context.pickle"
+"""The catalog evaluated once by the build, loaded by every language's mkdocs process."""
 
 CHILD_ENV = {"NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true"}
 """Added to the environment of every mkdocs run: silence the MkDocs 2 / Material banner."""
@@ -44,7 +50,7 @@ def _start_build(lang: str, work: Path) -> subprocess.Popen[bytes]:
     command = [sys.executable, "-m", "mkdocs", "build", "--strict",
                "-f", CONFIGS[lang], "-d", str(work / lang)]
     log = (work / f"{lang}.log").open("wb")
-    env = {**os.environ, **CHILD_ENV}
+    env = {**os.environ, **CHILD_ENV, SNAPSHOT_VAR: str(work / CONTEXT_FILE)}
     with log:
         return subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
 
@@ -62,12 +68,20 @@ def _build_languages(work: Path) -> list[str]:
     return failed
 
 
-def _write_downloads(work: Path) -> None:
-    """Write the matrix downloads (fits.csv, fits.json) into every built language, evaluated once."""
-    from sizing.site import active_context  # noqa: PLC0415 - only the build needs the engine
-    from sizing.snapshots import write_downloads  # noqa: PLC0415
+def _evaluate_once(work: Path) -> object:
+    """Validate and evaluate the catalog once; save it for the language builds. None (after the
+    catalog's one-line message) when the catalog is broken."""
+    try:
+        ctx = active_context()
+    except CatalogError as exc:
+        print(exc, file=sys.stderr)
+        return None
+    save_context(ctx, work / CONTEXT_FILE)
+    return ctx
 
-    ctx = active_context()
+
+def _write_downloads(work: Path, ctx: object) -> None:
+    """Write the matrix downloads (fits.csv, fits.json) into every built language."""
     for lang in CONFIGS:
         write_downloads(work / lang, ctx)
 
@@ -103,11 +117,12 @@ def build(site: Path) -> int:
     site.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".{site.name}-build-", dir=site.parent))
     try:
-        failed = _build_languages(work)
+        ctx = _evaluate_once(work)
+        failed = ["catalog"] if ctx is None else _build_languages(work)
         if failed:
             print(f"Build failed for {', '.join(failed)}; {site} left unchanged.", file=sys.stderr)
             return 1
-        _write_downloads(work)
+        _write_downloads(work, ctx)
         _swap(_assemble(work), site, work / "previous")
         print(f"Site ready in {site}")
         return 0

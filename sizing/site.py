@@ -10,7 +10,9 @@ Every macro of a page build reads :func:`context`, which is cached per catalog f
 from __future__ import annotations
 
 import functools
+import hashlib
 import os
+import pickle
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
@@ -71,9 +73,38 @@ def build_context(cat: Catalog, catalog_dir: Path | None = None) -> SiteContext:
     return SiteContext(cat, evaluate(cat), examples, catalog_dir)
 
 
+SNAPSHOT_VAR = "SIZING_CONTEXT_FILE"
+"""Set by ``scripts/docs.py build``: a context evaluated once and shared by every language's build."""
+
+
+def fingerprint(catalog_dir: Path) -> str:
+    """SHA-256 over the catalog's YAML files (names and bytes): what a saved context was computed from."""
+    digest = hashlib.sha256()
+    for path in sorted(Path(catalog_dir).glob("*.yaml")):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def save_context(ctx: SiteContext, path: Path) -> None:
+    """Write ``ctx`` (with its catalog's fingerprint) for the language builds to load."""
+    payload = (fingerprint(ctx.catalog_dir), ctx.catalog, ctx.frame, dict(ctx.examples), ctx.catalog_dir)
+    path.write_bytes(pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL))
+
+
+def _saved(resolved: str) -> SiteContext | None:
+    """The context saved by the build for this catalog folder, if any and if the catalog is unchanged."""
+    path = os.environ.get(SNAPSHOT_VAR)
+    if not path or not Path(path).is_file():
+        return None
+    stamp, cat, frame, examples, catalog_dir = pickle.loads(Path(path).read_bytes())  # noqa: S301 - our own file
+    if catalog_dir != Path(resolved) or stamp != fingerprint(Path(resolved)):
+        return None
+    return SiteContext(cat, frame, MappingProxyType(examples), catalog_dir)
+
+
 @functools.lru_cache(maxsize=4)
 def _cached(resolved: str) -> SiteContext:
-    return build_context(load_catalog(resolved), Path(resolved))
+    return _saved(resolved) or build_context(load_catalog(resolved), Path(resolved))
 
 
 def context(catalog_dir: str | Path = DEFAULT_DIR) -> SiteContext:
