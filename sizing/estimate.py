@@ -143,6 +143,8 @@ def request_frame(cat: Catalog, req: Request) -> pd.DataFrame:
     spec = cat.precisions[ckpt.precision]
     base = {"model": mid, **model_columns(model), **checkpoint_columns(model, ckpt, spec, online), **hw,
             "kv_cache_dtype": req.kv_cache_dtype}
+    if Path(req.model).name == "config.json":  # a local model folder: vLLM serves the folder itself
+        base["checkpoint"] = str(Path(req.model).parent)
     plans = plans_for(req, int(hw["gpus_per_node"]), int(hw["nodes"]))
     frame = pd.DataFrame([base]).merge(plans, how="cross")
     if "explicit" in frame:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from sizing.errors import UsageError
@@ -92,3 +94,13 @@ def test_memory_estimate_agrees_with_the_full_estimate(catalog):
     light, full = memory_estimate(catalog, req), estimate(catalog, req)
     for column in ("weights_bytes", "available_kv_bytes", "num_gpu_blocks", "kv_cache_tokens", "max_concurrency"):
         assert light[column] == full[column]
+
+
+def test_a_local_config_json_is_served_from_its_folder(catalog, tmp_path):
+    folder = tmp_path / "my-model"
+    folder.mkdir()
+    source = Path(__file__).parent / "data" / "hf_configs" / "Qwen--Qwen3-14B.json"
+    (folder / "config.json").write_text(source.read_text(encoding="utf-8"), encoding="utf-8")
+    row = estimate(catalog, Request(model=str(folder / "config.json"), gpu="l40s", max_model_len=8192))
+    assert row["checkpoint"] == str(folder)
+    assert row["kv_bytes_per_token"] == 40 * 2 * 8 * 128 * 2
