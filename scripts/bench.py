@@ -4,9 +4,11 @@
     python scripts/bench.py [--out benchmarks/build.md] [--repeats 3]
 
 1. Build time of all three languages (``scripts/docs.py build --site DIR``) with the macros, against
-   the same pages with every ``{{ sz_… }}`` call replaced by fixed text (a copy of the working tree
-   in a temporary folder). ``scripts/docs.py`` also evaluates the matrix once for the downloads in
-   both variants; that step is timed on its own and counted as computing as well.
+   the same pages with every ``{{ sz_… }}`` call replaced by fixed text: the very Markdown the macro
+   renders, pasted in (a copy of the working tree in a temporary folder). Both builds then render,
+   index and write the same pages, so the difference is the cost of computing. ``scripts/docs.py``
+   also evaluates the matrix once for the downloads in both variants; that step is timed on its own
+   and counted as computing as well.
 2. Evaluation throughput of the full, 10× and 100× matrix (``scripts/bench_sizing.py`` catalogs).
 3. Peak memory of a full build: ``resource.getrusage(RUSAGE_CHILDREN).ru_maxrss`` (the largest
    single process) and the sampled peak of the summed RSS of the build's process tree (the three
@@ -27,6 +29,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -36,7 +39,6 @@ from scripts.bench_sizing import SCALES, best_of, machine, scaled  # noqa: E402
 
 MACRO = re.compile(r"\{\{-?\s*sz_\w+\s*\(.*?\)\s*-?\}\}", re.S)
 """One ``{{ sz_…(…) }}`` call in a page (arguments may span lines)."""
-FIXED_TEXT = "fixed text"
 TARGETS = {"overhead": 0.15, "eval_100x": 1.0, "peak_mb": 500.0}
 MB = 1024 * 1024
 
@@ -63,14 +65,40 @@ def working_tree_files() -> list[str]:
     return [name for name in listing.split("\0") if name and (ROOT / name).is_file()]
 
 
+class _Env:
+    """The part of the mkdocs-macros environment ``sizing.docs_macros.define_env`` uses."""
+
+    def __init__(self, lang: str) -> None:
+        self.conf: dict[str, Any] = {"theme": {"language": lang}}
+        self.macros: dict[str, Any] = {}
+
+    def macro(self, function: Any, name: str = "") -> Any:
+        """Record ``function`` under ``name``."""
+        self.macros[name or function.__name__] = function
+        return function
+
+
+def render_macros(page: Path, lang: str) -> tuple[str, int]:
+    """The page with every macro call replaced by the text it renders; and how many calls there were."""
+    import jinja2  # noqa: PLC0415 - a dependency of mkdocs-macros
+
+    from sizing.docs_macros import define_env  # noqa: PLC0415
+    env = _Env(lang)
+    define_env(env)
+    text = page.read_text(encoding="utf-8")
+    url = "" if page.stem == "index" else f"{page.stem}/"
+    rendered = jinja2.Environment(undefined=jinja2.StrictUndefined).from_string(text)
+    return rendered.render(page=SimpleNamespace(url=url), **env.macros), len(MACRO.findall(text))
+
+
 def macro_free_copy(dest: Path) -> int:
-    """Copy the working tree to ``dest`` with every page macro call replaced; return how many."""
+    """Copy the working tree to ``dest`` with every page macro call replaced by its output; return how many."""
     for name in working_tree_files():
         (dest / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(ROOT / name, dest / name)
     replaced = 0
-    for page in (dest / "docs").rglob("*.md"):
-        text, count = MACRO.subn(FIXED_TEXT, page.read_text(encoding="utf-8"))
+    for page in (dest / "docs").glob("*/*.md"):
+        text, count = render_macros(ROOT / page.relative_to(dest), page.parent.name)
         page.write_text(text, encoding="utf-8")
         replaced += count
     return replaced

@@ -22,7 +22,6 @@ SGLang is never imported. The rules mirror its code (paths inside the release):
 
 from __future__ import annotations
 
-import argparse
 import ast
 import sys
 import tempfile
@@ -36,7 +35,7 @@ from extract_vllm_flags import (  # noqa: E402
     SourceIndex,
     _last_name,
     _slice_items,
-    write_or_check,
+    run,
 )
 
 SERVER_ARGS = "sglang.srt.server_args"
@@ -130,11 +129,7 @@ def extract(version: str) -> dict[Path, str]:
 
 def main(argv: list[str] | None = None) -> int:
     """Command-line entry point."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("version", help="SGLang release, e.g. 0.5.23")
-    parser.add_argument("--check", action="store_true", help="exit 1 if the committed file differs")
-    args = parser.parse_args(argv)
-    return write_or_check(extract(args.version), args.check)
+    return run(argv, extract, __doc__.splitlines()[0], "0.5.23")
 
 
 if __name__ == "__main__":

@@ -634,13 +634,18 @@ def write_or_check(outputs: dict[Path, str], check: bool) -> int:
     return status
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Command-line entry point."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("version", help="vLLM release, e.g. 0.34.0")
+def run(argv: list[str] | None, extract_fn, description: str, example: str) -> int:
+    """Shared command line of the flag extractors: ``VERSION [--check]``."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("version", help=f"release, e.g. {example}")
     parser.add_argument("--check", action="store_true", help="exit 1 if the committed files differ")
     args = parser.parse_args(argv)
-    return write_or_check(extract(args.version), args.check)
+    return write_or_check(extract_fn(args.version), args.check)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command-line entry point."""
+    return run(argv, extract, __doc__.splitlines()[0], "0.34.0")
 
 
 if __name__ == "__main__":
