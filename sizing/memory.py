@@ -109,8 +109,8 @@ def add_capacity(df: pd.DataFrame, rules: Rules) -> None:
 
 
 def compute(df: pd.DataFrame, rules: Rules, coef: oh.Coefficients) -> pd.DataFrame:
-    """Add every derived column to a copy of the case frame ``df``."""
-    out = df.copy()
+    """Add every derived column to a copy of the case frame ``df`` (shallow: ``df`` is left as it was)."""
+    out = df.copy(deep=False)
     add_kv_geometry(out, rules)
     add_overheads(out, rules, coef)
     add_budget(out, rules, coef)
