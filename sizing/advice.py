@@ -16,60 +16,83 @@ import numpy as np
 import pandas as pd
 
 from sizing import kvcache as kv
+from sizing.cases import group_ids, per_group
 
 MIN_CONTEXT = 4096
 GPU_COUNTS = (1, 2, 4, 8, 16, 32, 64)
 STEP = 1024
+CHANGES = ("", "max-model-len", "kv-fp8", "checkpoint", "more-gpus")
+ROW_COLUMNS = ["longest_context", "budget_bytes", "activation_bytes", "nontorch_bytes", "cudagraph_bytes", "is_mla",
+               "kv_heads", "head_dim", "mla_dim", "kv_bytes", "full_layers", "sliding_layers", "max_model_len",
+               "w_total"]
+"""The columns :func:`_shorter_context` and :func:`_gpus_needed` read (of the advised rows only)."""
 
 
-def _fitting(df: pd.DataFrame, keys: list[str]) -> pd.Series:
-    """Whether any plan of each ``keys`` group fits, broadcast to the rows."""
-    return df["fits"].groupby([df[k] for k in keys]).transform("any")
-
-
-def _shorter_context(df: pd.DataFrame) -> pd.Series:
-    rounded = (df["longest_context"] // STEP) * STEP
+def _shorter_context(rows: pd.DataFrame) -> pd.Series:
+    """The longest context the pool holds, rounded down to ``STEP`` tokens; NaN below ``MIN_CONTEXT``."""
+    rounded = (rows["longest_context"] // STEP) * STEP
     return rounded.where(rounded >= MIN_CONTEXT)
 
 
-def _fp8_kv_fits(df: pd.DataFrame) -> pd.Series:
-    fits = df[df["fits"] & (df["kv_cache_dtype"] == "fp8")][["model", "checkpoint", "precision", "server"]]
-    marker = fits.drop_duplicates().assign(_fp8=True)
-    merged = df[["model", "checkpoint", "precision", "server"]].merge(marker, how="left")
-    return (merged["_fp8"].fillna(False).to_numpy(dtype=bool)) & (df["kv_cache_dtype"] == "auto").to_numpy()
+def _fp8_kv_fits(df: pd.DataFrame, at: np.ndarray) -> np.ndarray:
+    """Of the rows ``at``: 'auto' KV rows whose checkpoint fits on the same server (any plan) with fp8 KV."""
+    ids, bound = group_ids(df, ["model", "checkpoint", "precision", "server"])
+    fp8_fits = np.zeros(bound, dtype=bool)
+    fp8_fits[ids[(df["fits"] & (df["kv_cache_dtype"] == "fp8")).to_numpy()]] = True
+    return fp8_fits[ids[at]] & (df["kv_cache_dtype"].iloc[at] == "auto").to_numpy()
 
 
-def _smaller_checkpoint(df: pd.DataFrame) -> pd.Series:
-    ok = df[df["fits"]][["model", "server", "kv_cache_dtype", "checkpoint", "precision", "w_total"]]
-    # largest first; equal sizes resolve by catalog order (the frame's order), never by other rows
-    best = ok.sort_values("w_total", ascending=False, kind="stable").drop_duplicates(
-        ["model", "server", "kv_cache_dtype"], keep="first")
-    best = best.rename(columns={"checkpoint": "_ckpt", "precision": "_prec", "w_total": "_w"})
-    merged = df[["model", "server", "kv_cache_dtype", "w_total"]].merge(best, how="left")
-    label = merged["_ckpt"] + " (" + merged["_prec"] + ")"
-    return label.where(merged["_w"] < merged["w_total"]).set_axis(df.index)
+def _largest_fitting(df: pd.DataFrame, ids: np.ndarray, bound: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per row: the largest weights that fit in its group (NaN if none), and the first row that has them."""
+    fits, weights = df["fits"].to_numpy(), df["w_total"].to_numpy()
+    largest = per_group(np.fmax, np.where(fits, weights, np.nan), ids, bound)
+    winners = np.flatnonzero(fits & (weights == largest))
+    first = np.full(bound, len(df))
+    np.minimum.at(first, ids[winners], winners)
+    return largest, first[ids]
 
 
-def _gpus_needed(df: pd.DataFrame) -> pd.Series:
+def _smaller_checkpoint(df: pd.DataFrame, at: np.ndarray) -> pd.Series:
+    """Of the rows ``at``: 'checkpoint (precision)' of the model's largest checkpoint that fits on the same
+    server and KV dtype, if smaller than the row's (else NaN); equal sizes go to the first in catalog order."""
+    largest, first = _largest_fitting(df, *group_ids(df, ["model", "server", "kv_cache_dtype"]))
+    smaller = largest[at] < df["w_total"].to_numpy()[at]
+    best = first[at[smaller]]
+    label = df["checkpoint"].iloc[best].astype("str") + " (" + df["precision"].iloc[best].astype("str") + ")"
+    out = pd.Series(np.nan, index=range(len(at)), dtype="str")
+    out[smaller] = label.to_numpy()
+    return out
+
+
+def _gpus_needed(rows: pd.DataFrame) -> pd.Series:
     """The smallest power of two of these GPUs whose budgets hold the weights and one full request."""
-    free = df["budget_bytes"] - df["activation_bytes"] - df["nontorch_bytes"] - df["cudagraph_bytes"]
-    needed = pd.Series(0, index=df.index, dtype=np.int64)
+    free = rows["budget_bytes"] - rows["activation_bytes"] - rows["nontorch_bytes"] - rows["cudagraph_bytes"]
+    needed = pd.Series(0, index=rows.index, dtype=np.int64)
     for gpus in GPU_COUNTS:
-        per_layer = kv.attention_bytes_per_token_layer(df["is_mla"], df["kv_heads"], df["head_dim"],
-                                                       df["mla_dim"], gpus, df["kv_bytes"])
-        request = per_layer * (df["full_layers"] + df["sliding_layers"]) * df["max_model_len"]
-        enough = (free - df["w_total"] / gpus >= request) & (needed == 0)
+        per_layer = kv.attention_bytes_per_token_layer(rows["is_mla"], rows["kv_heads"], rows["head_dim"],
+                                                       rows["mla_dim"], gpus, rows["kv_bytes"])
+        request = per_layer * (rows["full_layers"] + rows["sliding_layers"]) * rows["max_model_len"]
+        enough = (free - rows["w_total"] / gpus >= request) & (needed == 0)
         needed = needed.where(~enough, gpus)
     return needed.where(needed > 0, GPU_COUNTS[-1] * 2)
 
 
+def _spread(values: np.ndarray, at: np.ndarray, length: int, fill: object) -> np.ndarray:
+    """A column of ``length`` rows holding ``values`` at the rows ``at`` and ``fill`` elsewhere."""
+    column = np.full(length, fill, dtype=np.asarray(values).dtype)
+    column[at] = values
+    return column
+
+
 def add_nearest_change(df: pd.DataFrame) -> None:
     """Add ``change`` (a code) and ``change_value`` (its argument) to recommended non-fitting rows."""
-    target = df["chosen"] & ~df["fits"]
-    shorter, fp8, smaller = _shorter_context(df), _fp8_kv_fits(df), _smaller_checkpoint(df)
-    gpus = _gpus_needed(df)
-    conditions = [shorter.notna(), fp8, smaller.notna()]
-    df["change"] = np.where(target, np.select(conditions, ["max-model-len", "kv-fp8", "checkpoint"], "more-gpus"), "")
+    at = np.flatnonzero(df["chosen"] & ~df["fits"])
+    rows = df[ROW_COLUMNS].iloc[at]
+    shorter, fp8, smaller = _shorter_context(rows), _fp8_kv_fits(df, at), _smaller_checkpoint(df, at)
+    conditions = [shorter.notna().to_numpy(), fp8, smaller.notna().to_numpy()]
+    change = np.select(conditions, [CHANGES.index(c) for c in ("max-model-len", "kv-fp8", "checkpoint")],
+                       CHANGES.index("more-gpus"))
     value = np.select(conditions, [shorter.fillna(0).astype(np.int64).astype(str), "fp8", smaller.fillna("")],
-                      gpus.astype(str))
-    df["change_value"] = np.where(target, value, "")
+                      _gpus_needed(rows).astype(str))
+    df["change"] = pd.Categorical.from_codes(_spread(change, at, len(df), 0), CHANGES)
+    df["change_value"] = pd.array(_spread(value, at, len(df), ""), dtype="str")

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from pandas.api.internals import create_dataframe_from_blocks
 
 from sizing.catalog import Catalog
 from sizing.schema import Checkpoint, Gpu, Model, PrecisionSpec, Server
@@ -141,3 +142,69 @@ def plan_frame(max_gpus_per_node: int, max_nodes: int) -> pd.DataFrame:
     if max_nodes > 1:
         rows.append({"plan": "tp-pp", "tp": 0, "pp_nodes": True, "rank": rank})
     return pd.DataFrame(rows)
+
+
+def repeat_frames(parts: list[tuple[pd.DataFrame, np.ndarray]]) -> pd.DataFrame:
+    """The columns of each small frame repeated at its row positions, side by side, as one DataFrame.
+
+    Numeric columns of one dtype are written straight into one 2-D block (the layout a consolidated
+    frame has, without the copy that consolidating costs). Text becomes categorical: cheap to compare
+    and group over a 700k-row matrix; :func:`sizing.evaluate.restore_text` turns it back into text.
+    """
+    columns = [(name, frame[name], rows) for frame, rows in parts for name in frame.columns]
+    blocks, numeric = [], {}
+    for position, (_, column, rows) in enumerate(columns):
+        if isinstance(column.dtype, pd.StringDtype):
+            codes, values = pd.factorize(column)
+            blocks.append((pd.Categorical.from_codes(codes[rows], values), np.array([position])))
+        else:
+            numeric.setdefault(column.dtype, []).append(position)
+    rows_count = len(parts[0][1])
+    blocks += [(_block([columns[p][1:] for p in positions], dtype, rows_count), np.array(positions))
+               for dtype, positions in numeric.items()]
+    return create_dataframe_from_blocks(blocks, index=pd.RangeIndex(rows_count),
+                                        columns=pd.Index([name for name, _, _ in columns]))
+
+
+def _block(columns: list[tuple[pd.Series, np.ndarray]], dtype: np.dtype, rows_count: int) -> np.ndarray:
+    """A (columns, rows) array of ``dtype``: each column's values taken at its row positions."""
+    block = np.empty((len(columns), rows_count), dtype=dtype)
+    for out, (column, rows) in zip(block, columns):
+        np.take(column.to_numpy(), rows, out=out, mode="clip")  # positions are valid; "clip" skips a buffer
+    return block
+
+
+def key_codes(column: pd.Series) -> tuple[np.ndarray, int]:
+    """Integer codes of a key column and an upper bound on them (a categorical's own codes)."""
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        return column.cat.codes.to_numpy(np.int64), len(column.cat.categories)
+    codes, values = pd.factorize(column)
+    return codes.astype(np.int64), len(values)
+
+
+def group_ids(df: pd.DataFrame, keys: list[str]) -> tuple[np.ndarray, int]:
+    """One integer per distinct combination of ``keys`` (as a groupby on them would group), and a bound on them."""
+    ids, bound = np.zeros(len(df), dtype=np.int64), 1
+    for key in keys:
+        codes, count = key_codes(df[key])
+        if bound * count > 4 * len(df) + 1024:
+            ids, bound = _renumber(ids, bound)
+        ids, bound = ids * count + codes, bound * count
+    return ids, bound
+
+
+def _renumber(ids: np.ndarray, bound: int) -> tuple[np.ndarray, int]:
+    """``ids`` (all below ``bound``) renumbered 0..k-1 over the k values in use."""
+    if bound > 64 * len(ids) + 1024:
+        codes, values = pd.factorize(ids)
+        return codes.astype(np.int64), len(values)
+    used = np.zeros(bound, dtype=bool)
+    used[ids] = True
+    return np.cumsum(used)[ids] - 1, int(used.sum())
+
+
+def per_group(reduce: np.ufunc, values: np.ndarray, ids: np.ndarray, bound: int) -> np.ndarray:
+    """``reduce`` (``np.fmax`` or ``np.fmin``: NaN skipped) of ``values`` over each row's group, per row."""
+    out = np.full(bound, np.nan)
+    reduce.at(out, ids, np.asarray(values, dtype=np.float64))
+    return out[ids]

@@ -1,6 +1,7 @@
 """Evaluate every model × checkpoint × server × KV dtype × plan of the catalog into one DataFrame.
 
-:func:`evaluate` builds the case frame with cross joins, computes every row column-wise
+:func:`evaluate` builds the case frame from the valid positions of the catalog's small frames (text
+as categoricals, turned back into text at the end), computes every row column-wise
 (:func:`sizing.memory.compute`), then adds capacity at each published context length, decode
 ceilings, prices, the chosen plan per combination and, where nothing fits, the nearest change
 that would. One Python call per catalog entry, none per row.
@@ -14,7 +15,8 @@ import pandas as pd
 from sizing import kvcache as kv
 from sizing import memory
 from sizing.advice import add_nearest_change
-from sizing.cases import KV_BYTES, Knobs, model_frame, plan_frame, server_frame
+from sizing.cases import (KV_BYTES, Knobs, group_ids, model_frame, per_group, plan_frame, repeat_frames,
+                          server_frame)
 from sizing.catalog import Catalog
 from sizing.overhead import Coefficients, default_batch
 from sizing.versions import Rules, rules_for
@@ -27,18 +29,32 @@ def coefficients(cat: Catalog) -> Coefficients:
     return Coefficients.from_assumptions({k: a.value for k, a in cat.assumptions.items()})
 
 
-def resolve_plans(df: pd.DataFrame) -> pd.DataFrame:
-    """Turn plan templates into tp/pp/dp per server and drop plans the model or server cannot take."""
-    df = df.copy()
+def size_plans(df: pd.DataFrame) -> None:
+    """tp, pp and dp of each plan template on its server: ``tp-pp`` runs one node's GPUs as TP on every node."""
     df["tp"] = np.where(df["pp_nodes"], df["gpus_per_node"], df["tp"])
     df["pp"] = np.where(df["pp_nodes"], df["nodes"], 1)
     df["dp"] = df["server_gpus"] // (df["tp"] * df["pp"])
+
+
+def server_takes(df: pd.DataFrame) -> pd.Series:
+    """Whether the server can run the sized plan: TP divides a node's GPUs, one replica at least, PP on 2+ nodes."""
     ok = (df["tp"] <= df["gpus_per_node"]) & (df["gpus_per_node"] % df["tp"] == 0) & (df["dp"] >= 1)
-    ok &= (df["attention_heads"] % df["tp"] == 0)
+    return ok & ~(df["pp_nodes"] & (df["nodes"] < 2))
+
+
+def model_takes(df: pd.DataFrame) -> pd.Series:
+    """Whether the model splits ``tp`` ways: attention heads divide, KV heads divide or replicate, GDN heads divide."""
+    ok = df["attention_heads"] % df["tp"] == 0
     ok &= (df["kv_heads"] % df["tp"] == 0) | (df["tp"] % df["kv_heads"] == 0)
     ok &= (df["la_value_heads"] % df["tp"] == 0) | (df["linear_layers"] == 0)
-    ok &= ~(df["pp_nodes"] & (df["nodes"] < 2))
-    return df[ok].drop(columns=["pp_nodes"])
+    return ok
+
+
+def resolve_plans(df: pd.DataFrame) -> pd.DataFrame:
+    """Turn plan templates into tp/pp/dp per server and drop plans the model or server cannot take."""
+    df = df.copy()
+    size_plans(df)
+    return df[server_takes(df) & model_takes(df)].drop(columns=["pp_nodes"])
 
 
 def apply_settings(df: pd.DataFrame, rules: Rules, knobs: Knobs) -> pd.DataFrame:
@@ -48,7 +64,7 @@ def apply_settings(df: pd.DataFrame, rules: Rules, knobs: Knobs) -> pd.DataFrame
     tokens, seqs = default_batch(df["total_bytes"], df["is_a100"], llm_class=knobs.llm_class)
     df["max_num_batched_tokens"] = knobs.max_num_batched_tokens or tokens
     df["max_num_seqs"] = knobs.max_num_seqs or seqs
-    df["kv_bytes"] = df["kv_cache_dtype"].map(KV_BYTES)
+    df["kv_bytes"] = np.asarray(df["kv_cache_dtype"].map(KV_BYTES))
     df["block_size_override"] = knobs.block_size or 0
     mla_bs = np.where(df["arch_sm"] == 100, 128, np.where(df["arch_sm"] == 90, max(64, rules.block_size),
                                                           rules.block_size))
@@ -58,14 +74,39 @@ def apply_settings(df: pd.DataFrame, rules: Rules, knobs: Knobs) -> pd.DataFrame
     return df
 
 
+def server_plans(servers: pd.DataFrame, plans: pd.DataFrame) -> pd.DataFrame:
+    """Every plan template sized on every server (server-major), with ``ok``: whether the server takes it."""
+    sp = servers.merge(plans, how="cross")
+    size_plans(sp)
+    sp["ok"] = server_takes(sp)
+    return sp.drop(columns=["pp_nodes"])
+
+
+def case_rows(models: pd.DataFrame, sp: pd.DataFrame, plans: int, kv_dtypes: int) -> tuple[np.ndarray, ...]:
+    """Positions (model, server-plan, KV dtype) of every valid case, in model × server × KV × plan order."""
+    split = {c: models[c].to_numpy()[:, None] for c in ("attention_heads", "kv_heads", "la_value_heads",
+                                                         "linear_layers")}
+    ok = model_takes({**split, "tp": sp["tp"].to_numpy()[None, :]}) & sp["ok"].to_numpy()
+    ok = ok.reshape(len(models), -1, 1, plans)
+    m, s, k, p = np.nonzero(np.broadcast_to(ok, (ok.shape[0], ok.shape[1], kv_dtypes, plans)))
+    return m, s * plans + p, k
+
+
 def case_matrix(cat: Catalog, rules: Rules) -> pd.DataFrame:
-    """The cross product of models × checkpoints × servers × KV dtypes × valid plans, with settings."""
-    servers = server_frame(cat)
+    """The cross product of models × checkpoints × servers × KV dtypes × valid plans, with settings.
+
+    Validity is decided on small frames (server × plan, then model × server-plan); the matrix is then
+    built once, column by column, from the positions of the valid cases.
+    """
+    servers, models = server_frame(cat), model_frame(cat)
     plans = plan_frame(int(servers["gpus_per_node"].max()), int(servers["nodes"].max()))
     kv_dtypes = pd.DataFrame({"kv_cache_dtype": list(cat.assume("kv_cache_dtypes"))})
-    df = model_frame(cat).merge(servers, how="cross").merge(kv_dtypes, how="cross").merge(plans, how="cross")
+    sp = server_plans(servers, plans)
+    m, s, k = case_rows(models, sp, len(plans), len(kv_dtypes))
+    df = repeat_frames([(models, m), (sp[servers.columns], s), (kv_dtypes, k),
+                        (sp.drop(columns=[*servers.columns, "ok"]), s)])
     knobs = Knobs(float(cat.assume("gpu_memory_utilization")), int(cat.assume("max_model_len")))
-    return apply_settings(resolve_plans(df), rules, knobs).reset_index(drop=True)
+    return apply_settings(df, rules, knobs)
 
 
 def add_contexts(df: pd.DataFrame, rules: Rules, contexts: list[int]) -> None:
@@ -103,6 +144,10 @@ def add_service_metrics(df: pd.DataFrame, contexts: list[int], nvme_default_gbs:
     df["ram_per_vram"] = df["ram_gb"] / (df["memory_gb"] * df["server_gpus"])
 
 
+REASONS = ("", "no-fit", "fits-one-gpu", "tp-needed", "tp-for-capacity", "pp-across-nodes")
+"""Why a row is the chosen plan of its combination ("" for the rows not chosen)."""
+
+
 def choose_plans(df: pd.DataFrame, dp_share: float) -> None:
     """Mark the recommended plan of each combination.
 
@@ -110,17 +155,24 @@ def choose_plans(df: pd.DataFrame, dp_share: float) -> None:
     unless it serves fewer than ``dp_share`` of the full-length sequences the best fitting plan
     serves; nothing fitting, the largest plan is shown with the reason ``no-fit``.
     """
-    groups = [df[k] for k in KEY]
-    served = (np.floor(df["max_concurrency"]) * df["dp"]).where(df["fits"])
-    enough = served >= dp_share * served.groupby(groups).transform("max")
-    best_rank = df["rank"].where(enough).groupby(groups).transform("min")
-    largest = df["rank"].groupby(groups).transform("max")
-    df["chosen"] = np.where(best_rank.notna(), df["rank"] == best_rank, df["rank"] == largest)
-    simplest_fit = df["rank"].where(df["fits"]).groupby(groups).transform("min")
-    tp_reason = np.where(simplest_fit < df["rank"], "tp-for-capacity", "tp-needed")
+    ids, bound = group_ids(df, KEY)
+    fits, rank = df["fits"].to_numpy(), df["rank"].to_numpy(np.float64)
+    served = np.where(fits, np.floor(df["max_concurrency"]) * df["dp"], np.nan)
+    enough = served >= dp_share * per_group(np.fmax, served, ids, bound)
+    best_rank = per_group(np.fmin, np.where(enough, rank, np.nan), ids, bound)
+    largest = per_group(np.fmax, rank, ids, bound)
+    df["chosen"] = np.where(np.isnan(best_rank), rank == largest, rank == best_rank)
+    simplest_fit = per_group(np.fmin, np.where(fits, rank, np.nan), ids, bound)
+    df["reason"] = plan_reasons(df, simplest_fit < rank)
+
+
+def plan_reasons(df: pd.DataFrame, tp_for_capacity: np.ndarray) -> pd.Categorical:
+    """The reason of each chosen row; ``tp_for_capacity``: a simpler plan fits, this one serves enough more."""
+    code = {reason: number for number, reason in enumerate(REASONS)}
+    tp_reason = np.where(tp_for_capacity, code["tp-for-capacity"], code["tp-needed"])
     reason = np.select([~df["fits"], df["plan"] == "dp", df["plan"] == "tp"],
-                       ["no-fit", "fits-one-gpu", tp_reason], "pp-across-nodes")
-    df["reason"] = np.where(df["chosen"], reason, "")
+                       [code["no-fit"], code["fits-one-gpu"], tp_reason], code["pp-across-nodes"])
+    return pd.Categorical.from_codes(np.where(df["chosen"], reason, code[""]), REASONS)
 
 
 def finish(df: pd.DataFrame, cat: Catalog, rules: Rules) -> pd.DataFrame:
@@ -131,8 +183,16 @@ def finish(df: pd.DataFrame, cat: Catalog, rules: Rules) -> pd.DataFrame:
     add_service_metrics(df, contexts, float(cat.assume("nvme_read_gbs")))
     choose_plans(df, float(cat.assume("dp_min_capacity_share")))
     add_nearest_change(df)
+    restore_text(df)
     df.attrs.update(rules=rules.line, contexts=contexts)
     return df
+
+
+def restore_text(df: pd.DataFrame) -> None:
+    """Turn the categorical text columns the matrix is built with back into plain text."""
+    for name, column in df.items():
+        if isinstance(column.dtype, pd.CategoricalDtype):
+            df[name] = column.cat.categories.array.take(column.cat.codes.to_numpy(), allow_fill=True)
 
 
 def evaluate(cat: Catalog, version: str | None = None) -> pd.DataFrame:
