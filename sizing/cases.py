@@ -147,23 +147,30 @@ def plan_frame(max_gpus_per_node: int, max_nodes: int) -> pd.DataFrame:
 def repeat_frames(parts: list[tuple[pd.DataFrame, np.ndarray]]) -> pd.DataFrame:
     """The columns of each small frame repeated at its row positions, side by side, as one DataFrame.
 
-    Numeric columns of one dtype are written straight into one 2-D block (the layout a consolidated
+    NumPy columns of one dtype are written straight into one 2-D block (the layout a consolidated
     frame has, without the copy that consolidating costs). Text becomes categorical: cheap to compare
     and group over a 700k-row matrix; :func:`sizing.evaluate.restore_text` turns it back into text.
     """
     columns = [(name, frame[name], rows) for frame, rows in parts for name in frame.columns]
-    blocks, numeric = [], {}
+    blocks, by_dtype = [], {}
     for position, (_, column, rows) in enumerate(columns):
-        if isinstance(column.dtype, pd.StringDtype):
-            codes, values = pd.factorize(column)
-            blocks.append((pd.Categorical.from_codes(codes[rows], values), np.array([position])))
+        if isinstance(column.dtype, np.dtype):
+            by_dtype.setdefault(column.dtype, []).append(position)
         else:
-            numeric.setdefault(column.dtype, []).append(position)
+            blocks.append((_repeat_extension(column, rows), np.array([position])))
     rows_count = len(parts[0][1])
     blocks += [(_block([columns[p][1:] for p in positions], dtype, rows_count), np.array(positions))
-               for dtype, positions in numeric.items()]
+               for dtype, positions in by_dtype.items()]
     return create_dataframe_from_blocks(blocks, index=pd.RangeIndex(rows_count),
                                         columns=pd.Index([name for name, _, _ in columns]))
+
+
+def _repeat_extension(column: pd.Series, rows: np.ndarray) -> pd.api.extensions.ExtensionArray:
+    """A text column as a categorical repeated at ``rows``; any other extension column taken as it is."""
+    if isinstance(column.dtype, pd.StringDtype):
+        codes, values = pd.factorize(column)
+        return pd.Categorical.from_codes(codes[rows], values)
+    return column.array.take(rows)
 
 
 def _block(columns: list[tuple[pd.Series, np.ndarray]], dtype: np.dtype, rows_count: int) -> np.ndarray:
@@ -175,11 +182,13 @@ def _block(columns: list[tuple[pd.Series, np.ndarray]], dtype: np.dtype, rows_co
 
 
 def key_codes(column: pd.Series) -> tuple[np.ndarray, int]:
-    """Integer codes of a key column and an upper bound on them (a categorical's own codes)."""
+    """Integer codes of a key column (a categorical's own codes; 0 for missing values) and a bound on them."""
     if isinstance(column.dtype, pd.CategoricalDtype):
-        return column.cat.codes.to_numpy(np.int64), len(column.cat.categories)
-    codes, values = pd.factorize(column)
-    return codes.astype(np.int64), len(values)
+        codes, count = column.cat.codes.to_numpy(), len(column.cat.categories)
+    else:
+        codes, values = pd.factorize(column)
+        count = len(values)
+    return codes.astype(np.int64) + 1, count + 1
 
 
 def group_ids(df: pd.DataFrame, keys: list[str]) -> tuple[np.ndarray, int]:

@@ -86,7 +86,8 @@ def case_rows(models: pd.DataFrame, sp: pd.DataFrame, plans: int, kv_dtypes: int
     """Positions (model, server-plan, KV dtype) of every valid case, in model × server × KV × plan order."""
     split = {c: models[c].to_numpy()[:, None] for c in ("attention_heads", "kv_heads", "la_value_heads",
                                                          "linear_layers")}
-    ok = model_takes({**split, "tp": sp["tp"].to_numpy()[None, :]}) & sp["ok"].to_numpy()
+    sizes, size_of = np.unique(sp["tp"].to_numpy(), return_inverse=True)
+    ok = model_takes({**split, "tp": sizes[None, :]})[:, size_of] & sp["ok"].to_numpy()
     ok = ok.reshape(len(models), -1, 1, plans)
     m, s, k, p = np.nonzero(np.broadcast_to(ok, (ok.shape[0], ok.shape[1], kv_dtypes, plans)))
     return m, s * plans + p, k

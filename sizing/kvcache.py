@@ -31,7 +31,7 @@ def attention_bytes_per_token_layer(is_mla: ArrayLike, kv_heads: ArrayLike, head
     MLA: ``(kv_lora_rank + qk_rope_head_dim) × dtype bytes``, the same on every TP rank.
     """
     gqa = 2 * kv_heads_per_rank(kv_heads, tp) * np.asarray(head_dim) * np.asarray(kv_bytes)
-    return np.where(is_mla, np.asarray(mla_dim) * np.asarray(kv_bytes), gqa).astype(np.int64)
+    return np.where(is_mla, np.asarray(mla_dim) * np.asarray(kv_bytes), gqa).astype(np.int64, copy=False)
 
 
 def stage_count(count: ArrayLike, pp: ArrayLike) -> np.ndarray:
