@@ -52,16 +52,17 @@ def _largest_fitting(df: pd.DataFrame, ids: np.ndarray, bound: int) -> tuple[np.
     return largest, first[ids]
 
 
-def _smaller_checkpoint(df: pd.DataFrame, at: np.ndarray) -> pd.Series:
-    """Of the rows ``at``: 'checkpoint (precision)' of the model's largest checkpoint that fits on the same
-    server and KV dtype, if smaller than the row's (else NaN); equal sizes go to the first in catalog order."""
+def _smaller_checkpoint(df: pd.DataFrame, at: np.ndarray) -> np.ndarray:
+    """Of the rows ``at``: the row of the model's largest checkpoint that fits on the same server and KV dtype,
+    if smaller than the row's (else -1); equal sizes go to the first in catalog order (the frame's order)."""
     largest, first = _largest_fitting(df, *group_ids(df, ["model", "server", "kv_cache_dtype"]))
-    smaller = largest[at] < df["w_total"].to_numpy()[at]
-    best = first[at[smaller]]
-    label = df["checkpoint"].iloc[best].astype("str") + " (" + df["precision"].iloc[best].astype("str") + ")"
-    out = pd.Series(np.nan, index=range(len(at)), dtype="str")
-    out[smaller] = label.to_numpy()
-    return out
+    return np.where(largest[at] < df["w_total"].to_numpy()[at], first[at], -1)
+
+
+def _checkpoint_label(df: pd.DataFrame, rows: np.ndarray) -> np.ndarray:
+    """'checkpoint (precision)' of the rows ``rows``."""
+    label = df["checkpoint"].iloc[rows].astype("str") + " (" + df["precision"].iloc[rows].astype("str") + ")"
+    return label.to_numpy()
 
 
 def _gpus_needed(rows: pd.DataFrame) -> pd.Series:
@@ -77,6 +78,12 @@ def _gpus_needed(rows: pd.DataFrame) -> pd.Series:
     return needed.where(needed > 0, GPU_COUNTS[-1] * 2)
 
 
+def _as_text(numbers: pd.Series) -> np.ndarray:
+    """Integers as text (each distinct value converted once)."""
+    codes, values = pd.factorize(numbers.astype(np.int64))
+    return np.array([str(v) for v in values], dtype=object)[codes]
+
+
 def _spread(values: np.ndarray, at: np.ndarray, length: int, fill: object) -> np.ndarray:
     """A column of ``length`` rows holding ``values`` at the rows ``at`` and ``fill`` elsewhere."""
     column = np.full(length, fill, dtype=np.asarray(values).dtype)
@@ -88,11 +95,16 @@ def add_nearest_change(df: pd.DataFrame) -> None:
     """Add ``change`` (a code) and ``change_value`` (its argument) to recommended non-fitting rows."""
     at = np.flatnonzero(df["chosen"] & ~df["fits"])
     rows = df[ROW_COLUMNS].iloc[at]
-    shorter, fp8, smaller = _shorter_context(rows), _fp8_kv_fits(df, at), _smaller_checkpoint(df, at)
-    conditions = [shorter.notna().to_numpy(), fp8, smaller.notna().to_numpy()]
-    change = np.select(conditions, [CHANGES.index(c) for c in ("max-model-len", "kv-fp8", "checkpoint")],
-                       CHANGES.index("more-gpus"))
-    value = np.select(conditions, [shorter.fillna(0).astype(np.int64).astype(str), "fp8", smaller.fillna("")],
-                      _gpus_needed(rows).astype(str))
-    df["change"] = pd.Categorical.from_codes(_spread(change, at, len(df), 0), CHANGES)
+    shorter, smaller = _shorter_context(rows), _smaller_checkpoint(df, at)
+    code = {name: number for number, name in enumerate(CHANGES)}
+    change = np.select([shorter.notna().to_numpy(), _fp8_kv_fits(df, at), smaller >= 0],
+                       [code["max-model-len"], code["kv-fp8"], code["checkpoint"]], code["more-gpus"])
+    value = np.full(len(at), "fp8", dtype=object)
+    pick = change == code["max-model-len"]
+    value[pick] = _as_text(shorter[pick])
+    pick = change == code["checkpoint"]
+    value[pick] = _checkpoint_label(df, smaller[pick])
+    pick = change == code["more-gpus"]
+    value[pick] = _as_text(_gpus_needed(rows[pick]))
+    df["change"] = pd.Categorical.from_codes(_spread(change, at, len(df), code[""]), CHANGES)
     df["change_value"] = pd.array(_spread(value, at, len(df), ""), dtype="str")

@@ -42,8 +42,11 @@ def server_takes(df: pd.DataFrame) -> pd.Series:
     return ok & ~(df["pp_nodes"] & (df["nodes"] < 2))
 
 
-def model_takes(df: pd.DataFrame) -> pd.Series:
-    """Whether the model splits ``tp`` ways: attention heads divide, KV heads divide or replicate, GDN heads divide."""
+def model_takes(df: pd.DataFrame | dict[str, np.ndarray]) -> pd.Series | np.ndarray:
+    """Whether the model splits ``tp`` ways: attention heads divide, KV heads divide or replicate, GDN heads divide.
+
+    ``df`` may also be a dict of arrays that broadcast (models down, TP sizes across).
+    """
     ok = df["attention_heads"] % df["tp"] == 0
     ok &= (df["kv_heads"] % df["tp"] == 0) | (df["tp"] % df["kv_heads"] == 0)
     ok &= (df["la_value_heads"] % df["tp"] == 0) | (df["linear_layers"] == 0)
@@ -83,13 +86,18 @@ def server_plans(servers: pd.DataFrame, plans: pd.DataFrame) -> pd.DataFrame:
 
 
 def case_rows(models: pd.DataFrame, sp: pd.DataFrame, plans: int, kv_dtypes: int) -> tuple[np.ndarray, ...]:
-    """Positions (model, server-plan, KV dtype) of every valid case, in model × server × KV × plan order."""
-    split = {c: models[c].to_numpy()[:, None] for c in ("attention_heads", "kv_heads", "la_value_heads",
-                                                         "linear_layers")}
+    """Positions (model, server-plan, KV dtype) of every valid case, in model × server × KV × plan order.
+
+    A case is valid when its server takes the plan and its model splits the plan's TP ways; the KV
+    dtype changes neither, so validity is decided per model × server-plan, then repeated per KV dtype.
+    """
+    heads = {c: models[c].to_numpy()[:, None] for c in ("attention_heads", "kv_heads", "la_value_heads",
+                                                        "linear_layers")}
     sizes, size_of = np.unique(sp["tp"].to_numpy(), return_inverse=True)
-    ok = model_takes({**split, "tp": sizes[None, :]})[:, size_of] & sp["ok"].to_numpy()
-    ok = ok.reshape(len(models), -1, 1, plans)
-    m, s, k, p = np.nonzero(np.broadcast_to(ok, (ok.shape[0], ok.shape[1], kv_dtypes, plans)))
+    takes = model_takes({**heads, "tp": sizes[None, :]})[:, size_of] & sp["ok"].to_numpy()
+    valid = np.broadcast_to(takes.reshape(len(models), -1, 1, plans),
+                            (len(models), len(sp) // plans, kv_dtypes, plans))
+    m, s, k, p = np.nonzero(valid)  # row-major: model, then server, KV dtype, plan
     return m, s * plans + p, k
 
 
