@@ -22,6 +22,7 @@ MIN_CONTEXT = 4096
 GPU_COUNTS = (1, 2, 4, 8, 16, 32, 64)
 STEP = 1024
 CHANGES = ("", "max-model-len", "kv-fp8", "checkpoint", "more-gpus")
+CODE = {change: number for number, change in enumerate(CHANGES)}
 ROW_COLUMNS = ["longest_context", "budget_bytes", "activation_bytes", "nontorch_bytes", "cudagraph_bytes", "is_mla",
                "kv_heads", "head_dim", "mla_dim", "kv_bytes", "full_layers", "sliding_layers", "max_model_len",
                "w_total"]
@@ -91,20 +92,26 @@ def _spread(values: np.ndarray, at: np.ndarray, length: int, fill: object) -> np
     return column
 
 
+def _arguments(df: pd.DataFrame, rows: pd.DataFrame, change: np.ndarray, shorter: pd.Series,
+               smaller: np.ndarray) -> np.ndarray:
+    """The argument of each advised row's change, as text: tokens, fp8, 'checkpoint (precision)' or GPUs."""
+    value = np.full(len(rows), "fp8", dtype=object)
+    pick = change == CODE["max-model-len"]
+    value[pick] = _as_text(shorter[pick])
+    pick = change == CODE["checkpoint"]
+    value[pick] = _checkpoint_label(df, smaller[pick])
+    pick = change == CODE["more-gpus"]
+    value[pick] = _as_text(_gpus_needed(rows[pick]))
+    return value
+
+
 def add_nearest_change(df: pd.DataFrame) -> None:
     """Add ``change`` (a code) and ``change_value`` (its argument) to recommended non-fitting rows."""
     at = np.flatnonzero(df["chosen"] & ~df["fits"])
     rows = df[ROW_COLUMNS].iloc[at]
     shorter, smaller = _shorter_context(rows), _smaller_checkpoint(df, at)
-    code = {name: number for number, name in enumerate(CHANGES)}
     change = np.select([shorter.notna().to_numpy(), _fp8_kv_fits(df, at), smaller >= 0],
-                       [code["max-model-len"], code["kv-fp8"], code["checkpoint"]], code["more-gpus"])
-    value = np.full(len(at), "fp8", dtype=object)
-    pick = change == code["max-model-len"]
-    value[pick] = _as_text(shorter[pick])
-    pick = change == code["checkpoint"]
-    value[pick] = _checkpoint_label(df, smaller[pick])
-    pick = change == code["more-gpus"]
-    value[pick] = _as_text(_gpus_needed(rows[pick]))
-    df["change"] = pd.Categorical.from_codes(_spread(change, at, len(df), code[""]), CHANGES)
+                       [CODE["max-model-len"], CODE["kv-fp8"], CODE["checkpoint"]], CODE["more-gpus"])
+    value = _arguments(df, rows, change, shorter, smaller)
+    df["change"] = pd.Categorical.from_codes(_spread(change, at, len(df), CODE[""]), CHANGES)
     df["change_value"] = pd.array(_spread(value, at, len(df), ""), dtype="str")
