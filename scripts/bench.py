@@ -108,7 +108,7 @@ def downloads_seconds(work: Path) -> float:
     """Time of the build's downloads step (evaluate the matrix once, write CSV/JSON per language)."""
     code = ("import sys, time; from pathlib import Path; t = time.perf_counter();"
             "from sizing.site import active_context; from sizing.snapshots import write_downloads;"
-            "ctx = active_context(); [write_downloads(Path(sys.argv[1]) / l, ctx) for l in ('en', 'zh', 'ru')];"
+            "ctx = active_context(); write_downloads([Path(sys.argv[1]) / l for l in ('en', 'zh', 'ru')], ctx);"
             "print(time.perf_counter() - t)")
     out = subprocess.run([sys.executable, "-c", code, str(work)], cwd=ROOT, capture_output=True, text=True,
                          check=True).stdout

@@ -82,8 +82,7 @@ def _evaluate_once(work: Path) -> object:
 
 def _write_downloads(work: Path, ctx: object) -> None:
     """Write the matrix downloads (fits.csv, fits.json) into every built language."""
-    for lang in CONFIGS:
-        write_downloads(work / lang, ctx)
+    write_downloads([work / lang for lang in CONFIGS], ctx)
 
 
 def _assemble(work: Path) -> Path:

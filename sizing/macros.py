@@ -188,8 +188,8 @@ def downloads(lang: str, page_url: str | None = None) -> str:
 
 @functools.lru_cache(maxsize=2)
 def calibration_checks(ctx: SiteContext) -> tuple[calibration.Check, ...]:
-    """The calibration checks against real vLLM logs, computed once per context."""
-    return tuple(calibration.results(ctx.catalog))
+    """The calibration checks against real vLLM logs, computed once per context (or once per build)."""
+    return ctx.calibration or tuple(calibration.results(ctx.catalog))
 
 
 def calibration_value(metric: str, number: float, lang: str) -> str:

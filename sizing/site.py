@@ -40,6 +40,8 @@ class SiteContext:
     frame: pd.DataFrame
     examples: Mapping[str, pd.Series]
     catalog_dir: Path | None = None
+    calibration: tuple = ()
+    """Calibration checks computed by the build before the language builds (empty: compute on demand)."""
 
     @property
     def contexts(self) -> list[int]:
@@ -87,7 +89,9 @@ def fingerprint(catalog_dir: Path) -> str:
 
 def save_context(ctx: SiteContext, path: Path) -> None:
     """Write ``ctx`` (with its catalog's fingerprint) for the language builds to load."""
-    payload = (fingerprint(ctx.catalog_dir), ctx.catalog, ctx.frame, dict(ctx.examples), ctx.catalog_dir)
+    from sizing.calibration import results  # noqa: PLC0415 - the build's once-only work
+    checks = ctx.calibration or tuple(results(ctx.catalog))
+    payload = (fingerprint(ctx.catalog_dir), ctx.catalog, ctx.frame, dict(ctx.examples), ctx.catalog_dir, checks)
     path.write_bytes(pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL))
 
 
@@ -96,10 +100,10 @@ def _saved(resolved: str) -> SiteContext | None:
     path = os.environ.get(SNAPSHOT_VAR)
     if not path or not Path(path).is_file():
         return None
-    stamp, cat, frame, examples, catalog_dir = pickle.loads(Path(path).read_bytes())  # noqa: S301 - our own file
+    stamp, cat, frame, examples, catalog_dir, checks = pickle.loads(Path(path).read_bytes())  # noqa: S301 - ours
     if catalog_dir != Path(resolved) or stamp != fingerprint(Path(resolved)):
         return None
-    return SiteContext(cat, frame, MappingProxyType(examples), catalog_dir)
+    return SiteContext(cat, frame, MappingProxyType(examples), catalog_dir, checks)
 
 
 @functools.lru_cache(maxsize=4)

@@ -84,17 +84,22 @@ def catalog_revision(directory: Path = ROOT) -> str:
     return out.stdout.strip()
 
 
-def write_downloads(site_lang_dir: str | Path, ctx: SiteContext | None = None) -> list[Path]:
-    """Write ``downloads/fits.csv`` and ``downloads/fits.json`` under one built language root."""
+def download_texts(ctx: SiteContext) -> dict[str, str]:
+    """The downloads' contents by file name: ``fits.csv`` and ``fits.json`` (the same for every language)."""
+    return {"fits.csv": matrix_csv(ctx), "fits.json": matrix_json(ctx, catalog_revision(ctx.catalog_dir or ROOT))}
+
+
+def write_downloads(site_lang_dirs: str | Path | list[Path], ctx: SiteContext | None = None) -> list[Path]:
+    """Write ``downloads/fits.csv`` and ``downloads/fits.json`` under each built language root (computed once)."""
     from sizing.site import active_context  # noqa: PLC0415 - the site's catalog unless one is given
-    ctx = ctx or active_context()
-    folder = Path(site_lang_dir) / "downloads"
-    folder.mkdir(parents=True, exist_ok=True)
-    files = {folder / "fits.csv": matrix_csv(ctx),
-             folder / "fits.json": matrix_json(ctx, catalog_revision(ctx.catalog_dir or ROOT))}
-    for path, text in files.items():
-        path.write_text(text, encoding="utf-8")
-    return list(files)
+    roots = [Path(d) for d in site_lang_dirs] if isinstance(site_lang_dirs, list) else [Path(site_lang_dirs)]
+    texts, written = download_texts(ctx or active_context()), []
+    for root in roots:
+        (root / "downloads").mkdir(parents=True, exist_ok=True)
+        for name, text in texts.items():
+            (root / "downloads" / name).write_text(text, encoding="utf-8")
+            written.append(root / "downloads" / name)
+    return written
 
 
 # ---------------------------------------------------------------------------------------------

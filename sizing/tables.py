@@ -321,12 +321,17 @@ def resolve(table: TableSpec | pd.DataFrame, ctx: SiteContext | None) -> tuple[t
     return table.columns, table.rows(ctx or active_context())
 
 
+CELL_CONTEXT = ("plan", "tp", "pp", "dp", "change", "change_value", "reason", "currency")
+"""Row fields that formatters read besides a column's own value (plan sizes, advice, currency)."""
+
+
 def markdown_rows(columns: tuple[ColumnSpec, ...], rows: pd.DataFrame, lang: str) -> list[str]:
     """Header, alignment and body lines of a Markdown table, one row per line, cells unpadded."""
     lines = ["| " + " | ".join(header(c, lang) for c in columns) + " |",
              "|" + "|".join("---:" if c.kind in NUMERIC else "---" for c in columns) + "|"]
     words = cell_words(lang)
-    for row in rows.to_dict("records"):
+    needed = [k for k in dict.fromkeys([*(c.id for c in columns), *CELL_CONTEXT]) if k in rows.columns]
+    for row in rows[needed].to_dict("records"):
         lines.append("| " + " | ".join(format_cell(c, row, lang, words) for c in columns) + " |")
     return lines
 
