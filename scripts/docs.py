@@ -29,11 +29,13 @@ sys.path.insert(0, str(ROOT))
 
 from scripts.i18n_checks import CONFIGS, all_problems  # noqa: E402
 from sizing.errors import CatalogError  # noqa: E402
-from sizing.site import SNAPSHOT_VAR, active_context, save_context  # noqa: E402
-from sizing.snapshots import write_downloads  # noqa: E402
 
 CONTEXT_FILE = "context.pickle"
 """The catalog evaluated once by the build, loaded by every language's mkdocs process."""
+SNAPSHOT_VAR = "SIZING_CONTEXT_FILE"
+"""The environment variable :mod:`sizing.site` reads that file's path from."""
+STAGED = "staged"
+"""Folder of the build's work area where the downloads are written once, then copied per language."""
 
 CHILD_ENV = {"NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true"}
 """Added to the environment of every mkdocs run: silence the MkDocs 2 / Material banner."""
@@ -55,11 +57,22 @@ def _start_build(lang: str, work: Path) -> subprocess.Popen[bytes]:
         return subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
 
 
+def _run_builds(work: Path) -> dict[str, int]:
+    """Build the languages, as many at once as there are CPU cores; their exit codes by language."""
+    waiting, running, codes = list(CONFIGS), {}, {}
+    while waiting or running:
+        while waiting and len(running) < max(1, os.cpu_count() or 1):
+            lang = waiting.pop(0)
+            running[lang] = _start_build(lang, work)
+        lang = next(iter(running))
+        codes[lang] = running.pop(lang).wait()
+    return codes
+
+
 def _build_languages(work: Path) -> list[str]:
-    """Build every language in parallel; return the languages that failed, after showing why."""
+    """Build every language; return the languages that failed, after showing why."""
     started = time.monotonic()
-    processes = {lang: _start_build(lang, work) for lang in CONFIGS}
-    failed = [lang for lang, process in processes.items() if process.wait() != 0]
+    failed = [lang for lang, code in _run_builds(work).items() if code != 0]
     for lang in failed:
         log = (work / f"{lang}.log").read_text(encoding="utf-8", errors="replace")
         print(f"--- mkdocs output for {lang} ({CONFIGS[lang]}) ---\n{log}", file=sys.stderr)
@@ -68,21 +81,32 @@ def _build_languages(work: Path) -> list[str]:
     return failed
 
 
-def _evaluate_once(work: Path) -> object:
-    """Validate and evaluate the catalog once; save it for the language builds. None (after the
-    catalog's one-line message) when the catalog is broken."""
+def _prepare(work: Path) -> bool:
+    """Validate and evaluate the catalog once, in a process of its own that exits before the language
+    builds start (so its memory is gone): it saves the context and stages the downloads. False (after
+    the catalog's one-line message) when the catalog is broken."""
+    command = [sys.executable, str(Path(__file__).resolve()), "prepare", str(work)]
+    return subprocess.run(command, cwd=ROOT, check=False).returncode == 0
+
+
+def prepare(work: Path) -> int:
+    """The ``prepare`` step: context saved to ``work``, downloads written to ``work/staged``."""
+    from sizing.site import active_context, save_context  # noqa: PLC0415 - heavy; only this process
+    from sizing.snapshots import write_downloads  # noqa: PLC0415
     try:
         ctx = active_context()
     except CatalogError as exc:
         print(exc, file=sys.stderr)
-        return None
+        return 2
     save_context(ctx, work / CONTEXT_FILE)
-    return ctx
+    write_downloads([work / STAGED], ctx)
+    return 0
 
 
-def _write_downloads(work: Path, ctx: object) -> None:
-    """Write the matrix downloads (fits.csv, fits.json) into every built language."""
-    write_downloads([work / lang for lang in CONFIGS], ctx)
+def _copy_downloads(work: Path) -> None:
+    """Copy the staged downloads (fits.csv, fits.json) into every built language."""
+    for lang in CONFIGS:
+        shutil.copytree(work / STAGED / "downloads", work / lang / "downloads")
 
 
 def _assemble(work: Path) -> Path:
@@ -116,12 +140,11 @@ def build(site: Path) -> int:
     site.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".{site.name}-build-", dir=site.parent))
     try:
-        ctx = _evaluate_once(work)
-        failed = ["catalog"] if ctx is None else _build_languages(work)
+        failed = _build_languages(work) if _prepare(work) else ["catalog"]
         if failed:
             print(f"Build failed for {', '.join(failed)}; {site} left unchanged.", file=sys.stderr)
             return 1
-        _write_downloads(work, ctx)
+        _copy_downloads(work)
         _swap(_assemble(work), site, work / "previous")
         print(f"Site ready in {site}")
         return 0
@@ -204,6 +227,8 @@ def _parser() -> argparse.ArgumentParser:
         command.add_argument("--site", type=Path, default=ROOT / "site", help="site folder (site/)")
     commands.choices["serve"].add_argument("--port", type=int, default=8000, help="port (8000)")
     commands.add_parser("check-i18n", help="check message files, page structure and nav parity")
+    commands.add_parser("prepare", help="(internal) evaluate the catalog once for a build").add_argument(
+        "work", type=Path)
     return parser
 
 
@@ -214,6 +239,8 @@ def main(argv: list[str] | None = None) -> int:
         return build(args.site)
     if args.command == "serve":
         return serve(args.site, args.port)
+    if args.command == "prepare":
+        return prepare(args.work)
     return check_i18n()
 
 

@@ -29,3 +29,9 @@ def test_a_saved_context_of_another_catalog_state_is_ignored(tmp_path, monkeypat
     gpus.write_text(gpus.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
     assert site._saved(str(catalog)) is None
     assert site._saved(str(site.DEFAULT_DIR.resolve())) is None
+
+
+def test_the_build_script_and_the_site_agree_on_the_variable_name():
+    from scripts import docs
+
+    assert docs.SNAPSHOT_VAR == site.SNAPSHOT_VAR
