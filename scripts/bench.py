@@ -247,7 +247,7 @@ def memory_section(m: dict[str, float]) -> list[str]:
     """The build memory figures and their target."""
     return ["## Peak memory of a full build", "",
             f"- Largest single process (`getrusage(RUSAGE_CHILDREN).ru_maxrss`): {m['largest_process_mb']:.0f} MB.",
-            f"- Whole build, summed over its process tree (sampled every 50 ms; three languages in parallel): "
+            f"- Whole build, summed over its process tree (sampled every 50 ms; language builds in parallel, one per core): "
             f"{m['tree_peak_mb']:.0f} MB.",
             f"- Target under {TARGETS['peak_mb']:.0f} MB (whole build): "
             f"{verdict(m['tree_peak_mb'] < TARGETS['peak_mb'])}; "
