@@ -23,6 +23,8 @@ serve: build
 	$(BIN)/python scripts/docs.py serve
 
 test: $(STAMP)
+	$(BIN)/python -m sizing export --check
+	$(BIN)/python scripts/calibrate.py --check
 	$(BIN)/python -m pytest -q
 
 # generated/ must match the catalog: prints a diff and fails when `python -m sizing export` is due.
