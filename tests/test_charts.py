@@ -284,23 +284,31 @@ def test_price_chart_bars_are_sorted_and_proportional(real) -> None:
         assert bar.find(f"{SVG}title") is not None
 
 
+def edited_catalog(tmp_path: Path, file: str, edit) -> Path:
+    """A copy of the catalog in ``tmp_path`` whose ``file`` (YAML) went through ``edit(data)``."""
+    target = tmp_path / "catalog"
+    if not target.exists():
+        shutil.copytree(ROOT / "catalog", target)
+    data = yaml.safe_load((target / file).read_text(encoding="utf-8"))
+    edit(data)
+    (target / file).write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    return target
+
+
 @pytest.fixture()
 def odd_catalog(tmp_path: Path, real: tuple[Catalog, pd.DataFrame], servers: list[str]) -> tuple[Path, str, str]:
     """A copy of the catalog where a plotted model and a priced server have names with markup characters."""
     cat, df = real
     server = servers[0]
     model = charts.concurrency_series(cat, df, server)[0].model
-    target = tmp_path / "catalog"
-    shutil.copytree(ROOT / "catalog", target)
-    models = yaml.safe_load((target / "models.yaml").read_text(encoding="utf-8"))
-    models[model]["name"] = 'Evil <b>"model"</b> & </svg><script>x</script>'
-    (target / "models.yaml").write_text(yaml.safe_dump(models, sort_keys=False, allow_unicode=True), encoding="utf-8")
-    servers_yaml = yaml.safe_load((target / "servers.yaml").read_text(encoding="utf-8"))
-    priced = next((s for s, v in servers_yaml.items() if v.get("price")), server)
-    servers_yaml[priced]["name"] = "Rack <A&B>"
-    (target / "servers.yaml").write_text(yaml.safe_dump(servers_yaml, sort_keys=False, allow_unicode=True),
-                                         encoding="utf-8")
-    return target, server, model
+    edited_catalog(tmp_path, "models.yaml",
+                   lambda models: models[model].update(name='Evil <b>"model"</b> & </svg><script>x</script>'))
+
+    def rename_priced(servers_yaml: dict) -> None:
+        priced = next((s for s, v in servers_yaml.items() if v.get("price")), server)
+        servers_yaml[priced]["name"] = "Rack <A&B>"
+
+    return edited_catalog(tmp_path, "servers.yaml", rename_priced), server, model
 
 
 def test_catalog_text_is_escaped(odd_catalog: tuple[Path, str, str]) -> None:
@@ -324,11 +332,7 @@ def test_short_context_gives_a_linear_axis(tmp_path: Path, real: tuple[Catalog, 
     cat, df = real
     server = servers[0]
     model = charts.concurrency_series(cat, df, server)[0].model
-    target = tmp_path / "catalog"
-    shutil.copytree(ROOT / "catalog", target)
-    models = yaml.safe_load((target / "models.yaml").read_text(encoding="utf-8"))
-    models[model]["max_context"] = 4096
-    (target / "models.yaml").write_text(yaml.safe_dump(models, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    target = edited_catalog(tmp_path, "models.yaml", lambda models: models[model].update(max_context=4096))
     figure = parse(charts.concurrency_chart("en", server, models=model, catalog_dir=target))
     assert svg_of(figure).get("data-scale") == "linear"
     [(group, pts)] = polylines(figure)
