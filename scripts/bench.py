@@ -6,9 +6,10 @@
 1. Build time of all three languages (``scripts/docs.py build --site DIR``) with the macros, against
    the same pages with every ``{{ sz_… }}`` call replaced by fixed text: the very Markdown the macro
    renders, pasted in (a copy of the working tree in a temporary folder). Both builds then render,
-   index and write the same pages, so the difference is the cost of computing. ``scripts/docs.py``
-   also evaluates the matrix once for the downloads in both variants; that step is timed on its own
-   and counted as computing as well.
+   index and write the same pages, so the difference is the cost of computing; the target is judged
+   on it. Both variants also run the build's once-only step (``scripts/docs.py prepare``: evaluate
+   the catalog, run the calibration, write the downloads); it is timed on its own and reported, with
+   the share computing would have if it were counted too.
 2. Evaluation throughput of the full, 10× and 100× matrix (``scripts/bench_sizing.py`` catalogs).
 3. Peak memory of a full build: ``resource.getrusage(RUSAGE_CHILDREN).ru_maxrss`` (the largest
    single process) and the sampled peak of the summed RSS of the build's process tree (the three
@@ -105,14 +106,12 @@ def macro_free_copy(dest: Path) -> int:
 
 
 def downloads_seconds(work: Path) -> float:
-    """Time of the build's downloads step (evaluate the matrix once, write CSV/JSON per language)."""
-    code = ("import sys, time; from pathlib import Path; t = time.perf_counter();"
-            "from sizing.site import active_context; from sizing.snapshots import write_downloads;"
-            "ctx = active_context(); write_downloads([Path(sys.argv[1]) / l for l in ('en', 'zh', 'ru')], ctx);"
-            "print(time.perf_counter() - t)")
-    out = subprocess.run([sys.executable, "-c", code, str(work)], cwd=ROOT, capture_output=True, text=True,
-                         check=True).stdout
-    return float(out.strip().splitlines()[-1])
+    """Wall time of the build's once-only step, ``scripts/docs.py prepare`` (a process of its own)."""
+    work.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    subprocess.run([sys.executable, str(ROOT / "scripts" / "docs.py"), "prepare", str(work)], cwd=ROOT,
+                   capture_output=True, check=True)
+    return time.perf_counter() - started
 
 
 def compare_builds(repeats: int, work: Path) -> dict[str, Any]:
@@ -216,20 +215,22 @@ def verdict(ok: bool) -> str:
 
 
 def build_section(b: dict[str, Any]) -> list[str]:
-    """The build-time table and the computing share."""
+    """The build-time table and the computing share (the target is judged as the issue defines it)."""
     pages_cost = b["with"] - b["without"]
-    share = (pages_cost + b["downloads"]) / (b["without"] - b["downloads"])
+    share = pages_cost / b["without"]
+    with_step = (pages_cost + b["downloads"]) / (b["without"] - b["downloads"])
     return ["## Build time, all three languages", "",
             "| Build | Best (s) | Runs (s) |", "|---|---:|---|",
             f"| With macros (the site as published) | {b['with']:.1f} | "
             f"{', '.join(f'{x:.1f}' for x in b['all_with'])} |",
             f"| Same pages, {b['replaced']} macro calls replaced by fixed text | {b['without']:.1f} | "
             f"{', '.join(f'{x:.1f}' for x in b['all_without'])} |", "",
-            f"- Macros add {pages_cost:.1f} s ({pages_cost / b['without']:.1%}) to the build.",
-            f"- The downloads step (matrix evaluated once, CSV/JSON written), part of both builds: "
-            f"{b['downloads']:.2f} s.",
-            f"- Computing in total (macros + downloads) adds {share:.1%} to a build without it. "
-            f"Target under {TARGETS['overhead']:.0%}: {verdict(share < TARGETS['overhead'])}.", ""]
+            f"- Computing (the macros, against the same pages with their output as fixed text) adds "
+            f"{pages_cost:.1f} s ({share:.1%}) to the build. Target under {TARGETS['overhead']:.0%}: "
+            f"{verdict(share < TARGETS['overhead'])}.",
+            f"- Both builds also run the build's once-only step (validate and evaluate the catalog, run the "
+            f"calibration, write fits.csv/fits.json; its own process): {b['downloads']:.2f} s measured alone, "
+            f"Python start-up included. Counted as computing too, computing would add {with_step:.1%}.", ""]
 
 
 def evaluation_section(rows: list[dict[str, Any]], eval_mb: float) -> list[str]:
