@@ -15,9 +15,7 @@ so it survives Markdown indentation (tabs, admonitions) and parses in tests.
 
 from __future__ import annotations
 
-import functools
 import math
-import os
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
@@ -30,10 +28,9 @@ import numpy as np
 import pandas as pd
 from babel.lists import format_list
 
-from sizing import memory
-from sizing.catalog import DEFAULT_DIR, Catalog, load_catalog
+from sizing import memory, site
+from sizing.catalog import Catalog
 from sizing.errors import UsageError
-from sizing.evaluate import evaluate
 from sizing.i18n import fmt_money, fmt_number, t
 from sizing.versions import rules_for
 
@@ -75,28 +72,9 @@ SVG_NS = "http://www.w3.org/2000/svg"
 # ---------------------------------------------------------------------------------------------
 
 
-def _catalog_dir(catalog_dir: str | Path | None) -> Path:
-    """The catalog folder a macro reads: the argument, ``$SIZING_CATALOG`` or ``catalog/``."""
-    return Path(catalog_dir or os.environ.get("SIZING_CATALOG") or DEFAULT_DIR).resolve()
-
-
-@functools.lru_cache(maxsize=4)
-def _evaluated(resolved: str) -> tuple[Catalog, pd.DataFrame]:
-    cat = load_catalog(resolved)
-    return cat, evaluate(cat)
-
-
-def _source(catalog_dir: str | Path | None) -> tuple[Catalog, pd.DataFrame]:
-    """The catalog and its evaluated matrix, shared with the other macros when :mod:`sizing.site` exists."""
-    resolved = _catalog_dir(catalog_dir)
-    try:
-        from sizing import site
-    except ModuleNotFoundError as err:
-        if err.name != "sizing.site":
-            raise
-        return _evaluated(str(resolved))
-    ctx = site.context(resolved)
-    return ctx.catalog, ctx.frame
+def _context(catalog_dir: str | Path | None) -> site.SiteContext:
+    """The build context the other macros share: of ``catalog_dir``, else the site's active catalog."""
+    return site.context(catalog_dir) if catalog_dir else site.active_context()
 
 
 @dataclass(frozen=True)
@@ -224,7 +202,8 @@ def price_rows(cat: Catalog, df: pd.DataFrame) -> pd.DataFrame:
 
 
 def _esc(text: object) -> str:
-    return escape(str(text), quote=True)
+    """HTML-escaped text with braces as entities, so catalog text can never look like a Jinja expression."""
+    return escape(str(text), quote=True).replace("{", "&#123;").replace("}", "&#125;")
 
 
 def _f(value: float) -> str:
@@ -388,9 +367,10 @@ def _context_tick(lang: str, tokens: int) -> str:
 
 
 def concurrency_svg(lang: str, cat: Catalog, df: pd.DataFrame, server_id: str,
-                    models: Sequence[str] | None = None) -> str:
-    """The concurrency-by-context figure of ``server_id`` in ``lang`` (see :func:`concurrency_series`)."""
-    series = concurrency_series(cat, df, server_id, models)
+                    models: Sequence[str] | None = None, series: Sequence[Series] | None = None) -> str:
+    """The concurrency-by-context figure of ``server_id`` in ``lang`` (see :func:`concurrency_series`;
+    ``series`` when they were computed already)."""
+    series = concurrency_series(cat, df, server_id, models) if series is None else list(series)
     server = cat.servers[server_id].name
     if not series:
         return _el("p", _esc(t(lang, "chart_no_models", server=server)), class_="sz-chart-empty")
@@ -449,8 +429,15 @@ def concurrency_chart(lang: str, server: str, models: Sequence[str] | str | None
     """
     if isinstance(models, str):
         models = [m.strip() for m in models.split(",") if m.strip()]
-    cat, df = _source(catalog_dir)
-    return concurrency_svg(lang, cat, df, server, models)
+    ctx = _context(catalog_dir)
+    _check_server(ctx.catalog, server)
+    ready = ctx.series.get(server) if models is None else None
+    return concurrency_svg(lang, ctx.catalog, ctx.frame, server, models, ready)
+
+
+def all_series(cat: Catalog, df: pd.DataFrame) -> dict[str, tuple[Series, ...]]:
+    """The automatically chosen series of every server (computed once per build, see :mod:`sizing.site`)."""
+    return {server: tuple(concurrency_series(cat, df, server)) for server in cat.servers}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -512,5 +499,6 @@ def price_svg(lang: str, cat: Catalog, df: pd.DataFrame) -> str:
 
 def price_chart(lang: str, catalog_dir: str | Path | None = None) -> str:
     """Macro ``sz_chart_price()``: monthly price per GB of GPU memory of every priced server."""
-    cat, df = _source(catalog_dir)
+    ctx = _context(catalog_dir)
+    cat, df = ctx.catalog, ctx.frame
     return price_svg(lang, cat, df)

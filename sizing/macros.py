@@ -20,6 +20,7 @@ from sizing import calibration
 from sizing.commands import sglang_command, vllm_command
 from sizing.errors import UsageError
 from sizing.explain import Quantity, caption, explain_markdown, fmt_quantity
+from sizing.charts import concurrency_chart
 from sizing.i18n import fmt_gib, fmt_number, fmt_percent, t
 from sizing.site import SiteContext, active_context
 from sizing.tables import escape_cell, fit_spec, get_spec, markdown_rows, settings_note, to_markdown
@@ -59,7 +60,9 @@ def server_section(ctx: SiteContext, server: str, lang: str) -> str:
     line = t(lang, "fit_server_caption", gpus=fmt_number(s.gpus_per_node * s.nodes, lang), gpu=gpu.name,
              memory=fmt_gib(gpu.memory_mib * MiB, lang))
     table_md = "\n".join(markdown_rows(*_spec_rows(ctx, server), lang))
-    return f"### {escape_cell(s.name)} {{ #fit-{server} }}\n\n{escape_cell(line)}\n" + sortable(table_md)
+    chart = concurrency_chart(lang, server, catalog_dir=ctx.catalog_dir)
+    return (f"### {escape_cell(s.name)} {{ #fit-{server} }}\n\n{escape_cell(line)}\n" + sortable(table_md)
+            + f"\n{chart}\n")
 
 
 def _spec_rows(ctx: SiteContext, server: str) -> tuple[Any, Any]:

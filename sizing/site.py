@@ -13,7 +13,7 @@ import functools
 import hashlib
 import os
 import pickle
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 from typing import Mapping
@@ -42,6 +42,8 @@ class SiteContext:
     catalog_dir: Path | None = None
     calibration: tuple = ()
     """Calibration checks computed by the build before the language builds (empty: compute on demand)."""
+    series: Mapping[str, tuple] = field(default_factory=lambda: MappingProxyType({}))
+    """Each server's concurrency-chart series, computed by the build likewise (empty: compute on demand)."""
 
     @property
     def contexts(self) -> list[int]:
@@ -90,8 +92,11 @@ def fingerprint(catalog_dir: Path) -> str:
 def save_context(ctx: SiteContext, path: Path) -> None:
     """Write ``ctx`` (with its catalog's fingerprint) for the language builds to load."""
     from sizing.calibration import results  # noqa: PLC0415 - the build's once-only work
+    from sizing.charts import all_series  # noqa: PLC0415
     checks = ctx.calibration or tuple(results(ctx.catalog))
-    payload = (fingerprint(ctx.catalog_dir), ctx.catalog, ctx.frame, dict(ctx.examples), ctx.catalog_dir, checks)
+    series = dict(ctx.series) or all_series(ctx.catalog, ctx.frame)
+    payload = (fingerprint(ctx.catalog_dir), ctx.catalog, ctx.frame, dict(ctx.examples), ctx.catalog_dir, checks,
+               series)
     path.write_bytes(pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL))
 
 
@@ -100,10 +105,10 @@ def _saved(resolved: str) -> SiteContext | None:
     path = os.environ.get(SNAPSHOT_VAR)
     if not path or not Path(path).is_file():
         return None
-    stamp, cat, frame, examples, catalog_dir, checks = pickle.loads(Path(path).read_bytes())  # noqa: S301 - ours
+    stamp, cat, frame, examples, catalog_dir, checks, series = pickle.loads(Path(path).read_bytes())  # noqa: S301
     if catalog_dir != Path(resolved) or stamp != fingerprint(Path(resolved)):
         return None
-    return SiteContext(cat, frame, MappingProxyType(examples), catalog_dir, checks)
+    return SiteContext(cat, frame, MappingProxyType(examples), catalog_dir, checks, MappingProxyType(series))
 
 
 @functools.lru_cache(maxsize=4)

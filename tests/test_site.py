@@ -35,3 +35,14 @@ def test_the_build_script_and_the_site_agree_on_the_variable_name():
     from scripts import docs
 
     assert docs.SNAPSHOT_VAR == site.SNAPSHOT_VAR
+
+
+def test_saved_chart_series_equal_the_ones_computed_on_demand(tmp_path, monkeypatch):
+    from sizing import charts
+
+    ctx = site.build_context(site.load_catalog(site.DEFAULT_DIR), site.DEFAULT_DIR.resolve())
+    site.save_context(ctx, tmp_path / "ctx.pickle")
+    monkeypatch.setenv(site.SNAPSHOT_VAR, str(tmp_path / "ctx.pickle"))
+    loaded = site._saved(str(site.DEFAULT_DIR.resolve()))
+    for server in ("gpu-l40s", "gpu-rtx-pro"):
+        assert list(loaded.series[server]) == charts.concurrency_series(ctx.catalog, ctx.frame, server)
