@@ -229,7 +229,7 @@ def build_section(b: dict[str, Any]) -> list[str]:
             f"{pages_cost:.1f} s ({share:.1%}) to the build. Target under {TARGETS['overhead']:.0%}: "
             f"{verdict(share < TARGETS['overhead'])}.",
             f"- Both builds also run the build's once-only step (validate and evaluate the catalog, run the "
-            f"calibration, write fits.csv/fits.json; its own process): {b['downloads']:.2f} s measured alone, "
+            f"calibration, compute the chart series, write fits.csv/fits.json; its own process): {b['downloads']:.2f} s measured alone, "
             f"Python start-up included. Counted as computing too, computing would add {with_step:.1%}.", ""]
 
 
