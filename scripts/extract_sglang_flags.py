@@ -35,6 +35,7 @@ from extract_vllm_flags import (  # noqa: E402
     SourceIndex,
     _last_name,
     _slice_items,
+    flag_file,
     run,
 )
 
@@ -109,13 +110,8 @@ def sglang_flags(index: SourceIndex) -> list[str]:
 
 def render(version: str, release: pypi_release.ReleaseFile, flags: list[str]) -> str:
     """Text of ``sglang_flags-VERSION.txt``: header comments, then sorted flags."""
-    header = [
-        f"# SGLang {version}: options accepted by `python -m sglang.launch_server` / `sglang serve` ({len(flags)} option strings)",
-        f"# source: {release.filename} sha256:{release.sha256}",
-        "# extracted statically (sglang is not imported) by scripts/extract_sglang_flags.py",
-        f"# regenerate: python scripts/extract_sglang_flags.py {version} [--check]",
-    ]
-    return "\n".join(header + flags) + "\n"
+    title = f"SGLang {version}: options accepted by `python -m sglang.launch_server` / `sglang serve`"
+    return flag_file(title, release, flags, "sglang", "extract_sglang_flags.py", version)
 
 
 def extract(version: str) -> dict[Path, str]:

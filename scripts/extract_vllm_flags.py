@@ -574,16 +574,23 @@ def check_conflicts(options: list[Option]) -> None:
             seen[string] = option.strings
 
 
+def flag_file(title: str, release: pypi_release.ReleaseFile, flags: list[str], package: str, script: str,
+              version: str) -> str:
+    """Text of a committed flag list: header comments (what, source, how to regenerate), then the flags."""
+    header = [
+        f"# {title} ({len(flags)} option strings)",
+        f"# source: {release.filename} sha256:{release.sha256}",
+        f"# extracted statically ({package} is not imported) by scripts/{script}",
+        f"# regenerate: python scripts/{script} {version} [--check]",
+    ]
+    return "\n".join(header + flags) + "\n"
+
+
 def render_flags(version: str, release: pypi_release.ReleaseFile, options: list[Option]) -> str:
     """Text of ``vllm_flags-VERSION.txt``: header comments, then sorted flags."""
     flags = sorted(s for option in options for s in option.strings)
-    header = [
-        f"# vLLM {version}: options accepted by `vllm serve` ({len(flags)} option strings)",
-        f"# source: {release.filename} sha256:{release.sha256}",
-        "# extracted statically (vllm is not imported) by scripts/extract_vllm_flags.py",
-        f"# regenerate: python scripts/extract_vllm_flags.py {version} [--check]",
-    ]
-    return "\n".join(header + flags) + "\n"
+    return flag_file(f"vLLM {version}: options accepted by `vllm serve`", release, flags, "vllm",
+                     "extract_vllm_flags.py", version)
 
 
 def _primary(strings: list[str]) -> str:
