@@ -31,6 +31,8 @@ import yaml
 from babel import Locale
 from babel.numbers import NumberPattern, get_currency_precision, is_currency, parse_pattern
 
+from sizing.units import GiB, KiB
+
 __all__ = [
     "LANGS",
     "MESSAGES_DIR",
@@ -52,8 +54,6 @@ LANGS: tuple[str, ...] = ("en", "zh", "ru")
 MESSAGES_DIR = Path(__file__).resolve().parent.parent / "docs" / "messages"
 """Where ``<lang>.yaml`` message files live."""
 
-KIB = 1 << 10
-GIB = 1 << 30
 NBSP = "\u00a0"
 _KEY = re.compile(r"[a-z][a-z0-9_]*")
 
@@ -283,12 +283,12 @@ def _with_unit(number: str, lang: str, unit_key: str) -> str:
 
 def fmt_gib(bytes_: float, lang: str, decimals: int = 2) -> str:
     """A byte count shown in GiB (2^30), e.g. ``14.93 GiB`` (with a no-break space)."""
-    return _with_unit(fmt_number(bytes_ / GIB, lang, decimals), lang, "unit_gib")
+    return _with_unit(fmt_number(bytes_ / GiB, lang, decimals), lang, "unit_gib")
 
 
 def fmt_kib(bytes_: float, lang: str, decimals: int = 0) -> str:
     """A byte count shown in KiB (2^10), as used for KV cache per token, e.g. ``80 KiB``."""
-    return _with_unit(fmt_number(bytes_ / KIB, lang, decimals), lang, "unit_kib")
+    return _with_unit(fmt_number(bytes_ / KiB, lang, decimals), lang, "unit_kib")
 
 
 def fmt_percent(fraction: float, lang: str, decimals: int = 0) -> str:
