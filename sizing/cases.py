@@ -52,7 +52,7 @@ def model_columns(m: Model) -> dict[str, object]:
         "la_key_dim": la.key_head_dim if la else 0, "la_value_dim": la.value_head_dim if la else 0,
         "la_conv_kernel": la.conv_kernel if la else 1, "inter_per_token": inter,
         "max_context": m.max_context, "model_dtype_bytes": 2, "is_moe": moe is not None,
-        "active_share": _active_share(m),
+        "active_share": _active_share(m), "expert_intermediate": moe.expert_intermediate_size if moe else 0,
     }
 
 

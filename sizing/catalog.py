@@ -14,6 +14,7 @@ from typing import Annotated, Any, Literal, Mapping, TypeVar
 import yaml
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
+from sizing import plans
 from sizing.errors import CatalogError
 from sizing.schema import Assumption, Example, FieldProblem, Fraction, Gpu, Model, PosFloat, PosInt, PrecisionSpec, \
     Server, Text
@@ -195,13 +196,11 @@ def _check_example_plan(cat: Catalog, eid: str, ex: Example) -> None:
     model, server, label = cat.models[ex.model], cat.servers[ex.server], "catalog/examples.yaml"
     _require(ex.max_model_len <= model.max_context, label, eid, "max_model_len",
              f"must be at most the model's context ({model.max_context}), got {ex.max_model_len}")
-    _require(model.attention_heads % ex.tensor_parallel_size == 0, label, eid, "tensor_parallel_size",
-             f"must divide attention_heads ({model.attention_heads}), got {ex.tensor_parallel_size}")
-    sizes = {"data_parallel_size": ex.data_parallel_size, "pipeline_parallel_size": ex.pipeline_parallel_size,
-             "tensor_parallel_size": ex.tensor_parallel_size}
-    gpus, have = math.prod(sizes.values()), server.gpus_per_node * server.nodes
-    _require(gpus <= have, label, eid, next((k for k, v in sizes.items() if v > 1), "tensor_parallel_size"),
-             f"tensor × pipeline × data parallel = {gpus} GPUs, but {ex.server} has {have}")
+    sizes = {"tp": ex.tensor_parallel_size, "pp": ex.pipeline_parallel_size, "dp": ex.data_parallel_size}
+    found = plans.problem({**plans.model_sizes(model), **sizes, "gpus": server.gpus_per_node * server.nodes},
+                          ex.server)
+    if found:
+        raise CatalogError(label, eid, *found)
 
 
 def _check_assumptions(cat: Catalog) -> None:

@@ -18,10 +18,15 @@ from sizing.cases import (Knobs, checkpoint_columns, checkpoints_of, gpu_columns
 from sizing.catalog import Catalog
 from sizing.errors import UsageError
 from sizing import memory
+from sizing import plans
 from sizing.evaluate import apply_settings, coefficients, finish, resolve_plans
 from sizing.schema import Checkpoint, Model
 from sizing.units import MiB
 from sizing.versions import rules_for
+
+
+PLAN_COLUMNS = ("attention_heads", "kv_heads", "la_value_heads", "linear_layers", "expert_intermediate",
+                "layers", "tp", "pp", "dp")
 
 
 @dataclass(frozen=True)
@@ -124,15 +129,11 @@ def plans_for(req: Request, per_node: int, nodes: int) -> pd.DataFrame:
 
 
 def check_plan(row: pd.Series) -> None:
-    """Refuse an explicit plan vLLM would refuse: heads TP cannot split, or more GPUs than there are."""
-    tp, pp, dp = int(row["tp"]), int(row["pp"]), int(row["dp"])
-    heads, kv_heads = int(row["attention_heads"]), int(row["kv_heads"])
-    if heads % tp or (kv_heads % tp and tp % kv_heads):
-        raise UsageError(f"--tensor-parallel-size {tp}: must divide the model's {heads} attention heads "
-                         f"and divide or be a multiple of its {kv_heads} KV heads")
-    if tp * pp * dp > int(row["server_gpus"]):
-        raise UsageError(f"TP {tp} × PP {pp} × DP {dp} needs {tp * pp * dp} GPUs; "
-                         f"the hardware given has {int(row['server_gpus'])}")
+    """Refuse an explicit plan vLLM would refuse (:func:`sizing.plans.problem`): heads, layers, experts, GPUs."""
+    columns = {key: row[key] for key in PLAN_COLUMNS}
+    found = plans.flag_problem({**columns, "gpus": row["server_gpus"]})
+    if found:
+        raise UsageError(found)
 
 
 def request_frame(cat: Catalog, req: Request) -> pd.DataFrame:

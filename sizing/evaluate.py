@@ -14,6 +14,7 @@ import pandas as pd
 
 from sizing import kvcache as kv
 from sizing import memory
+from sizing import plans as plan_rules
 from sizing.advice import add_nearest_change
 from sizing.cases import (KV_BYTES, Knobs, group_ids, model_frame, per_group, plan_frame, repeat_frames,
                           server_frame)
@@ -43,14 +44,11 @@ def server_takes(df: pd.DataFrame) -> pd.Series:
 
 
 def model_takes(df: pd.DataFrame | dict[str, np.ndarray]) -> pd.Series | np.ndarray:
-    """Whether the model splits ``tp`` ways: attention heads divide, KV heads divide or replicate, GDN heads divide.
+    """Whether the model splits ``tp`` ways (:func:`sizing.plans.model_takes`: heads, KV heads, GDN heads, experts).
 
     ``df`` may also be a dict of arrays that broadcast (models down, TP sizes across).
     """
-    ok = df["attention_heads"] % df["tp"] == 0
-    ok &= (df["kv_heads"] % df["tp"] == 0) | (df["tp"] % df["kv_heads"] == 0)
-    ok &= (df["la_value_heads"] % df["tp"] == 0) | (df["linear_layers"] == 0)
-    return ok
+    return plan_rules.model_takes(df)
 
 
 def resolve_plans(df: pd.DataFrame) -> pd.DataFrame:
@@ -92,7 +90,7 @@ def case_rows(models: pd.DataFrame, sp: pd.DataFrame, plans: int, kv_dtypes: int
     dtype changes neither, so validity is decided per model × server-plan, then repeated per KV dtype.
     """
     heads = {c: models[c].to_numpy()[:, None] for c in ("attention_heads", "kv_heads", "la_value_heads",
-                                                        "linear_layers")}
+                                                        "linear_layers", "expert_intermediate")}
     sizes, size_of = np.unique(sp["tp"].to_numpy(), return_inverse=True)
     takes = model_takes({**heads, "tp": sizes[None, :]})[:, size_of] & sp["ok"].to_numpy()
     valid = np.broadcast_to(takes.reshape(len(models), -1, 1, plans),

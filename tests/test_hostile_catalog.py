@@ -280,7 +280,7 @@ CASES = [
          set_field("examples", "checkpoint", "acme/NoSuchModel-FP8")),
     Case("example-longer-than-model-context", "examples", "at most the model's context",
          set_field("examples", "max_model_len", 10**9)),
-    Case("example-tp-not-dividing-heads", "examples", "must divide attention_heads",
+    Case("example-tp-not-dividing-heads", "examples", "must divide the model's",
          set_field("examples", "tensor_parallel_size", 3)),
     Case("example-plan-needs-more-gpus", "examples", "GPUs, but", set_field("examples", "data_parallel_size", 64)),
     Case("missing-required-assumption", "assumptions", "required assumption is missing", missing_assumption),
