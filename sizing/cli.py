@@ -1,78 +1,105 @@
-"""``python -m sizing``: estimate, table, explain, command, import-config, export, diff.
+"""``python -m sizing``: list, estimate, explain, command, table, import-config, export, diff.
 
-Every command validates the catalog first. A bad catalog or a bad argument prints one line on
-stderr and exits with status 2; a stale ``export --check`` exits 1.
+Every command validates the catalog and every argument first. A bad catalog or a bad argument
+prints one line on stderr and exits with status 2; a stale ``export --check`` and a ``command``
+for which nothing fits exit 1. Output cut short by a closed pipe (``| head``) ends quietly.
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
+import io
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Callable, Sequence
 
+from sizing import cli_types as ty
 from sizing.catalog import DEFAULT_DIR, Catalog, load_catalog
 from sizing.errors import CatalogError, UsageError
 from sizing.estimate import Request, estimate, estimate_frame
 
 Handler = Callable[[argparse.Namespace, Catalog], int]
 KV_DTYPES = ("auto", "bfloat16", "float16", "fp8", "fp8_e4m3", "fp8_e5m2")
+DTYPES = ("auto", "bfloat16", "float16", "half", "float", "float32")
+"""vLLM's ``--dtype`` choices; the engine models 16-bit activations, so float/float32 are refused."""
+SIGPIPE_STATUS = 141
 
 
 def add_case_arguments(p: argparse.ArgumentParser) -> None:
     """The arguments that describe one deployment, with vLLM's own flag names."""
-    p.add_argument("--model", required=True, help="catalog model id, checkpoint id, or a config.json path")
+    p.add_argument("--model", required=True, help="catalog model or checkpoint id (any case), a config.json "
+                                                  "or a folder holding one")
     where = p.add_mutually_exclusive_group()
-    where.add_argument("--server", help="catalog server id (sets GPU type and count)")
-    where.add_argument("--gpu", help="catalog GPU id")
-    where.add_argument("--gpu-memory-mib", type=int, help="total memory per GPU as nvidia-smi reports it, MiB")
-    p.add_argument("--gpus", type=int, help="number of GPUs")
+    where.add_argument("--server", help="catalog server id (sets GPU type and count); see `list servers`")
+    where.add_argument("--gpu", help="catalog GPU id; see `list gpus`")
+    where.add_argument("--gpu-memory-mib", type=ty.count("mib"), help="total memory per GPU as nvidia-smi "
+                                                                        "reports it, MiB")
+    p.add_argument("--gpus", type=ty.count("gpus"), help="number of GPUs (at most the server's)")
     p.add_argument("--vllm-version", help="vLLM release whose accounting to model (default: the catalog's)")
-    p.add_argument("--tensor-parallel-size", "-tp", type=int)
-    p.add_argument("--pipeline-parallel-size", "-pp", type=int)
-    p.add_argument("--data-parallel-size", "-dp", type=int)
-    p.add_argument("--gpu-memory-utilization", type=float)
-    p.add_argument("--max-model-len", type=int)
-    p.add_argument("--kv-cache-dtype", default="auto", choices=KV_DTYPES)
-    p.add_argument("--max-num-batched-tokens", type=int)
-    p.add_argument("--max-num-seqs", type=int)
-    p.add_argument("--block-size", type=int)
-    p.add_argument("--enforce-eager", action="store_true")
-    p.add_argument("--quantization", "-q")
-    p.add_argument("--kv-cache-memory-bytes", type=int, help="KV-cache bytes per GPU; skips the memory budget")
+    for flag, short in (("--tensor-parallel-size", "-tp"), ("--pipeline-parallel-size", "-pp"),
+                        ("--data-parallel-size", "-dp")):
+        p.add_argument(flag, short, type=ty.count("gpus"), help="default: the plan the tables choose")
+    p.add_argument("--gpu-memory-utilization", type=ty.fraction, help="share of GPU memory vLLM may use "
+                                                                      "(default: the catalog's, 0.90)")
+    p.add_argument("--max-model-len", type=ty.count("tokens"), help="tokens (default: the model's context)")
+    p.add_argument("--kv-cache-dtype", default="auto", choices=KV_DTYPES, help="default: auto")
+    p.add_argument("--dtype", default="auto", choices=DTYPES, help="activation dtype, as vLLM's --dtype")
+    p.add_argument("--max-num-batched-tokens", type=ty.count("tokens"), help="default: vLLM's for the GPU")
+    p.add_argument("--max-num-seqs", type=ty.count("seqs"), help="default: vLLM's for the GPU")
+    p.add_argument("--block-size", type=ty.block_size, help="tokens per KV block (default: vLLM's)")
+    p.add_argument("--enforce-eager", action="store_true", help="no CUDA graphs")
+    p.add_argument("--quantization", "-q", help="vLLM's method (awq, gptq, fp8, modelopt_fp4, …) or a "
+                                                "catalog precision; picks the model's checkpoint of it")
+    p.add_argument("--kv-cache-memory-bytes", type=ty.count("bytes"), help="KV-cache bytes per GPU; skips "
+                                                                             "the memory budget")
+    p.add_argument("--host", type=ty.host, help="--host of the printed command (default: the catalog's)")
+    p.add_argument("--port", type=ty.port, help="--port of the printed command (default: the catalog's)")
 
 
 def request_of(ns: argparse.Namespace) -> Request:
-    """The :class:`Request` the parsed arguments describe; positive numbers only."""
+    """The :class:`Request` the parsed (already range-checked) arguments describe."""
+    if ns.dtype in ("float", "float32"):
+        raise UsageError(f"--dtype {ns.dtype}: the sizing engine models 16-bit activations only "
+                         "(auto, bfloat16, float16, half)")
     fields = {name: getattr(ns, name) for name in Request.__dataclass_fields__ if hasattr(ns, name)}
-    for name, value in fields.items():
-        if isinstance(value, (int, float)) and not isinstance(value, bool) and value <= 0:
-            raise UsageError(f"--{name.replace('_', '-')}: must be greater than 0, got {value}")
-    if fields.get("gpu_memory_utilization") and fields["gpu_memory_utilization"] > 1:
-        raise UsageError(f"--gpu-memory-utilization: must be at most 1, got {fields['gpu_memory_utilization']}")
     return Request(**fields)
 
 
 def cmd_estimate(ns: argparse.Namespace, cat: Catalog) -> int:
-    """Print one case as a readable table, or as one JSON object with --json."""
+    """Print one case as a labelled summary, or as one JSON object with --json."""
     from sizing.report import record  # noqa: PLC0415 - keeps `--help` fast
     rec = record(estimate(cat, request_of(ns)), cat)
     if ns.json:
         print(json.dumps(rec, ensure_ascii=False, indent=2))
         return 0
-    width = max(len(k) for k in rec)
-    for key, value in rec.items():
-        if key != "vllm_command":
-            print(f"{key:<{width}}  {value}")
-    print(f"\n{rec['vllm_command']}")
+    from sizing import summary, terminal  # noqa: PLC0415
+    title = f"{rec['checkpoint']} on {rec['gpus']} × {rec['gpu']}, vLLM {rec['vllm_version']}"
+    label = "Command:" if rec["fits"] else "Command as asked (will not start; `command` prints the nearest " \
+                                           "launch that does):"
+    print(terminal.summary_text(title, summary.sections(rec), rec["vllm_command"], label), end="")
     return 0
 
 
 def cmd_command(ns: argparse.Namespace, cat: Catalog) -> int:
-    """Print the vLLM (or SGLang) command for one case."""
+    """Print the vLLM (or SGLang) command; never one its estimate says will not start unless --force."""
     from sizing.commands import sglang_command, vllm_command  # noqa: PLC0415
-    row = estimate(cat, request_of(ns))
+    from sizing.fallback import nearest_launch  # noqa: PLC0415
+    req = request_of(ns)
+    if ns.force:
+        row = estimate(cat, req)
+    else:
+        outcome = nearest_launch(cat, req)
+        if outcome.row is None:
+            print(f"error: {req.model} does not fit on the hardware given, and no nearer launch starts: "
+                  f"{outcome.reason} (`--force` prints the requested command anyway)", file=sys.stderr)
+            return 1
+        row = outcome.row
+        if outcome.changes:
+            print(f"note: the launch asked for will not start; printing the nearest that does: "
+                  f"{', '.join(outcome.changes)} (`--force` prints the one asked for)", file=sys.stderr)
     print(sglang_command(row, cat) if ns.engine == "sglang" else vllm_command(row, cat))
     return 0
 
@@ -85,11 +112,56 @@ def cmd_explain(ns: argparse.Namespace, cat: Catalog) -> int:
     return 0
 
 
+def resolve_table_ids(ns: argparse.Namespace, cat: Catalog) -> None:
+    """Replace ``table``'s --model/--server/--precision with the catalog ids they denote (any case)."""
+    from sizing import ids  # noqa: PLC0415
+    if ns.model:
+        found = ids.resolve_model(cat, ns.model)
+        if found is None:
+            raise UsageError(f"--model: unknown model {ids.shown(ns.model)}"
+                             f"{ids.did_you_mean(ns.model, ids.model_names(cat))}")
+        ns.model = found
+    if ns.server:
+        ns.server = ids.resolve("--server", ns.server, cat.servers, "server")
+    if ns.precision:
+        ns.precision = ids.resolve("--precision", ns.precision, cat.precisions, "precision")
+
+
 def cmd_table(ns: argparse.Namespace, cat: Catalog) -> int:
-    """Print the fit table, filtered, as markdown, CSV or JSON."""
+    """Print the fit table, filtered: text for a terminal, or markdown, CSV, JSON."""
+    from sizing.cli_tables import cli_text_table  # noqa: PLC0415
     from sizing.tables import cli_table  # noqa: PLC0415
+    resolve_table_ids(ns, cat)
+    if ns.format == "text":
+        print(cli_text_table(cat, ns.model, ns.server, ns.precision, ns.vllm_version), end="")
+        return 0
     print(cli_table(cat, ns.model, ns.server, ns.precision, ns.format, ns.vllm_version), end="")
     return 0
+
+
+def cmd_list(ns: argparse.Namespace, cat: Catalog) -> int:
+    """Print the catalog's ids of one kind as a terminal table, JSON or CSV."""
+    from sizing.listing import KINDS  # noqa: PLC0415
+    rows = KINDS[ns.kind](cat)
+    if ns.format == "json":
+        print(json.dumps(rows, ensure_ascii=False, indent=2))
+    elif ns.format == "csv":
+        buffer = io.StringIO()
+        writer = csv.DictWriter(buffer, fieldnames=list(rows[0]), lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+        print(buffer.getvalue(), end="")
+    else:
+        from sizing.terminal import text_table  # noqa: PLC0415
+        numeric = [isinstance(v, (int, float)) and not isinstance(v, bool) for v in rows[0].values()]
+        print(text_table(list(rows[0]), ([_cell(v) for v in r.values()] for r in rows), numeric), end="")
+    return 0
+
+
+def _cell(value: object) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value)
 
 
 def cmd_import_config(ns: argparse.Namespace, cat: Catalog) -> int:
@@ -99,27 +171,48 @@ def cmd_import_config(ns: argparse.Namespace, cat: Catalog) -> int:
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of ``python -m sizing``."""
-    parser = argparse.ArgumentParser(prog="python -m sizing", description=__doc__.splitlines()[0])
-    parser.add_argument("--catalog", default=str(DEFAULT_DIR), help="catalog folder (default: catalog/)")
-    sub = parser.add_subparsers(dest="command", required=True)
-    for name, handler, helptext in (("estimate", cmd_estimate, "one case"), ("explain", cmd_explain, "worked example"),
-                                    ("command", cmd_command, "vLLM command for one case")):
-        p = sub.add_parser(name, help=helptext)
+def add_case_commands(sub: argparse._SubParsersAction) -> None:
+    """``estimate``, ``explain`` and ``command``: one deployment each."""
+    for name, handler, helptext in (("estimate", cmd_estimate, "one case: verdict, vLLM's figures, command"),
+                                    ("explain", cmd_explain, "one case as a worked example, step by step"),
+                                    ("command", cmd_command, "the vLLM command for one case (one that starts)")):
+        p = sub.add_parser(name, help=helptext, description=helptext)
         add_case_arguments(p)
         p.set_defaults(handler=handler)
-    sub.choices["estimate"].add_argument("--json", action="store_true", help="one JSON object")
-    sub.choices["command"].add_argument("--engine", choices=("vllm", "sglang"), default="vllm")
-    table = sub.add_parser("table", help="the fit table")
-    for flag in ("--model", "--server", "--precision", "--vllm-version"):
-        table.add_argument(flag)
-    table.add_argument("--format", choices=("markdown", "csv", "json"), default="markdown")
+    sub.choices["estimate"].add_argument("--json", action="store_true", help="one JSON object (for machines)")
+    command = sub.choices["command"]
+    command.add_argument("--engine", choices=("vllm", "sglang"), default="vllm", help="default: vllm")
+    command.add_argument("--force", action="store_true", help="print the command asked for even if its "
+                                                              "estimate says it will not start")
+
+
+def add_catalog_commands(sub: argparse._SubParsersAction) -> None:
+    """``list``, ``table`` and ``import-config``."""
+    listing = sub.add_parser("list", help="the catalog's ids: models, gpus, servers, precisions")
+    listing.add_argument("kind", choices=("models", "gpus", "servers", "precisions"))
+    listing.add_argument("--format", choices=("text", "json", "csv"), default="text", help="default: text")
+    listing.set_defaults(handler=cmd_list)
+    table = sub.add_parser("table", help="the fit table (recommended plans)")
+    table.add_argument("--model", help="only this model or checkpoint (any case)")
+    table.add_argument("--server", help="only this server")
+    table.add_argument("--precision", help="only this precision (catalog id, e.g. fp8)")
+    table.add_argument("--vllm-version", help="vLLM release whose accounting to model")
+    table.add_argument("--format", choices=("text", "markdown", "csv", "json"), default="text",
+                       help="text (for a terminal, the default), markdown, csv, json")
     table.set_defaults(handler=cmd_table)
     imp = sub.add_parser("import-config", help="catalog entry from a Hugging Face config.json")
     imp.add_argument("config")
     imp.add_argument("--id", help="ORG/NAME of the model (default: from the file's _name_or_path)")
     imp.set_defaults(handler=cmd_import_config)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of ``python -m sizing`` (errors on one line, exit status 2)."""
+    parser = ty.OneLineParser(prog="python -m sizing", description=__doc__.splitlines()[0])
+    parser.add_argument("--catalog", default=str(DEFAULT_DIR), help="catalog folder (default: catalog/)")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    add_catalog_commands(sub)
+    add_case_commands(sub)
     register_extra(sub)
     return parser
 
@@ -130,16 +223,39 @@ def register_extra(sub: argparse._SubParsersAction) -> None:
     snapshots.register(sub)
 
 
+def _check_command_given(parser: argparse.ArgumentParser, argv: Sequence[str]) -> None:
+    """Name the commands (and any stray option) when no command word is among the arguments."""
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
+    if any(a in ("-h", "--help") for a in argv) or any(a in commands for a in argv):
+        return
+    stray = [a for a in argv if a.startswith("-") and a != "--catalog" and not a.startswith("--catalog=")]
+    extra = f"; unrecognized {' '.join(stray)}" if stray else ""
+    parser.error(f"give a command: {', '.join(commands)}{extra}")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit status (2 for catalog and usage errors)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
+    _check_command_given(parser, argv)
     ns = parser.parse_args(argv)
     try:
         cat = load_catalog(ns.catalog)
-        return ns.handler(ns, cat)
+        status = ns.handler(ns, cat)
+        sys.stdout.flush()
+        return status
     except CatalogError as exc:
         print(exc, file=sys.stderr)
         return 2
     except UsageError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {' '.join(str(exc).split())}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        return _quiet_pipe()
+
+
+def _quiet_pipe() -> int:
+    """The reader closed the pipe (``| head``): point stdout at /dev/null so exit does not fail again."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    return SIGPIPE_STATUS

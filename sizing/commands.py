@@ -16,7 +16,7 @@ VLLM_RELEASE = "0.34.0"
 VLLM_FLAGS = (
     "--tensor-parallel-size", "--pipeline-parallel-size", "--data-parallel-size", "--max-model-len",
     "--gpu-memory-utilization", "--kv-cache-dtype", "--quantization", "--max-num-seqs",
-    "--distributed-executor-backend", "--host", "--port", "--api-key",
+    "--distributed-executor-backend", "--host", "--port", "--api-key", "--dtype",
 )
 SGLANG_FLAGS = (
     "--model-path", "--tp-size", "--dp-size", "--context-length", "--mem-fraction-static", "--kv-cache-dtype", "--quantization",
@@ -41,6 +41,12 @@ def _model_arg(row: Mapping[str, object]) -> str:
     return str(row["checkpoint"])
 
 
+def host_port(row: Mapping[str, object], cat: Catalog) -> tuple[str, int]:
+    """``--host``/``--port`` of the row (from the command line), else the catalog's serve address."""
+    host, port = row.get("serve_host"), row.get("serve_port")
+    return str(host or cat.assume("serve_host")), int(port or cat.assume("serve_port"))
+
+
 def vllm_args(row: Mapping[str, object], cat: Catalog) -> list[str]:
     """The flag/value pairs of ``vllm serve`` for ``row``, one string per line."""
     args = []
@@ -49,6 +55,8 @@ def vllm_args(row: Mapping[str, object], cat: Catalog) -> list[str]:
         if int(row[key]) > 1:
             args.append(f"{flag} {int(row[key])}")
     args.append(f"--max-model-len {int(row['max_model_len'])}")
+    if str(row.get("dtype") or "auto") != "auto":
+        args.append(f"--dtype {row['dtype']}")
     args.append(f"--gpu-memory-utilization {float(row['gpu_memory_utilization']):.2f}")
     if row["kv_cache_dtype"] != "auto":
         args.append(f"--kv-cache-dtype {row['kv_cache_dtype']}")
@@ -57,7 +65,8 @@ def vllm_args(row: Mapping[str, object], cat: Catalog) -> list[str]:
     args.append(f"--max-num-seqs {suggested_max_num_seqs(row, int(cat.assume('max_num_seqs_floor')))}")
     if int(row["pp"]) > 1 and int(row["nodes"]) > 1:
         args.append("--distributed-executor-backend ray")
-    args.append(f"--host {cat.assume('serve_host')} --port {int(cat.assume('serve_port'))}")
+    host, port = host_port(row, cat)
+    args.append(f"--host {host} --port {port}")
     args.append('--api-key "$VLLM_API_KEY"')
     return args
 
@@ -83,7 +92,8 @@ def sglang_args(row: Mapping[str, object], cat: Catalog, node_rank: int = 0) -> 
         args.append(f"--nnodes {int(row['nodes'])} --node-rank {node_rank} "
                     f"--dist-init-addr {cat.assume('serve_host')}:20000")
     if node_rank == 0:  # only the first node serves HTTP
-        args.append(f"--host {cat.assume('serve_host')} --port {int(cat.assume('serve_port'))}")
+        host, port = host_port(row, cat)
+        args.append(f"--host {host} --port {port}")
         args.append('--api-key "$VLLM_API_KEY"')
     return args
 

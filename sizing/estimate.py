@@ -18,7 +18,8 @@ from sizing.cases import (Knobs, checkpoint_columns, checkpoints_of, gpu_columns
 from sizing.catalog import Catalog
 from sizing.errors import UsageError
 from sizing import memory
-from sizing import plans
+from sizing import ids, plans
+from sizing import quantization as quant
 from sizing.evaluate import apply_settings, coefficients, finish, resolve_plans
 from sizing.schema import Checkpoint, Model
 from sizing.units import MiB
@@ -52,34 +53,55 @@ class Request:
     quantization: str | None = None
     kv_cache_memory_bytes: int | None = None
     llm_class: bool = False
+    dtype: str = "auto"
+    host: str | None = None
+    port: int | None = None
+
+
+def _config_path(name: str) -> Path | None:
+    """The config.json ``name`` points at: the file itself, or ``config.json`` in a model folder."""
+    path = Path(name)
+    if path.is_dir() and (path / "config.json").is_file():
+        return path / "config.json"
+    return path if path.suffix == ".json" and path.is_file() else None
 
 
 def find_model(cat: Catalog, name: str) -> tuple[str, Model, str | None]:
-    """(model id, model, checkpoint id or None) for a catalog model id, checkpoint id or config.json path."""
-    if name in cat.models:
-        return name, cat.models[name], None
+    """(model id, model, checkpoint id or None) for a model id, checkpoint id (any case), config.json or folder."""
+    found = ids.resolve_model(cat, name)
+    if found in cat.models:
+        return found, cat.models[found], None
     for mid, model in cat.models.items():
-        if any(c.id == name for c in model.checkpoints):
-            return mid, model, name
-    if Path(name).suffix == ".json" and Path(name).is_file():
+        if any(c.id == found for c in model.checkpoints):
+            return mid, model, found
+    config = _config_path(name)
+    if config:
         from sizing.importer import model_from_config_file  # noqa: PLC0415 - only for file paths
-        model = model_from_config_file(Path(name), cat)
+        model = model_from_config_file(config, cat)
         return model.checkpoints[0].id, model, None
-    raise UsageError(f"--model: {name!r} is neither a catalog model, a checkpoint id nor a config.json file")
+    raise UsageError(f"--model: {ids.shown(name)} is neither a catalog model, a checkpoint id nor a config.json "
+                     f"file{ids.did_you_mean(name, ids.model_names(cat))}")
+
+
+def _label(cat: Catalog, ckpt: Checkpoint, online: bool) -> str:
+    spec = cat.precisions[ckpt.precision]
+    return f"{ckpt.precision} (--quantization {spec.vllm_quantization})" if online else f"{ckpt.precision} ({ckpt.id})"
 
 
 def pick_checkpoint(cat: Catalog, model: Model, ckpt_id: str | None, quantization: str | None
                     ) -> tuple[Checkpoint, bool]:
-    """The checkpoint to load: the one named, else one of precision ``quantization``, else the native one."""
+    """The checkpoint to load: the one named, else one of ``--quantization`` (vLLM's or the catalog's name),
+    else the native one."""
     options = checkpoints_of(cat, model)
     if ckpt_id:
         return next((c, o) for c, o in options if c.id == ckpt_id and not o)
     if not quantization:
         return options[0]
-    wanted = [(c, o) for c, o in options if c.precision == quantization
-              or cat.precisions[c.precision].vllm_quantization == quantization]
+    formats = quant.formats_for(cat, quantization)
+    wanted = sorted(((c, o) for c, o in options if c.precision in formats), key=lambda x: formats.index(x[0].precision))
     if not wanted:
-        raise UsageError(f"--quantization: no {quantization!r} checkpoint or online path for this model")
+        have = [_label(cat, c, o) for c, o in options]
+        raise UsageError(quant.missing_message(quantization, model.checkpoints[0].id, have))
     return wanted[0]
 
 
@@ -96,26 +118,38 @@ def _custom_gpu(mib: int) -> dict[str, object]:
 def hardware(cat: Catalog, req: Request) -> dict[str, object]:
     """Server-like columns from --server, --gpu or --gpu-memory-mib, with --gpus overriding the count."""
     if req.server:
-        if req.server not in cat.servers:
-            raise UsageError(f"--server: unknown server {req.server!r}")
-        server = cat.servers[req.server]
-        cols = server_columns(req.server, server, cat.gpus[server.gpu])
+        sid = ids.resolve("--server", req.server, cat.servers, "server")
+        server = cat.servers[sid]
+        cols = server_columns(sid, server, cat.gpus[server.gpu])
     elif req.gpu:
-        if req.gpu not in cat.gpus:
-            raise UsageError(f"--gpu: unknown GPU {req.gpu!r}")
-        cols = {**CUSTOM, "server": req.gpu, **gpu_columns(req.gpu, cat.gpus[req.gpu]), "gpus_per_node": 1, "nodes": 1}
+        gid = ids.resolve("--gpu", req.gpu, cat.gpus, "GPU")
+        cols = {**CUSTOM, "server": gid, **gpu_columns(gid, cat.gpus[gid]), "gpus_per_node": 1, "nodes": 1}
     elif req.gpu_memory_mib:
         cols = {**CUSTOM, "server": f"{req.gpu_memory_mib} MiB", **_custom_gpu(req.gpu_memory_mib),
                 "gpus_per_node": 1, "nodes": 1}
     else:
         raise UsageError("give one of --server, --gpu or --gpu-memory-mib")
     if req.gpus:
-        cols.update(gpus_per_node=req.gpus, nodes=1)
+        cols.update(_gpus_of(req, cols))
     elif not req.server:  # a bare GPU type: as many GPUs as the plan asks for
         sizes = (req.tensor_parallel_size, req.pipeline_parallel_size, req.data_parallel_size)
         cols["gpus_per_node"] = int(np.prod([s or 1 for s in sizes]))
     cols["server_gpus"] = int(cols["gpus_per_node"]) * int(cols["nodes"])
     return cols
+
+
+def _gpus_of(req: Request, cols: dict[str, object]) -> dict[str, int]:
+    """GPUs per node and nodes for ``--gpus N``: on a server, at most its GPUs, whole nodes beyond one node."""
+    gpus, per_node, nodes = int(req.gpus or 0), int(cols["gpus_per_node"]), int(cols["nodes"])
+    if not req.server:
+        return {"gpus_per_node": gpus, "nodes": 1}
+    total = per_node * nodes
+    if gpus > total:
+        raise UsageError(f"--gpus {gpus}: server {cols['server']} has {total} GPU{'s' * (total != 1)}")
+    if gpus > per_node and gpus % per_node:
+        raise UsageError(f"--gpus {gpus}: server {cols['server']} has {nodes} nodes of {per_node} GPUs; "
+                         f"beyond one node give a multiple of {per_node}")
+    return {"gpus_per_node": min(gpus, per_node), "nodes": max(gpus // per_node, 1)}
 
 
 def plans_for(req: Request, per_node: int, nodes: int) -> pd.DataFrame:
@@ -194,4 +228,5 @@ def estimate(cat: Catalog, req: Request) -> pd.Series:
     frame = estimate_frame(cat, req)
     row = frame[frame["chosen"]].iloc[0].copy()
     row["vllm_version"] = frame.attrs["vllm_version"]
+    row["dtype"], row["serve_host"], row["serve_port"] = req.dtype, req.host, req.port
     return row

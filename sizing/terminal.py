@@ -1,0 +1,108 @@
+"""Text for a terminal: tables and labelled summaries laid out by `rich <https://rich.readthedocs.io>`_.
+
+Render layer: every function takes values already computed (rows, records, formatted cells) and
+returns text wrapped to ``width`` columns (default: the terminal's, 100 when output is not a
+terminal). No colours or markup are emitted, so the text is the same in a pipe and in a file.
+"""
+
+from __future__ import annotations
+
+import io
+import shutil
+from typing import Iterable, Sequence
+
+from rich.console import Console
+from rich.table import Table
+
+PIPE_WIDTH = 100
+MIN_WIDTH = 40
+SHORT_CELL = 12
+"""Text cells up to this long are never broken; longer ones fold to share the rest."""
+FOLDED_MIN = 16
+
+
+def width_of(width: int | None = None) -> int:
+    """``width``, else the terminal's width (``COLUMNS`` honoured), else :data:`PIPE_WIDTH`."""
+    if width:
+        return max(width, MIN_WIDTH)
+    return max(shutil.get_terminal_size((PIPE_WIDTH, 24)).columns, MIN_WIDTH)
+
+
+def render(*items: object, width: int | None = None) -> str:
+    """The plain text of rich renderables (tables, strings), ``width`` columns wide."""
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=width_of(width), color_system=None, force_terminal=False,
+                      emoji=False, markup=False, highlight=False, soft_wrap=False)
+    for item in items:
+        console.print(item)
+    return "\n".join(line.rstrip() for line in buffer.getvalue().splitlines()) + "\n"
+
+
+def grid_table(headers: Sequence[str], rows: Sequence[Sequence[str]], numeric: Sequence[bool] = ()) -> Table:
+    """A table without a box: numbers right-aligned and never broken (headers wrap at spaces instead);
+    longer text (ids, advice) folded to share what width is left."""
+    table = Table(box=None, show_edge=False, pad_edge=False, header_style="", expand=True, padding=(0, 1))
+    for i, name in enumerate(headers):
+        right = i < len(numeric) and numeric[i]
+        cells = [r[i] for r in rows]
+        fixed = right or max((len(c) for c in cells), default=0) <= SHORT_CELL
+        least = _min_width(name, cells, right)
+        table.add_column(name, justify="right" if right else "left", overflow="fold", min_width=least,
+                         width=least if fixed else None, ratio=None if fixed else (2 if i == 0 else 1))
+    for row in rows:
+        table.add_row(*row)
+    return table
+
+
+def _min_width(header: str, cells: Sequence[str], numeric: bool) -> int:
+    """The narrowest a column may be: whole numbers/short text, the longest header word, FOLDED_MIN else."""
+    longest = max((len(c) for c in cells), default=0)
+    word = max((len(w) for w in header.split()), default=0)
+    return max(longest if numeric or longest <= SHORT_CELL else min(longest, FOLDED_MIN), word)
+
+
+def fitting_columns(headers: Sequence[str], rows: Sequence[Sequence[str]], numeric: Sequence[bool],
+                    drop_order: Sequence[str], width: int) -> list[int]:
+    """Indexes of the columns kept at ``width``: columns named in ``drop_order`` go first, in that order."""
+    keep = list(range(len(headers)))
+    need = {i: _min_width(headers[i], [r[i] for r in rows], i < len(numeric) and numeric[i]) for i in keep}
+    for name in drop_order:
+        if sum(need[i] + 2 for i in keep) <= width or name not in headers:
+            continue
+        keep.remove(headers.index(name))
+    return keep
+
+
+def text_table(headers: Sequence[str], rows: Iterable[Sequence[str]], numeric: Sequence[bool] = (),
+               width: int | None = None, drop_order: Sequence[str] = ()) -> str:
+    """:func:`grid_table` as text; columns of ``drop_order`` are left out (and named) when it is too wide."""
+    rows, width = [list(r) for r in rows], width_of(width)
+    keep = fitting_columns(headers, rows, numeric, drop_order, width)
+    left_out = [h for i, h in enumerate(headers) if i not in keep]
+    table = grid_table([headers[i] for i in keep], [[r[i] for i in keep] for r in rows],
+                       [numeric[i] if i < len(numeric) else False for i in keep])
+    note = f"({len(left_out)} column(s) left out at this width: {', '.join(left_out)}; " \
+           "a wider terminal or --format markdown/csv shows them)" if left_out else ""
+    return render(table, *([note] if note else []), width=width)
+
+
+def labelled(pairs: Iterable[tuple[str, str]]) -> Table:
+    """Label/value lines: labels in one column, values wrapped beside them."""
+    grid = Table.grid(padding=(0, 2))
+    grid.add_column(no_wrap=True)
+    grid.add_column(overflow="fold")
+    for label, value in pairs:
+        grid.add_row(label, value)
+    return grid
+
+
+def summary_text(title: str, sections: Sequence[tuple[str, Sequence[tuple[str, str]]]], command: str,
+                 command_label: str, width: int | None = None) -> str:
+    """A titled summary: sections of labelled values, then the command exactly as it is run."""
+    items: list[object] = [title, ""]
+    for heading, pairs in sections:
+        if heading:
+            items.append(heading)
+        items += [labelled(pairs), ""]
+    text = render(*items, width=width)
+    return f"{text}{command_label}\n{command}\n"
