@@ -155,6 +155,22 @@ def catalog_from_texts(texts: Mapping[str, str]) -> Catalog:
     return catalog
 
 
+def fill_assumptions(texts: Mapping[str, str], current: Catalog) -> tuple[dict[str, str], list[str]]:
+    """``texts`` with every assumption ``current`` has and ``texts`` lacks appended, and those keys.
+
+    Lets the current engine evaluate an older catalog (``diff``): a setting added since is taken at
+    its current default, and the caller says so.
+    """
+    label = "catalog/assumptions.yaml"
+    old = read_yaml(texts["assumptions"], label)
+    missing = [key for key in current.assumptions if key not in old]
+    if not missing:
+        return dict(texts), []
+    added = {key: current.assumptions[key].model_dump(mode="json", exclude_none=True) for key in missing}
+    text = texts["assumptions"].rstrip("\n") + "\n" + yaml.safe_dump(added, sort_keys=False, allow_unicode=True)
+    return {**texts, "assumptions": text}, missing
+
+
 def _require(ok: bool, label: str, entry: str, field: str, problem: str) -> None:
     if not ok:
         raise CatalogError(label, entry, field, problem)
@@ -237,6 +253,7 @@ _ASSUMPTION_TYPES: dict[str, Any] = {
     "cpu_cores_recommended": Annotated[list[Annotated[list[PosInt], Field(min_length=3, max_length=3)]],
                                        Field(min_length=1)],
     "serve_host": Text, "serve_port": Annotated[int, Field(gt=0, le=65535)], "max_num_seqs_floor": PosInt,
+    "dp_min_capacity_share": Fraction,
 }
 ASSUMPTION_TYPES = {key: TypeAdapter(kind) for key, kind in _ASSUMPTION_TYPES.items()}
 """Every assumption the engine reads, with the type and range its value must have."""

@@ -27,7 +27,8 @@ from typing import Any
 
 import pandas as pd
 
-from sizing.catalog import FILES, Catalog, catalog_from_texts
+from sizing.catalog import FILES, Catalog, catalog_from_texts, fill_assumptions
+from sizing.cli_types import count as cli_count, limit as cli_limit
 from sizing.errors import CatalogError, UsageError
 from sizing.site import SiteContext, build_context
 from sizing.tables import NUMERIC, TableSpec, cell_words, format_cell, header, table_specs, to_markdown_en
@@ -39,6 +40,8 @@ FIX = "python -m sizing export"
 WORKING_TREE = "working tree"
 DIFF_LINES = 200
 MAX_CHARS = 60_000
+FILLED: dict[str, list[str]] = {}
+"""Per revision read by :func:`catalog_at`: assumptions it lacked, taken at their current values."""
 
 # ---------------------------------------------------------------------------------------------
 # The matrix as CSV / JSON
@@ -162,6 +165,8 @@ def cmd_export(ns: argparse.Namespace, cat: Catalog) -> int:
     """``export``: write generated/; with ``--check`` print the diff and exit 1 when it is stale."""
     files = snapshot_files(build_context(cat, Path(ns.catalog)))
     out_dir = Path(ns.out) if ns.out else Path(ns.catalog).resolve().parent / "generated"
+    if out_dir.exists() and not out_dir.is_dir():
+        raise UsageError(f"--out {out_dir}: exists and is not a folder; give a folder (created if missing)")
     if not ns.check:
         changed = write_snapshots(out_dir, files)
         print(f"{out_dir}: {len(changed)} file(s) updated" if changed else f"{out_dir}: up to date")
@@ -195,8 +200,12 @@ def repo_of(catalog_dir: Path) -> tuple[Path, str]:
     return root, catalog_dir.resolve().relative_to(root.resolve()).as_posix()
 
 
-def catalog_at(catalog_dir: Path, rev: str) -> Catalog:
-    """The catalog as it was at git revision ``rev`` (``git show REV:catalog/<file>.yaml``)."""
+def catalog_at(catalog_dir: Path, rev: str, current: Catalog | None = None) -> Catalog:
+    """The catalog as it was at git revision ``rev`` (``git show REV:catalog/<file>.yaml``).
+
+    With ``current``, assumptions added since ``rev`` are filled from it; their keys are in
+    ``FILLED[rev]`` for the report.
+    """
     root, rel = repo_of(catalog_dir)
     if git(root, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}").returncode != 0:
         raise UsageError(f"unknown revision {rev!r}")
@@ -207,6 +216,8 @@ def catalog_at(catalog_dir: Path, rev: str) -> Catalog:
             raise UsageError(f"{rev}: {rel}/{stem}.yaml does not exist at this revision")
         texts[stem] = shown.stdout
     try:
+        if current is not None:
+            texts, FILLED[rev] = fill_assumptions(texts, current)
         return catalog_from_texts(texts)
     except CatalogError as exc:
         raise UsageError(f"{rev}: {exc}") from None
@@ -250,6 +261,8 @@ class Report:
     head: str
     flips: list[dict[str, Any]]
     tables: list[TableDiff]
+    filled: dict[str, list[str]] = field(default_factory=dict)
+    """Per revision: assumptions it lacked, evaluated at the current catalog's values."""
 
 
 Cells = dict[str, dict[str, tuple[str, Any]]]
@@ -379,7 +392,10 @@ def report_markdown(report: Report, limit: int = 100) -> str:
     rows = sum(len(d.added) + len(d.removed) for d in report.tables)
     lines = [f"## Published tables: `{report.base}` → `{report.head}`", "",
              f"**{len(report.flips)} verdict flip(s); {len(report.tables)} table(s) changed: "
-             f"{rows} row(s) added or removed, {cells} cell(s) changed.**", "", "### Verdict flips", "",
+             f"{rows} row(s) added or removed, {cells} cell(s) changed.**", "",
+             *(f"_`{rev}` predates the assumption(s) {', '.join(f'`{k}`' for k in keys)}; evaluated with their "
+               f"current values._\n" for rev, keys in report.filled.items()),
+             "### Verdict flips", "",
              *flips_markdown(report.flips), ""]
     if not report.tables:
         lines += ["No published table changes.", ""]
@@ -406,10 +422,11 @@ def report_json(report: Report) -> str:
 def cmd_diff(ns: argparse.Namespace, cat: Catalog) -> int:
     """``diff REV [REV2]``: compare the catalog at two revisions (REV2: the working tree)."""
     catalog_dir = Path(ns.catalog)
-    old = build_context(catalog_at(catalog_dir, ns.rev))
-    new = build_context(catalog_at(catalog_dir, ns.rev2) if ns.rev2 else cat)
+    old = build_context(catalog_at(catalog_dir, ns.rev, cat))
+    new = build_context(catalog_at(catalog_dir, ns.rev2, cat) if ns.rev2 else cat)
     pages = pages_of_tables(repo_of(catalog_dir)[0] / "docs" / "en")
     report = compare(old, new, pages, ns.rev, ns.rev2 or WORKING_TREE)
+    report.filled = {rev: FILLED[rev] for rev in (ns.rev, ns.rev2) if rev and FILLED.get(rev)}
     text = report_json(report) if ns.format == "json" else cut(report_markdown(report, ns.limit), ns.max_chars)
     sys.stdout.write(text)
     return 0
@@ -425,6 +442,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     diff.add_argument("rev", metavar="REV", help="base revision, e.g. origin/main")
     diff.add_argument("rev2", metavar="REV2", nargs="?", help="head revision (default: the working tree)")
     diff.add_argument("--format", choices=("markdown", "json"), default="markdown")
-    diff.add_argument("--limit", type=int, default=100, help="changed cells listed per table (0 = all)")
-    diff.add_argument("--max-chars", type=int, default=MAX_CHARS, help="cut the Markdown report at this size")
+    diff.add_argument("--limit", type=cli_limit, default=100, help="changed cells listed per table (0 = all)")
+    diff.add_argument("--max-chars", type=cli_count("tokens"), default=MAX_CHARS, help="cut the Markdown report at this size")
     diff.set_defaults(handler=cmd_diff)
