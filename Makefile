@@ -1,26 +1,48 @@
 # The two commands of the README: `make serve` and `make test`. Everything else supports them.
+#   make serve [PORT=8000]   build all languages, then serve them on http://127.0.0.1:PORT/
+#   make setup [PY=python3]  create .venv with the pinned dependencies (Python 3.11 or newer)
+#   make clean               remove the built site (site/, build/)
+#   make distclean           also remove .venv (the next make sets it up again)
 PY ?= python3
+PORT ?= 8000
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+PY_MIN := 3.11
 
 export NO_MKDOCS_2_WARNING := 1
 export DISABLE_MKDOCS_2_WARNING := true
 
-.PHONY: setup serve build test check-generated clean
+.PHONY: setup serve build test check-generated check-python check-port clean distclean
 
 setup: $(STAMP)
 
+# The stamp is written only when pip succeeded; a failed set-up removes the half-built .venv, so the
+# next `make` starts again from scratch (with whatever PY is given then).
 $(STAMP): requirements.txt constraints.txt
+	@$(MAKE) --no-print-directory check-python PY=$(PY)
+	rm -rf $(VENV)
 	$(PY) -m venv $(VENV)
-	$(BIN)/pip install --quiet --disable-pip-version-check -r requirements.txt -c constraints.txt
+	$(BIN)/pip install --quiet --disable-pip-version-check -r requirements.txt -c constraints.txt \
+		|| { rm -rf $(VENV); echo "make: pip install failed; .venv removed, fix the error above and re-run" >&2; exit 1; }
 	touch $(STAMP)
+
+check-python:
+	@command -v $(PY) >/dev/null 2>&1 || { echo "make: $(PY) not found; give one: make setup PY=python3.12" >&2; exit 1; }
+	@$(PY) -c 'import sys; v = sys.version_info[:2]; sys.exit(0 if v >= (3, 11) else \
+		"make: Python $(PY_MIN) or newer is needed, $(PY) is %d.%d; give another: make setup PY=python3.12" % v)'
+
+# Fails at once, before the build, when PORT is taken.
+check-port:
+	@$(PY) -c 'import socket, sys; s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); \
+		s.bind(("127.0.0.1", $(PORT)))' 2>/dev/null \
+		|| { echo "make: port $(PORT) on 127.0.0.1 is in use; choose another: make serve PORT=8001" >&2; exit 1; }
 
 build: $(STAMP)
 	$(BIN)/python scripts/docs.py build
 
-serve: build
-	$(BIN)/python scripts/docs.py serve
+serve: check-port build
+	$(BIN)/python scripts/docs.py serve --port $(PORT)
 
 test: $(STAMP)
 	$(BIN)/python -m sizing export --check
@@ -33,3 +55,6 @@ check-generated: $(STAMP)
 
 clean:
 	rm -rf site build
+
+distclean: clean
+	rm -rf $(VENV)

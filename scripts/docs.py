@@ -184,7 +184,8 @@ def serve(site: Path, port: int) -> int:
     try:
         server = ThreadingHTTPServer((HOST, port), handler)
     except OSError as err:
-        print(f"Cannot listen on {HOST}:{port}: {err.strerror}", file=sys.stderr)
+        print(f"Cannot listen on {HOST}:{port}: {err.strerror}; choose another port with --port N "
+              f"(make serve PORT=N)", file=sys.stderr)
         return 1
     print(f"Serving {site} on http://{HOST}:{port}/ (English), /zh/, /ru/; Ctrl+C stops.")
     with server:
