@@ -29,7 +29,7 @@ $(STAMP): requirements.txt constraints.txt
 
 check-python:
 	@command -v $(PY) >/dev/null 2>&1 || { echo "make: $(PY) not found; give one: make setup PY=python3.12" >&2; exit 1; }
-	@$(PY) -c 'import sys; v = sys.version_info[:2]; sys.exit(0 if v >= (3, 11) else \
+	@$(PY) -c 'import sys; v = sys.version_info[:2]; sys.exit(0 if v >= tuple(map(int, "$(PY_MIN)".split("."))) else \
 		"make: Python $(PY_MIN) or newer is needed, $(PY) is %d.%d; give another: make setup PY=python3.12" % v)'
 
 # Fails at once, before the build, when PORT is taken.

@@ -61,9 +61,12 @@ class Request:
 def _config_path(name: str) -> Path | None:
     """The config.json ``name`` points at: the file itself, or ``config.json`` in a model folder."""
     path = Path(name)
-    if path.is_dir() and (path / "config.json").is_file():
-        return path / "config.json"
-    return path if path.suffix == ".json" and path.is_file() else None
+    try:
+        if path.is_dir() and (path / "config.json").is_file():
+            return path / "config.json"
+        return path if path.suffix == ".json" and path.is_file() else None
+    except OSError:  # a name no file system holds (too long, …): not a path
+        return None
 
 
 def find_model(cat: Catalog, name: str) -> tuple[str, Model, str | None]:
@@ -178,8 +181,9 @@ def request_frame(cat: Catalog, req: Request) -> pd.DataFrame:
     spec = cat.precisions[ckpt.precision]
     base = {"model": mid, **model_columns(model), **checkpoint_columns(model, ckpt, spec, online), **hw,
             "kv_cache_dtype": req.kv_cache_dtype}
-    if Path(req.model).name == "config.json":  # a local model folder: vLLM serves the folder itself
-        base["checkpoint"] = str(Path(req.model).parent)
+    config = _config_path(req.model) if ckpt_id is None and mid not in cat.models else None
+    if config is not None and config.name == "config.json":  # a local model folder: vLLM serves the folder
+        base["checkpoint"] = str(config.parent)
     plans = plans_for(req, int(hw["gpus_per_node"]), int(hw["nodes"]))
     frame = pd.DataFrame([base]).merge(plans, how="cross")
     if "explicit" in frame:

@@ -45,27 +45,28 @@ def grid_table(headers: Sequence[str], rows: Sequence[Sequence[str]], numeric: S
     for i, name in enumerate(headers):
         right = i < len(numeric) and numeric[i]
         cells = [r[i] for r in rows]
-        fixed = right or max((len(c) for c in cells), default=0) <= SHORT_CELL
-        least = _min_width(name, cells, right)
+        fixed = right or i == 0 or max((len(c) for c in cells), default=0) <= SHORT_CELL
+        least = _min_width(name, cells, right, i == 0)
         table.add_column(name, justify="right" if right else "left", overflow="fold", min_width=least,
-                         width=least if fixed else None, ratio=None if fixed else (2 if i == 0 else 1))
+                         width=least if fixed else None, ratio=None if fixed else 1)
     for row in rows:
         table.add_row(*row)
     return table
 
 
-def _min_width(header: str, cells: Sequence[str], numeric: bool) -> int:
-    """The narrowest a column may be: whole numbers/short text, the longest header word, FOLDED_MIN else."""
+def _min_width(header: str, cells: Sequence[str], numeric: bool, first: bool = False) -> int:
+    """The narrowest a column may be: whole numbers, ids (the first column) and short text, the longest
+    header word; FOLDED_MIN for other text."""
     longest = max((len(c) for c in cells), default=0)
     word = max((len(w) for w in header.split()), default=0)
-    return max(longest if numeric or longest <= SHORT_CELL else min(longest, FOLDED_MIN), word)
+    return max(longest if numeric or first or longest <= SHORT_CELL else min(longest, FOLDED_MIN), word)
 
 
 def fitting_columns(headers: Sequence[str], rows: Sequence[Sequence[str]], numeric: Sequence[bool],
                     drop_order: Sequence[str], width: int) -> list[int]:
     """Indexes of the columns kept at ``width``: columns named in ``drop_order`` go first, in that order."""
     keep = list(range(len(headers)))
-    need = {i: _min_width(headers[i], [r[i] for r in rows], i < len(numeric) and numeric[i]) for i in keep}
+    need = {i: _min_width(headers[i], [r[i] for r in rows], i < len(numeric) and numeric[i], i == 0) for i in keep}
     for name in drop_order:
         if sum(need[i] + 2 for i in keep) <= width or name not in headers:
             continue
