@@ -380,3 +380,38 @@ def test_text_table_fits_the_terminal(capsys, monkeypatch, width):
 def test_machine_formats_are_unchanged(capsys):
     status, out, _ = cli(capsys, "table", "--server", "gpu-l40s", "--format", "csv")
     assert status == 0 and out.splitlines()[0].startswith("model,checkpoint,precision,server")
+
+
+# --- 7. the README's examples are real output -----------------------------------------------------
+
+
+def readme_examples() -> list[tuple[str, list[str]]]:
+    """(command, expected output lines) of every `$ python -m sizing …` in the README's console blocks."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    examples: list[tuple[str, list[str]]] = []
+    for block in text.split("```console\n")[1:]:
+        for line in block.split("\n```", 1)[0].splitlines():
+            if line.startswith("$ python -m sizing "):
+                examples.append((line.removeprefix("$ python -m sizing "), []))
+            elif examples:
+                examples[-1][1].append(line)
+    return examples
+
+
+def test_readme_shows_list_a_suggestion_and_a_command_that_does_not_fit():
+    commands = [c for c, _ in readme_examples()]
+    assert any(c.startswith("list ") for c in commands)
+    assert any("did you mean" in "\n".join(out) for _, out in readme_examples())
+    assert sum(c.startswith("command ") for c in commands) >= 2
+
+
+@pytest.mark.parametrize(("command", "expected"), readme_examples(), ids=[c for c, _ in readme_examples()])
+def test_readme_console_output_is_real(capsys, monkeypatch, command, expected):
+    import shlex
+    monkeypatch.setenv("COLUMNS", "100")
+    _, out, err = cli(capsys, *shlex.split(command))
+    lines = (err + out).splitlines()
+    shown = expected[:expected.index("…")] if "…" in expected else expected
+    assert lines[:len(shown)] == shown
+    if "…" not in expected:
+        assert len(lines) == len(shown)
