@@ -1,4 +1,4 @@
-"""``python -m sizing``: list, estimate, explain, command, table, import-config, export, diff.
+"""``python -m sizing``: list, estimate, explain, command, table, import-config, export, diff, completion.
 
 Every command validates the catalog and every argument first. A bad catalog or a bad argument
 prints one line on stderr and exits with status 2; a stale ``export --check`` and a ``command``
@@ -164,6 +164,13 @@ def _cell(value: object) -> str:
     return str(value)
 
 
+def cmd_completion(ns: argparse.Namespace, cat: Catalog) -> int:
+    """Print the bash completion script (commands, options, choices, catalog ids)."""
+    from sizing.completion import bash_script  # noqa: PLC0415
+    print(bash_script(build_parser(), cat), end="")
+    return 0
+
+
 def cmd_import_config(ns: argparse.Namespace, cat: Catalog) -> int:
     """Print a catalog models entry built from a Hugging Face config.json."""
     from sizing.importer import entry_yaml  # noqa: PLC0415
@@ -204,6 +211,9 @@ def add_catalog_commands(sub: argparse._SubParsersAction) -> None:
     imp.add_argument("config")
     imp.add_argument("--id", help="ORG/NAME of the model (default: from the file's _name_or_path)")
     imp.set_defaults(handler=cmd_import_config)
+    completion = sub.add_parser("completion", help="shell completion script (bash)")
+    completion.add_argument("shell", choices=("bash",))
+    completion.set_defaults(handler=cmd_completion)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -415,3 +415,25 @@ def test_readme_console_output_is_real(capsys, monkeypatch, command, expected):
     assert lines[:len(shown)] == shown
     if "…" not in expected:
         assert len(lines) == len(shown)
+
+
+# --- 8. shell completion --------------------------------------------------------------------------
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="bash is not installed")
+def test_bash_completion_completes_commands_and_catalog_ids(capsys, tmp_path, catalog):
+    status, out, _ = cli(capsys, "completion", "bash")
+    assert status == 0
+    script = tmp_path / "sizing.bash"
+    script.write_text(out, encoding="utf-8")
+
+    def complete(*words: str) -> list[str]:
+        array = " ".join(f"'{w}'" for w in ("sizing", *words))
+        probe = f'source {script}; COMP_WORDS=({array}); COMP_CWORD={len(words)}; _sizing_complete; ' \
+                'printf "%s\\n" "${COMPREPLY[@]}"'
+        return subprocess.run(["bash", "-c", probe], capture_output=True, text=True, check=True).stdout.split()
+
+    assert complete("est") == ["estimate"]
+    assert complete("estimate", "--gpu", "h100") == [g for g in catalog.gpus if g.startswith("h100")]
+    assert "Qwen/Qwen3-14B-AWQ" in complete("command", "--model", "Qwen/Qwen3-14")
+    assert complete("list", "gp") == ["gpus"]
