@@ -167,7 +167,8 @@ def fill_assumptions(texts: Mapping[str, str], current: Catalog) -> tuple[dict[s
     if not missing:
         return dict(texts), []
     added = {key: current.assumptions[key].model_dump(mode="json", exclude_none=True) for key in missing}
-    text = texts["assumptions"].rstrip("\n") + "\n" + yaml.safe_dump(added, sort_keys=False, allow_unicode=True)
+    dumped = yaml.safe_dump(added, sort_keys=False, allow_unicode=True)
+    text = texts["assumptions"].rstrip("\n") + "\n" + dumped
     return {**texts, "assumptions": text}, missing
 
 

@@ -180,9 +180,10 @@ def cmd_import_config(ns: argparse.Namespace, cat: Catalog) -> int:
 
 def add_case_commands(sub: argparse._SubParsersAction) -> None:
     """``estimate``, ``explain`` and ``command``: one deployment each."""
-    for name, handler, helptext in (("estimate", cmd_estimate, "one case: verdict, vLLM's figures, command"),
-                                    ("explain", cmd_explain, "one case as a worked example, step by step"),
-                                    ("command", cmd_command, "the vLLM command for one case (one that starts)")):
+    for name, handler, helptext in (
+            ("estimate", cmd_estimate, "one case: verdict, vLLM's figures, command"),
+            ("explain", cmd_explain, "one case as a worked example, step by step"),
+            ("command", cmd_command, "the vLLM command for one case (one that starts)")):
         p = sub.add_parser(name, help=helptext, description=helptext)
         add_case_arguments(p)
         p.set_defaults(handler=handler)

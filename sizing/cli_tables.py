@@ -44,5 +44,6 @@ def cli_text_table(cat: Catalog, model: str | None, server: str | None, precisio
     rows = ([format_cell(c, row, "en", words).replace("`", "").replace("\\|", "|") for c in columns]
             for row in view[needed].to_dict("records"))
     headers = [_header(c.id) for c in columns]
-    drop = [h for h in reversed(headers) if h.startswith("Seqs @")][:-1] + ["KV tokens", "KV GiB/GPU", "Precision"]
+    contexts = [h for h in reversed(headers) if h.startswith("Seqs @")]
+    drop = contexts[:-1] + ["KV tokens", "KV GiB/GPU", "Precision"]
     return text_table(headers, rows, [c.kind in NUMERIC for c in columns], drop_order=drop)

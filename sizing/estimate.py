@@ -70,7 +70,8 @@ def _config_path(name: str) -> Path | None:
 
 
 def find_model(cat: Catalog, name: str) -> tuple[str, Model, str | None]:
-    """(model id, model, checkpoint id or None) for a model id, checkpoint id (any case), config.json or folder."""
+    """(model id, model, checkpoint id or None) for a model or checkpoint id (any case), a config.json, or a
+    folder holding one."""
     found = ids.resolve_model(cat, name)
     if found in cat.models:
         return found, cat.models[found], None
@@ -82,13 +83,15 @@ def find_model(cat: Catalog, name: str) -> tuple[str, Model, str | None]:
         from sizing.importer import model_from_config_file  # noqa: PLC0415 - only for file paths
         model = model_from_config_file(config, cat)
         return model.checkpoints[0].id, model, None
-    raise UsageError(f"--model: {ids.shown(name)} is neither a catalog model, a checkpoint id nor a config.json "
-                     f"file{ids.did_you_mean(name, ids.model_names(cat))}")
+    close = ids.did_you_mean(name, ids.model_names(cat))
+    raise UsageError(f"--model: {ids.shown(name)} is neither a catalog model, a checkpoint id nor a "
+                     f"config.json file{close}")
 
 
 def _label(cat: Catalog, ckpt: Checkpoint, online: bool) -> str:
     spec = cat.precisions[ckpt.precision]
-    return f"{ckpt.precision} (--quantization {spec.vllm_quantization})" if online else f"{ckpt.precision} ({ckpt.id})"
+    how = f"--quantization {spec.vllm_quantization}" if online else ckpt.id
+    return f"{ckpt.precision} ({how})"
 
 
 def pick_checkpoint(cat: Catalog, model: Model, ckpt_id: str | None, quantization: str | None
@@ -101,7 +104,8 @@ def pick_checkpoint(cat: Catalog, model: Model, ckpt_id: str | None, quantizatio
     if not quantization:
         return options[0]
     formats = quant.formats_for(cat, quantization)
-    wanted = sorted(((c, o) for c, o in options if c.precision in formats), key=lambda x: formats.index(x[0].precision))
+    wanted = sorted(((c, o) for c, o in options if c.precision in formats),
+                    key=lambda option: formats.index(option[0].precision))
     if not wanted:
         have = [_label(cat, c, o) for c, o in options]
         raise UsageError(quant.missing_message(quantization, model.checkpoints[0].id, have))
@@ -142,7 +146,7 @@ def hardware(cat: Catalog, req: Request) -> dict[str, object]:
 
 
 def _gpus_of(req: Request, cols: dict[str, object]) -> dict[str, int]:
-    """GPUs per node and nodes for ``--gpus N``: on a server, at most its GPUs, whole nodes beyond one node."""
+    """GPUs per node and nodes for ``--gpus N``: on a server at most its GPUs, whole nodes beyond one."""
     gpus, per_node, nodes = int(req.gpus or 0), int(cols["gpus_per_node"]), int(cols["nodes"])
     if not req.server:
         return {"gpus_per_node": gpus, "nodes": 1}
@@ -166,7 +170,8 @@ def plans_for(req: Request, per_node: int, nodes: int) -> pd.DataFrame:
 
 
 def check_plan(row: pd.Series) -> None:
-    """Refuse an explicit plan vLLM would refuse (:func:`sizing.plans.problem`): heads, layers, experts, GPUs."""
+    """Refuse an explicit plan vLLM would refuse (:func:`sizing.plans.problem`): heads, layers, experts,
+    GPUs."""
     columns = {key: row[key] for key in PLAN_COLUMNS}
     found = plans.flag_problem({**columns, "gpus": row["server_gpus"]})
     if found:

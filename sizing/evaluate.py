@@ -44,7 +44,7 @@ def server_takes(df: pd.DataFrame) -> pd.Series:
 
 
 def model_takes(df: pd.DataFrame | dict[str, np.ndarray]) -> pd.Series | np.ndarray:
-    """Whether the model splits ``tp`` ways (:func:`sizing.plans.model_takes`: heads, KV heads, GDN heads, experts).
+    """Whether the model splits ``tp`` ways (:func:`sizing.plans.model_takes`: heads, KV/GDN heads, experts).
 
     ``df`` may also be a dict of arrays that broadcast (models down, TP sizes across).
     """

@@ -73,7 +73,8 @@ def applied(cat: Catalog, req: Request, change: str, value: str) -> tuple[Reques
         ckpt, precision = value.rsplit(" (", 1)
         precision = precision.rstrip(")")
         mid = find_model(cat, req.model)[0]
-        if ckpt == cat.models[mid].checkpoints[0].id and precision != cat.models[mid].checkpoints[0].precision:
+        native = cat.models[mid].checkpoints[0]
+        if ckpt == native.id and precision != native.precision:
             return replace(req, model=mid, quantization=precision), f"--quantization {precision} (online)"
         return replace(req, model=ckpt, quantization=None), f"the checkpoint {ckpt}"
     return _more_gpus(cat, req, int(value))

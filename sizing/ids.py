@@ -24,7 +24,7 @@ def shown(name: str) -> str:
 
 
 def suggestions(name: str, ids: Iterable[str]) -> list[str]:
-    """Up to three ids close to ``name`` (case-insensitive): prefix matches, then containment, then similar."""
+    """Up to three ids close to ``name`` (any case): prefix matches, then containment, then similar ones."""
     ids = list(ids)
     lowered = {i.lower(): i for i in ids}
     key = name.lower().strip()
@@ -71,7 +71,7 @@ def model_names(cat: Catalog) -> list[str]:
 
 
 def resolve_model(cat: Catalog, name: str) -> str | None:
-    """The model or checkpoint id ``name`` denotes, ignoring case; None when the catalog has nothing like it."""
+    """The model or checkpoint id ``name`` denotes, ignoring case; None when the catalog has no such id."""
     names = model_names(cat)
     if name in names:
         return name

@@ -23,8 +23,9 @@ def model_rows(cat: Catalog) -> list[Row]:
 
 def gpu_rows(cat: Catalog) -> list[Row]:
     """GPUs: id, name, nominal GB, total GiB as nvidia-smi reports it, FP8 and FP4 support."""
-    return [{"id": gid, "name": g.name, "memory_gb": g.memory_gb, "total_gib": round(g.memory_mib * MiB / GiB, 2),
-             "fp8": g.fp8, "fp4": g.fp4} for gid, g in cat.gpus.items()]
+    return [{"id": gid, "name": g.name, "memory_gb": g.memory_gb,
+             "total_gib": round(g.memory_mib * MiB / GiB, 2), "fp8": g.fp8, "fp4": g.fp4}
+            for gid, g in cat.gpus.items()]
 
 
 def server_rows(cat: Catalog) -> list[Row]:

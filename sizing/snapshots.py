@@ -393,8 +393,8 @@ def report_markdown(report: Report, limit: int = 100) -> str:
     lines = [f"## Published tables: `{report.base}` → `{report.head}`", "",
              f"**{len(report.flips)} verdict flip(s); {len(report.tables)} table(s) changed: "
              f"{rows} row(s) added or removed, {cells} cell(s) changed.**", "",
-             *(f"_`{rev}` predates the assumption(s) {', '.join(f'`{k}`' for k in keys)}; evaluated with their "
-               f"current values._\n" for rev, keys in report.filled.items()),
+             *(f"_`{rev}` predates the assumption(s) {', '.join(f'`{k}`' for k in keys)}; "
+               f"evaluated with their current values._\n" for rev, keys in report.filled.items()),
              "### Verdict flips", "",
              *flips_markdown(report.flips), ""]
     if not report.tables:
@@ -443,5 +443,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     diff.add_argument("rev2", metavar="REV2", nargs="?", help="head revision (default: the working tree)")
     diff.add_argument("--format", choices=("markdown", "json"), default="markdown")
     diff.add_argument("--limit", type=cli_limit, default=100, help="changed cells listed per table (0 = all)")
-    diff.add_argument("--max-chars", type=cli_count("tokens"), default=MAX_CHARS, help="cut the Markdown report at this size")
+    diff.add_argument("--max-chars", type=cli_count("tokens"), default=MAX_CHARS,
+                      help="cut the Markdown report at this size")
     diff.set_defaults(handler=cmd_diff)

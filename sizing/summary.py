@@ -37,7 +37,8 @@ def startup_figures(rec: Mapping[str, Any]) -> Pairs:
         ("Model loading took", f"{_num(rec['weights_gib'])} GiB"),
         ("Available KV cache memory", f"{_num(rec['available_kv_gib'])} GiB"),
         ("GPU KV cache size", f"{rec['kv_cache_tokens']:,} tokens"),
-        (f"Maximum concurrency for {rec['max_model_len']:,} tokens per request", f"{_num(rec['max_concurrency'])}x"),
+        (f"Maximum concurrency for {rec['max_model_len']:,} tokens per request",
+         f"{_num(rec['max_concurrency'])}x"),
     ]
 
 
@@ -45,7 +46,8 @@ def setup(rec: Mapping[str, Any]) -> Pairs:
     """Model, hardware, plan and the settings the figures assume."""
     plan = (f"TP {rec['tensor_parallel_size']} × PP {rec['pipeline_parallel_size']} × "
             f"DP {rec['data_parallel_size']}")
-    hardware = f"{rec['gpus']} × {rec['gpu']}" + (f" ({rec['server']})" if rec["server"] != rec["gpu"] else "")
+    server = f" ({rec['server']})" if rec["server"] != rec["gpu"] else ""
+    hardware = f"{rec['gpus']} × {rec['gpu']}{server}"
     return [
         ("Model", f"{rec['checkpoint']} ({rec['precision']})"), ("Hardware", hardware), ("Parallelism", plan),
         ("Settings", f"--max-model-len {rec['max_model_len']} --gpu-memory-utilization "
@@ -59,9 +61,10 @@ def memory(rec: Mapping[str, Any]) -> Pairs:
     per_context = ", ".join(f"{int(c):,} tokens: {_num(v)}" for c, v in rec["concurrency"].items())
     return [
         ("GPU memory", f"{_num(rec['total_memory_gib'])} GiB total, {_num(rec['budget_gib'])} GiB budget"),
-        ("Activations, non-torch, CUDA graphs", f"{_num(rec['activation_peak_gib'])} + {_num(rec['non_torch_gib'])}"
-                                                f" + {_num(rec['cuda_graphs_gib'])} GiB"),
-        ("KV cache per token", f"{_num(rec['kv_kib_per_token'], 1)} KiB ({rec['kv_bytes_per_token']:,} bytes)"),
+        ("Activations, non-torch, CUDA graphs",
+         " + ".join(_num(rec[k]) for k in ("activation_peak_gib", "non_torch_gib", "cuda_graphs_gib")) + " GiB"),
+        ("KV cache per token",
+         f"{_num(rec['kv_kib_per_token'], 1)} KiB ({rec['kv_bytes_per_token']:,} bytes)"),
         ("Requests at once per replica", per_context),
         ("Longest single request", f"{rec['longest_context']:,} tokens"),
     ]

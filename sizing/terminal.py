@@ -66,7 +66,8 @@ def fitting_columns(headers: Sequence[str], rows: Sequence[Sequence[str]], numer
                     drop_order: Sequence[str], width: int) -> list[int]:
     """Indexes of the columns kept at ``width``: columns named in ``drop_order`` go first, in that order."""
     keep = list(range(len(headers)))
-    need = {i: _min_width(headers[i], [r[i] for r in rows], i < len(numeric) and numeric[i], i == 0) for i in keep}
+    need = {i: _min_width(headers[i], [r[i] for r in rows], i < len(numeric) and numeric[i], i == 0)
+            for i in keep}
     for name in drop_order:
         if sum(need[i] + 2 for i in keep) <= width or name not in headers:
             continue

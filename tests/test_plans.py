@@ -25,7 +25,8 @@ def plan(tp: int = 1, pp: int = 1, dp: int = 1, gpus: int = 8, **model: int) -> 
 @pytest.mark.parametrize(("case", "field", "words"), [
     (plan(tp=3), "tensor_parallel_size", "40 attention heads, got 3"),
     (plan(tp=16, gpus=16, attention_heads=64, kv_heads=12), "tensor_parallel_size", "12 KV heads"),
-    (plan(tp=4, la_value_heads=6, linear_layers=30), "tensor_parallel_size", "6 linear-attention value heads"),
+    (plan(tp=4, la_value_heads=6, linear_layers=30), "tensor_parallel_size",
+     "6 linear-attention value heads"),
     (plan(tp=8, expert_intermediate=1412), "tensor_parallel_size", "intermediate size 1412"),
     (plan(pp=64, gpus=64), "pipeline_parallel_size", "40 layers"),
     (plan(tp=2, dp=8, gpus=8), "data_parallel_size", "2 × 1 × 8 = 16 GPUs, but the hardware given has 8"),
@@ -36,7 +37,8 @@ def test_each_rule_refuses_what_vllm_refuses(case, field, words):
 
 
 def test_plans_vllm_runs_pass():
-    for case in (plan(), plan(tp=8), plan(tp=2, pp=2, dp=2), plan(tp=16, gpus=16, kv_heads=8, attention_heads=64)):
+    for case in (plan(), plan(tp=8), plan(tp=2, pp=2, dp=2),
+                 plan(tp=16, gpus=16, kv_heads=8, attention_heads=64)):
         assert problem(case) is None
 
 

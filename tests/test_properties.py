@@ -82,7 +82,7 @@ def attention_block(draw: st.DrawFn, kind: str, layers: int) -> dict[str, Any]:
                                      "value_head_dim": 128, "conv_kernel": 4}
     if kind in ("moe", "mla-moe"):
         block["moe"] = {"experts": draw(st.sampled_from([8, 64, 256])), "experts_per_token": draw(st.integers(1, 8)),
-                        "expert_intermediate_size": 128 * draw(st.integers(2, 32)),  # TP splits it (sizing.plans)
+                        "expert_intermediate_size": 128 * draw(st.integers(2, 32)),  # TP splits it
                         "shared_experts": draw(st.integers(0, 1)), "shared_intermediate_size": 2048,
                         "dense_layers": draw(st.integers(0, min(3, layers)))}
     if kind == "mla-moe":
