@@ -17,26 +17,32 @@ export DISABLE_MKDOCS_2_WARNING := true
 
 setup: $(STAMP)
 
-# The stamp is written only when pip succeeded; a failed set-up removes the half-built .venv, so the
-# next `make` starts again from scratch (with whatever PY is given then).
+# The stamp is written only when pip succeeded. A .venv of a too-old Python is replaced; a .venv this
+# run created is removed again when pip fails, so the next `make` starts afresh (with whatever PY is
+# given then). An existing, working .venv is kept when an update fails: the next `make` retries it.
 $(STAMP): requirements.txt constraints.txt
 	@$(MAKE) --no-print-directory check-python PY=$(PY)
-	rm -rf $(VENV)
-	$(PY) -m venv $(VENV)
+	@$(BIN)/python -c 'import sys; sys.exit(sys.version_info[:2] < tuple(map(int, "$(PY_MIN)".split("."))))' \
+		2>/dev/null || { rm -rf $(VENV) && $(PY) -m venv $(VENV) && touch $(VENV)/.new; }
 	$(BIN)/pip install --quiet --disable-pip-version-check -r requirements.txt -c constraints.txt \
-		|| { rm -rf $(VENV); echo "make: pip install failed; .venv removed, fix the error above and re-run" >&2; exit 1; }
+		|| { if [ -e $(VENV)/.new ]; then rm -rf $(VENV); fi; \
+		     echo "make: pip install failed (see above); run make again once it is fixed" >&2; exit 1; }
+	rm -f $(VENV)/.new
 	touch $(STAMP)
 
+NO_PY = make: $(PY) not found; give one: make setup PY=python3.12
+OLD_PY = make: Python $(PY_MIN) or newer is needed, $(PY) is %d.%d; give another: make setup PY=python3.12
+BUSY_PORT = make: port $(PORT) on 127.0.0.1 is in use; choose another: make serve PORT=8001
+
 check-python:
-	@command -v $(PY) >/dev/null 2>&1 || { echo "make: $(PY) not found; give one: make setup PY=python3.12" >&2; exit 1; }
-	@$(PY) -c 'import sys; v = sys.version_info[:2]; sys.exit(0 if v >= tuple(map(int, "$(PY_MIN)".split("."))) else \
-		"make: Python $(PY_MIN) or newer is needed, $(PY) is %d.%d; give another: make setup PY=python3.12" % v)'
+	@command -v $(PY) >/dev/null 2>&1 || { echo "$(NO_PY)" >&2; exit 1; }
+	@$(PY) -c 'import sys; v = sys.version_info[:2]; \
+		sys.exit(0 if v >= tuple(map(int, "$(PY_MIN)".split("."))) else "$(OLD_PY)" % v)'
 
 # Fails at once, before the build, when PORT is taken.
 check-port:
-	@$(PY) -c 'import socket, sys; s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); \
-		s.bind(("127.0.0.1", $(PORT)))' 2>/dev/null \
-		|| { echo "make: port $(PORT) on 127.0.0.1 is in use; choose another: make serve PORT=8001" >&2; exit 1; }
+	@$(PY) -c 'import socket; s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); \
+		s.bind(("127.0.0.1", $(PORT)))' 2>/dev/null || { echo "$(BUSY_PORT)" >&2; exit 1; }
 
 build: $(STAMP)
 	$(BIN)/python scripts/docs.py build

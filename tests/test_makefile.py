@@ -56,3 +56,14 @@ def test_the_stamp_is_written_only_after_pip_succeeds():
     recipe = make("-n", "-B", ".venv/.installed").stdout
     assert recipe.index("pip install") < recipe.index("touch .venv/.installed")
     assert "rm -rf .venv" in recipe.split("pip install", 1)[1].split("touch", 1)[0]
+
+
+def test_a_failed_first_set_up_leaves_no_venv(tmp_path):
+    """A pip failure (here: a requirement no index has) removes the .venv that run created."""
+    for name in ("Makefile", "constraints.txt"):
+        shutil.copy(ROOT / name, tmp_path / name)
+    (tmp_path / "requirements.txt").write_text("./no-such-package-dir\n", encoding="utf-8")
+    command = ["make", "--no-print-directory", "-C", str(tmp_path), f"PY={sys.executable}", "setup"]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=300, check=False)
+    assert result.returncode != 0 and "pip install failed" in result.stderr
+    assert not (tmp_path / ".venv").exists()
