@@ -1,0 +1,42 @@
+"""sizing.cli_types: flag values checked as vLLM reads them."""
+
+from __future__ import annotations
+
+import argparse
+
+import pytest
+
+from sizing import cli_types as ty
+
+
+@pytest.mark.parametrize("text", ["0", "-1", "32k", "1e3", "4.5", "1_000", "nan", "", "9" * 31])
+def test_counts_refuse_what_is_not_a_positive_whole_number_in_range(text):
+    with pytest.raises(argparse.ArgumentTypeError):
+        ty.count("tokens")(text)
+
+
+def test_counts_accept_digits_up_to_the_limit():
+    assert ty.count("gpus")("8") == 8 and ty.count("gpus")(str(ty.LIMITS["gpus"])) == ty.LIMITS["gpus"]
+
+
+@pytest.mark.parametrize("text", ["nan", "inf", "0", "1.5", "-0.5", "0_9", "9e-1"])
+def test_fractions_refuse_non_finite_and_out_of_range(text):
+    with pytest.raises(argparse.ArgumentTypeError):
+        ty.fraction(text)
+
+
+def test_fractions_ports_and_block_sizes():
+    assert ty.fraction("0.9") == 0.9 and ty.fraction("1") == 1.0
+    assert ty.port("8000") == 8000
+    assert ty.block_size("16") == 16
+    for bad, parse in (("0", ty.port), ("65536", ty.port), ("7", ty.block_size), ("a b", ty.host)):
+        with pytest.raises(argparse.ArgumentTypeError):
+            parse(bad)
+
+
+def test_parser_errors_are_one_line(capsys):
+    parser = ty.OneLineParser(prog="demo")
+    parser.add_argument("--n", type=ty.count("gpus"))
+    with pytest.raises(SystemExit) as exit_info:
+        parser.parse_args(["--n", "x"])
+    assert exit_info.value.code == 2 and capsys.readouterr().err.count("\n") == 1
