@@ -124,7 +124,9 @@ def test_markdown_is_a_table_in_the_page_language(ctx: site.SiteContext) -> None
     (Quantity(81920, "kib"), "zh", "80\u00a0KiB"),
     (Quantity(35712, "kib"), "en", "34.9\u00a0KiB"),
     (Quantity(9.5625, "ratio"), "en", "9.56×"),
-    (Quantity(52.94, "tokens_per_s"), "ru", "52,9\u00a0токенов/с"),
+    (Quantity(52.94, "tokens_per_s"), "ru", "52,9 токена/с"),
+    (Quantity(313792, "tokens"), "ru", "313\u00a0792 токена"),
+    (Quantity(5, "tokens_per_s"), "ru", "5,0 токена/с"),
     (Quantity(313408, "count"), "ru", "313\u00a0408"),
 ])
 def test_quantities(quantity: Quantity, lang: str, expected: str) -> None:

@@ -1,0 +1,51 @@
+"""Page macros that put computed numbers into sentences: counted nouns and the tables' own plan.
+
+``{{ sz_count("example-1", "seq_32768", "full_requests") }}`` gives ``9 full-context requests`` /
+``9 个满上下文请求`` / ``9 запросов полной длины``: the number from the worked example, the noun
+in the CLDR plural form the number needs (:func:`sizing.plural.plural`, message ``plural_<noun>``).
+``{{ sz_table_plan("dh-70b-tp4") }}`` is the plan the summary tables choose for an example's
+checkpoint, server and KV cache type, so prose that compares an example with its table row reads
+the same value the table shows.
+"""
+
+from __future__ import annotations
+
+from sizing.errors import UsageError
+from sizing.i18n import fmt_number
+from sizing.macros import field_source
+from sizing.plural import plural
+from sizing.site import SiteContext, active_context
+from sizing.tables import plan_label
+
+__all__ = ["count", "table_plan", "table_row"]
+
+
+def count(lang: str, example_id: str, field: str, noun: str) -> str:
+    """A whole-number field of a worked example followed by ``noun`` in its plural form."""
+    ctx = active_context()
+    column, _ = field_source(field, ctx.contexts)
+    number = int(float(ctx.example(example_id)[column]))
+    return plural(lang, f"plural_{noun}", number, fmt_number(number, lang))
+
+
+def table_row(ctx: SiteContext, example_id: str):  # noqa: ANN201 - a pandas row
+    """The recommended matrix row for an example's checkpoint, server and KV cache type."""
+    ex = ctx.example(example_id)
+    f = ctx.frame
+    rows = f[f["chosen"] & (f["checkpoint"] == ex["checkpoint"]) & (f["server"] == ex["server"])
+             & (f["kv_cache_dtype"] == ex["kv_cache_dtype"]) & ~f["online_quantization"]]
+    if rows.empty:
+        raise UsageError(f"example {example_id!r}: no recommended row in the matrix")
+    return rows.iloc[0]
+
+
+def table_plan(lang: str, example_id: str) -> str:
+    """The plan label the tables show for an example's checkpoint and server."""
+    return plan_label(table_row(active_context(), example_id), lang)
+
+
+def change(lang: str, example_id: str) -> str:
+    """For an example that does not fit, the nearest change that would make it fit (flags as code)."""
+    from sizing.tables import change_label
+
+    return change_label(active_context().example(example_id), lang)
