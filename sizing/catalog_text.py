@@ -29,7 +29,7 @@ __all__ = ["CATALOG_TEXTS", "server_name", "source_refs", "translate", "translat
 CATALOG_TEXTS = MESSAGES_DIR / "catalog.yaml"
 _NODES = re.compile(r"^(\d+) nodes × (.+)$")
 _URL = re.compile(r"https?://[^\s;,()]+")
-_REPO = re.compile(r"\b([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)@[0-9a-f]{7,40}:([^\s;()]+)")
+_REPO = re.compile(r"\b([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)@([0-9a-f]{7,40}):([^\s;()]+)")
 
 
 @functools.lru_cache(maxsize=1)
@@ -65,7 +65,7 @@ def _ref(part: str, lang: str) -> str:
     if url := _URL.search(part):
         return url.group(0).rstrip(".")
     if repo := _REPO.search(part):
-        return f"github.com/{repo.group(1)}: {repo.group(2).rsplit('/', 1)[-1]}"
+        return f"github.com/{repo.group(1)}/blob/{repo.group(2)[:12]}/{repo.group(3)}"
     lowered = part.lower()
     if "nvidia-smi" in lowered:
         return t(lang, "source_smi_logs")

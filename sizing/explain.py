@@ -249,7 +249,8 @@ def verdict_line(row: Row, lang: str, markdown: bool = False) -> str:
     change = change_label(row, lang)
     if not markdown:
         change = html.unescape(re.sub(r"</?code>", "", change))
-    return f"❌ {t(lang, 'verdict_does_not_fit')}" + (f": {change}" if change else "")
+    verdict = f"❌ {t(lang, 'verdict_does_not_fit')}"
+    return t(lang, "verdict_with_change", verdict=verdict, change=change) if change else verdict
 
 
 def explain_text(row: Row, cat: Catalog, lang: str) -> str:

@@ -49,3 +49,26 @@ def change(lang: str, example_id: str) -> str:
     from sizing.tables import change_label
 
     return change_label(active_context().example(example_id), lang)
+
+
+def server_fact(lang: str, server: str, field: str) -> str:
+    """One catalog fact of a server for prose: ``cpu`` (model), ``cores``, ``nvme`` (drives × TB),
+    ``network`` (Gbit/s) or ``ram`` (GB), formatted for ``lang``; an unknown field is an error."""
+    from sizing.i18n import NBSP, t
+
+    cat = active_context().catalog
+    if server not in cat.servers:
+        raise UsageError(f"unknown server {server!r}; see catalog/servers.yaml")
+    s = cat.servers[server]
+    facts = {
+        "cpu": lambda: s.cpu.model if s.cpu else "",
+        "cores": lambda: plural(lang, "plural_cores", s.cpu.cores, fmt_number(s.cpu.cores, lang)) if s.cpu else "",
+        "nvme": lambda: (f"{fmt_number(s.nvme.drives, lang)} × {fmt_number(s.nvme.drive_tb, lang, 2)}{NBSP}"
+                         f"{t(lang, 'unit_tb')}") if s.nvme else "",
+        "network": lambda: f"{fmt_number(s.network_gbps, lang)}{NBSP}{t(lang, 'unit_gbit_per_s')}"
+                           if s.network_gbps else "",
+        "ram": lambda: f"{fmt_number(s.ram_gb, lang)}{NBSP}{t(lang, 'unit_gb')}" if s.ram_gb else "",
+    }
+    if field not in facts:
+        raise UsageError(f"unknown server field {field!r}; known: {', '.join(facts)}")
+    return facts[field]()

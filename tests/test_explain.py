@@ -95,7 +95,7 @@ def test_non_fitting_case_ends_with_the_nearest_change() -> None:
     row = estimate(cat, Request(model="Qwen/Qwen3-32B", server="gpu-l40s"))
     assert not row["fits"]
     assert not [s for s in explain_steps(row, cat) if s.id.startswith("seq_")]
-    assert explain_text(row, cat, "en").rstrip().splitlines()[-1].startswith("❌ Does not fit: ")
+    assert explain_text(row, cat, "en").rstrip().splitlines()[-1].startswith("❌ Does not fit. ")
 
 
 def test_text_is_plain_and_numbered(ctx: site.SiteContext) -> None:
