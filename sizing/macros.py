@@ -209,7 +209,14 @@ def calibration_rows(checks: Iterable[calibration.Check], lang: str) -> list[str
     """One Markdown row per check."""
     return [f"| {escape_cell(c.case)} | {escape_cell(t(lang, f'calib_metric_{c.metric}'))} | "
             f"{calibration_value(c.metric, c.logged, lang)} | {calibration_value(c.metric, c.predicted, lang)} | "
-            f"{fmt_percent(c.error, lang, 2)} | {t(lang, 'word_yes' if c.ok else 'word_no')} |" for c in checks]
+            f"{calibration_error(c, lang)} | {t(lang, 'word_yes' if c.ok else 'word_no')} |" for c in checks]
+
+
+def calibration_error(check: calibration.Check, lang: str) -> str:
+    """The error of a figure as a percentage; for a starts / does-not-start check, whether it matched."""
+    if check.metric.startswith("no_fit"):
+        return t(lang, "calib_match") if check.ok else "—"
+    return fmt_percent(check.error, lang, 2)
 
 
 def calibration_table(lang: str) -> str:

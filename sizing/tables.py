@@ -269,7 +269,7 @@ def settings_note(ctx: SiteContext, lang: str, key: str = "note_summary") -> str
 
 def fit_spec(server: str, contexts: list[int]) -> TableSpec:
     """The fit table of one server: every checkpoint and KV type, verdict, plan, memory, sequences."""
-    columns = (CHECKPOINT, PRECISION, _c("kv_cache_dtype", "col_kv_cache_dtype"), VERDICT, PLAN,
+    columns = (CHECKPOINT, PRECISION, _c("kv_cache_dtype", "col_kv_cache_dtype", "code"), VERDICT, PLAN,
                _c("weights_bytes", "col_weights_per_gpu", "gib"), _c("kv_cache_bytes", "col_kv_cache_per_gpu", "gib"),
                _c("kv_bytes_per_token", "col_kv_per_token", "kib"), *seq_columns(contexts),
                _c("change", "col_change", "change"))
