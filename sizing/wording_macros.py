@@ -15,6 +15,7 @@ from sizing.i18n import fmt_number
 from sizing.macros import field_source
 from sizing.plural import plural
 from sizing.site import SiteContext, active_context
+from sizing.table_rows import read_speed_gbs
 from sizing.tables import plan_label
 
 __all__ = ["count", "table_plan", "table_row"]
@@ -68,7 +69,30 @@ def server_fact(lang: str, server: str, field: str) -> str:
         "network": lambda: f"{fmt_number(s.network_gbps, lang)}{NBSP}{t(lang, 'unit_gbit_per_s')}"
                            if s.network_gbps else "",
         "ram": lambda: f"{fmt_number(s.ram_gb, lang)}{NBSP}{t(lang, 'unit_gb')}" if s.ram_gb else "",
+        "nvme_read": lambda: f"{fmt_number(read_speed_gbs(active_context(), server), lang)}{NBSP}"
+                             f"{t(lang, 'unit_gb_per_s')}",
     }
     if field not in facts:
         raise UsageError(f"unknown server field {field!r}; known: {', '.join(facts)}")
+    return facts[field]()
+
+
+def gpu_fact(lang: str, gpu: str, field: str) -> str:
+    """One memory fact of a catalog GPU for prose: ``nominal_gb`` ("80 GB" as sold), ``nominal_gib``
+    (the same, binary), ``smi_mib`` and ``smi_gib`` (the ``nvidia-smi`` total)."""
+    from sizing.i18n import NBSP, fmt_gib, t
+    from sizing.units import MiB
+
+    cat = active_context().catalog
+    if gpu not in cat.gpus:
+        raise UsageError(f"unknown GPU {gpu!r}; see catalog/gpus.yaml")
+    g = cat.gpus[gpu]
+    facts = {
+        "nominal_gb": lambda: f"{fmt_number(g.memory_gb, lang)}{NBSP}{t(lang, 'unit_gb')}",
+        "nominal_gib": lambda: f"{fmt_number(g.memory_gb, lang)}{NBSP}{t(lang, 'unit_gib')}",
+        "smi_mib": lambda: f"{fmt_number(g.memory_mib, lang)}{NBSP}{t(lang, 'unit_mib')}",
+        "smi_gib": lambda: fmt_gib(g.memory_mib * MiB, lang),
+    }
+    if field not in facts:
+        raise UsageError(f"unknown GPU field {field!r}; known: {', '.join(facts)}")
     return facts[field]()
