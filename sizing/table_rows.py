@@ -91,7 +91,21 @@ def labelled(df: pd.DataFrame, cat: Catalog) -> pd.DataFrame:
     out["checkpoint_label"] = checkpoint_label(out, cat)
     if "needs_hw" in out.columns:
         out["weight_only"] = weight_only(out)
+    if "change" in out.columns:
+        out["change_value"] = named_checkpoint_change(out, cat)
     return out
+
+
+def named_checkpoint_change(df: pd.DataFrame, cat: Catalog) -> pd.Series:
+    """``change_value`` with a suggested checkpoint's precision id replaced by its name:
+    ``Qwen/Qwen3-32B-AWQ (int4-awq)`` -> ``Qwen/Qwen3-32B-AWQ (INT4 AWQ)``."""
+    def named(code: object, value: object) -> object:
+        if code != "checkpoint" or not isinstance(value, str) or not value.endswith(")"):
+            return value
+        head, _, pid = value[:-1].rpartition(" (")
+        name = cat.precisions[pid].name.replace(" (", " ").replace(")", "") if pid in cat.precisions else ""
+        return f"{head} ({name})" if name else value
+    return pd.Series([named(c, v) for c, v in zip(df["change"], df["change_value"])], index=df.index)
 
 
 def weight_only(df: pd.DataFrame) -> pd.Series:

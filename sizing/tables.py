@@ -37,10 +37,11 @@ from sizing.units import GB, GiB, KiB
 from sizing.views import Filter, fit_view, select
 
 KINDS = frozenset({"text", "int", "gib", "kib", "gb", "float1", "float2", "fraction", "money", "bool",
-                   "verdict", "plan", "change", "tier", "server", "catalog", "places", "source", "code"})
+                   "verdict", "plan", "change", "tier", "server", "catalog", "places", "source", "code",
+                   "fixed1"})
 TIGHT_SEQUENCES = 2
 """A fitting row that holds at most this many full-length (32K) requests is shown as tight."""
-NUMERIC = frozenset({"int", "gib", "kib", "gb", "float1", "float2", "fraction", "money"})
+NUMERIC = frozenset({"int", "gib", "kib", "gb", "float1", "fixed1", "float2", "fraction", "money"})
 KIND_UNIT = {"gib": "unit_gib", "kib": "unit_kib", "gb": "unit_gb"}
 DASH = "—"
 _LINE_BREAKS = re.compile(r"[ \t]*[\r\n\v\f\u2028\u2029]+[ \t]*")
@@ -177,7 +178,7 @@ def _number(kind: str, value: float, lang: str, decimals: int | None) -> str:
         return fmt_percent(value, lang, decimals or 0)
     if kind == "float1":
         return _whole_or(value, lang, 1 if decimals is None else decimals)
-    digits = {"int": 0, "float2": 2}[kind]
+    digits = {"int": 0, "float2": 2, "fixed1": 1}[kind]
     return _num(value, lang, digits if decimals is None else decimals)
 
 
@@ -319,7 +320,7 @@ def summary_specs(ctx: SiteContext) -> list[TableSpec]:
 
 def disk_spec(ctx: SiteContext) -> TableSpec:
     """``disk``: model file sizes and the load time from each offer server's NVMe."""
-    loads = tuple(_c(f"load_{sid}", "col_load_time_on", "float1", unit="unit_seconds",
+    loads = tuple(_c(f"load_{sid}", "col_load_time_on", "fixed1", unit="unit_seconds",
                      args=(("server", ctx.catalog.servers[sid].name),)) for sid in tr.offer_servers(ctx))
     columns = (MODEL, PRECISION, _c("checkpoint", "col_checkpoint"), _c("file_bytes", "col_file_size", "gb"), *loads)
     return TableSpec("disk", columns, tr.disk_rows, ("model", "checkpoint"))
@@ -482,12 +483,12 @@ HARDWARE_SPECS: tuple[TableSpec, ...] = (
                               _c("fp8", "col_fp8", "bool"), _c("fp4", "col_fp4", "bool"),
                               _c("interconnect", "col_interconnect", "catalog"),
                               _c("largest_single_gpu", "col_largest_single_gpu")),
-              tr.gpu_class_rows, ("gpu",), settings_note),
+              tr.gpu_class_rows, ("gpu",), lambda ctx, lang: settings_note(ctx, lang, "note_gpu_classes")),
     TableSpec("cpu-cores", (_c("gpus", "col_gpus_per_node", "int"), _c("cores_min", "col_cores_min", "int"),
                             _c("cores_low", "col_cores_low", "int"), _c("cores_high", "col_cores_high", "int")),
               tr.cpu_core_rows, ("gpus",)),
     TableSpec("host-ram", (SERVER, GPUS, _c("vram_bytes", "col_vram_total", "gb"),
-                           _c("ram_bytes", "col_system_ram", "gb"), _c("ram_ratio", "col_ram_ratio", "float1"),
+                           _c("ram_bytes", "col_system_ram", "gb"), _c("ram_ratio", "col_ram_ratio", "fixed1"),
                            _c("ram_covers_vram", "col_ram_covers_vram", "bool")),
               tr.host_ram_rows, ("server",)),
     TableSpec("price-per-gb", (SERVER, GPUS, _c("vram_bytes", "col_vram_total", "gb"),
