@@ -155,6 +155,8 @@ def _change_text(row: Mapping[str, Any], lang: str) -> str:
     code, value = row.get("change") or "", str(row.get("change_value") or "")
     reason = str(row.get("reason") or "")
     if not code:
+        if reason == "fits-one-gpu" and not is_missing(row.get("server_gpus")) and int(row["server_gpus"]) == 1:
+            reason = "fits-the-gpu"  # "one copy per GPU" says nothing on a one-GPU server
         return escape_cell(t(lang, f"reason_{reason.replace('-', '_')}")) if reason and reason != "no-fit" else ""
     if code == "max-model-len":
         return _code_message(lang, "change_max_model_len", {"flag": flag("--max-model-len", int(value))})
@@ -377,7 +379,7 @@ def resolve(table: TableSpec | pd.DataFrame, ctx: SiteContext | None) -> tuple[t
 
 
 CELL_CONTEXT = ("plan", "tp", "pp", "dp", "change", "change_value", "reason", "currency", "fits", "weight_only",
-                "seq_32768")
+                "seq_32768", "server_gpus")
 """Row fields that formatters read besides a column's own value (plan sizes, advice, currency)."""
 
 

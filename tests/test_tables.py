@@ -243,3 +243,10 @@ def test_cli_table_rejects_unknown_ids(model: str | None, server: str | None, pr
     """Assert an id the catalog lacks is a one-line usage error naming the flag."""
     with pytest.raises(UsageError, match=flag):
         tables.cli_table(load_catalog(FIXTURE), model, server, precision, "markdown", None)
+
+
+def test_one_gpu_servers_do_not_say_one_copy_per_gpu() -> None:
+    """Assert the reason on a one-GPU server says the model fits that GPU, not "one copy per GPU"."""
+    row = {"reason": "fits-one-gpu", "server_gpus": 1, "fits": True}
+    assert tables.change_label(row, "ru") == "Модель помещается на этот GPU"
+    assert tables.change_label({**row, "server_gpus": 2}, "en") == "Fits on one GPU: one copy per GPU"
