@@ -26,12 +26,13 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from babel.lists import format_list
 
 from sizing import memory, site
 from sizing.catalog import Catalog
 from sizing.errors import UsageError
+from sizing.catalog_text import server_name
 from sizing.i18n import fmt_money, fmt_number, t
+from sizing.plural import join_names, plural
 from sizing.versions import rules_for
 
 __all__ = [
@@ -96,8 +97,11 @@ def _check_server(cat: Catalog, server_id: str) -> None:
 
 
 def plan_label(tp: int, pp: int, dp: int) -> str:
-    """``TP2``, ``TP1 × DP2``, ``TP8 × PP2``: the parallel layout, language-neutral."""
-    parts = [f"TP{tp}"] + [f"{name}{n}" for name, n in (("PP", pp), ("DP", dp)) if n > 1]
+    """``DP 2``, ``TP 2``, ``TP 8 × PP 2`` as the tables write them (:func:`sizing.tables.plan_label`);
+    "" for one GPU, which the legend shows as the language's ``plan_single_gpu`` word."""
+    if tp == 1 and pp == 1:
+        return "" if dp == 1 else f"DP {dp}"
+    parts = [f"TP {tp}"] + [f"{name} {n}" for name, n in (("PP", pp), ("DP", dp)) if n > 1]
     return " × ".join(parts)
 
 
@@ -371,7 +375,7 @@ def concurrency_svg(lang: str, cat: Catalog, df: pd.DataFrame, server_id: str,
     """The concurrency-by-context figure of ``server_id`` in ``lang`` (see :func:`concurrency_series`;
     ``series`` when they were computed already)."""
     series = concurrency_series(cat, df, server_id, models) if series is None else list(series)
-    server = cat.servers[server_id].name
+    server = server_name(lang, cat.servers[server_id].name)
     if not series:
         return _el("p", _esc(t(lang, "chart_no_models", server=server)), class_="sz-chart-empty")
     ident = f"sz-conc-{_slug(server_id)}"
@@ -401,19 +405,22 @@ def concurrency_svg(lang: str, cat: Catalog, df: pd.DataFrame, server_id: str,
                     x=_f((left + right) / 2), y=_f(CONC_HEIGHT - 6), text_anchor="middle"))
     legend = []
     for i, s in enumerate(series):
-        label = t(lang, "chart_series_label", model=s.name, precision=s.precision, plan=s.plan)
+        label = t(lang, "chart_series_label", model=s.name, precision=s.precision,
+                  plan=s.plan or t(lang, "plan_single_gpu"))
         pts = [(xa(c), ya(v)) for c, v in zip(s.contexts, s.values)]
         parts = [_el("polyline", class_="sz-line", points=" ".join(f"{_f(x)},{_f(y)}" for x, y in pts), fill="none",
                      stroke="currentColor", stroke_width="2", stroke_linejoin="round",
                      stroke_dasharray=DASHES[i] or None)]
         for (x, y), c, v in zip(pts, s.contexts, s.values):
-            tip = t(lang, "chart_point_title", model=s.name, value=fmt_number(v, lang, 1),
-                    context=fmt_number(c, lang))
+            whole = math.floor(v)
+            tip = t(lang, "chart_point_title", model=s.name,
+                    sequences=plural(lang, "plural_sequences", whole, fmt_number(whole, lang)),
+                    context=plural(lang, "plural_tokens", c, fmt_number(c, lang)))
             parts.append(_marker(MARKERS[i], x, y, tip))
         body.append(_el("g", "".join(parts), class_=f"sz-series sz-series--{i}", data_model=s.model,
                         data_checkpoint=s.checkpoint))
         legend.append(_el("li", _legend_key(i) + _esc(label)))
-    names = format_list([s.name for s in series], locale=lang)
+    names = join_names([s.name for s in series], lang)
     title = t(lang, "chart_concurrency_title", server=server)
     desc = t(lang, "chart_concurrency_desc", server=server, version=str(df.attrs["vllm_version"]), models=names)
     svg = _svg(ident, CONC_HEIGHT, title, desc, body, data_scale="log" if ya.log else "linear")
@@ -491,8 +498,8 @@ def price_svg(lang: str, cat: Catalog, df: pd.DataFrame) -> str:
     body.append(_el("text", _esc(t(lang, "chart_price_x")), class_="sz-axis-label", x=_f((left + right) / 2),
                     y=_f(height - 6), text_anchor="middle"))
     title = t(lang, "chart_price_title")
-    listing = format_list([f"{n} {fmt_money(v, c, lang)}" for n, v, c in
-                           zip(rows["name"], rows["price_per_gb_month"], rows["currency"])], locale=lang)
+    listing = join_names([f"{n} {fmt_money(v, c, lang)}" for n, v, c in
+                           zip(rows["name"], rows["price_per_gb_month"], rows["currency"])], lang)
     svg = _svg(ident, height, title, t(lang, "chart_price_desc", servers=listing), body)
     return _figure("price", svg, "", title)
 

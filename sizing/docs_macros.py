@@ -19,6 +19,7 @@ from typing import Any
 from sizing import charts
 from sizing import i18n
 from sizing import macros
+from sizing import wording_macros
 
 
 def _register(env: Any, name: str, function: Callable[..., str]) -> None:
@@ -46,3 +47,8 @@ def define_env(env: Any) -> None:
     _register(env, "sz_parallel_tabs", macros.parallel_tabs)  # {{ sz_parallel_tabs(["dh-70b-tp4"]) }}
     _register(env, "sz_downloads", macros.downloads)  # {{ sz_downloads(page.url) }}
     _register(env, "sz_calibration_table", macros.calibration_table)  # {{ sz_calibration_table() }}
+    _register(env, "sz_count", wording_macros.count)  # {{ sz_count("example-1", "seq_32768", "requests") }}
+    _register(env, "sz_table_plan", wording_macros.table_plan)  # {{ sz_table_plan("dh-70b-tp4") }}
+    _register(env, "sz_change", wording_macros.change)  # {{ sz_change("dh-70b-bf16-2x80") }}
+    _register(env, "sz_gpu_fact", wording_macros.gpu_fact)  # {{ sz_gpu_fact("a100-80gb", "smi_mib") }}
+    _register(env, "sz_server_fact", wording_macros.server_fact)  # {{ sz_server_fact("gpu-l40s", "cpu") }}

@@ -11,19 +11,28 @@ labels and formula words come from ``docs/messages``, numbers from :mod:`sizing.
 
 from __future__ import annotations
 
+import html
 import math
+import re
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any, Mapping
 
 from sizing.catalog import Catalog
+from sizing.catalog_text import server_name
+from sizing.flagtext import flag, message_with_code
 from sizing.i18n import NBSP, fmt_gib, fmt_kib, fmt_number, t
+from sizing.plural import plural
 from sizing.tables import change_label, escape_cell, plan_label
 from sizing.units import GiB, MiB
 from sizing.versions import Rules, rules_for
 
 Row = Mapping[str, Any]
 UNITS = frozenset({"mib", "gib", "kib", "bytes", "count", "tokens", "ratio", "plain2", "tokens_per_s",
-                   "gb_per_s", "gib_per_s"})
+                   "gb_per_s", "gib_per_s", "layers", "kv_heads", "replicas", "blocks"})
+COUNTED = {"tokens": "plural_tokens", "layers": "plural_layers", "kv_heads": "plural_kv_heads",
+           "replicas": "plural_replicas", "blocks": "plural_blocks"}
+"""Units written as a counted noun, through the CLDR plural forms of ``docs/messages``."""
 
 
 @dataclass(frozen=True)
@@ -79,7 +88,7 @@ def overhead_steps(row: Row) -> list[Step]:
     """Activation peak, non-torch memory and CUDA graphs, per GPU."""
     return [
         Step("activation", "step_activation", (_q(row["activation_bytes"], "gib"),),
-             label_args=(("tokens", _q(row["profile_tokens"], "count")),)),
+             label_args=(("tokens", _q(row["profile_tokens"], "tokens")),)),
         Step("nontorch", "step_nontorch", (_q(row["nontorch_bytes"], "gib"),)),
         Step("cudagraphs", "step_cudagraphs", (_q(row["cudagraph_bytes"], "gib"),)),
     ]
@@ -104,13 +113,13 @@ def available_steps(row: Row, rules: Rules) -> list[Step]:
 def kv_token_step(row: Row) -> Step:
     """KV bytes per token per GPU: layers × 2 × KV heads per rank × head_dim × bytes, or the MLA latent."""
     layers = int(row["full_on_stage"]) + int(row["sliding_on_stage"])
-    common = (("layers", _q(layers, "count")), ("dtype", _q(row["kv_bytes"], "count")))
+    common = (("layers", _q(layers, "layers")), ("dtype", _q(row["kv_bytes"], "count")))
     if bool(row["is_mla"]):
         terms = (*common, ("latent", _q(row["mla_dim"], "count")))
         formula = "formula_kv_mla"
     else:
         heads = max(1, int(row["kv_heads"]) // int(row["tp"]))
-        terms = (*common, ("heads", _q(heads, "count")), ("head_dim", _q(row["head_dim"], "count")))
+        terms = (*common, ("heads", _q(heads, "kv_heads")), ("head_dim", _q(row["head_dim"], "count")))
         formula = "formula_kv_gqa"
     result = (_q(row["kv_bytes_per_token"], "bytes"), _q(row["kv_bytes_per_token"], "kib"))
     return Step("kv_per_token", "step_kv_per_token", result, formula, terms)
@@ -121,7 +130,7 @@ def block_steps(row: Row) -> list[Step]:
     block = _q(row["bytes_per_block"], "kib")
     return [
         Step("bytes_per_block", "step_block", (_q(row["bytes_per_block"], "bytes"), block), "formula_block",
-             (("block_size", _q(row["block_size"], "count")), ("layers", _q(row["group_size"], "count")),
+             (("block_size", _q(row["block_size"], "tokens")), ("layers", _q(row["group_size"], "layers")),
               ("per_layer", _q(row["kv_bytes_per_token_layer"], "count")))),
         Step("num_gpu_blocks", "step_blocks", (_q(row["num_gpu_blocks"], "count"),), "formula_blocks",
              (("kv_cache", _q(max(float(row["kv_cache_bytes"]), 0), "gib")), ("block", block))),
@@ -136,12 +145,12 @@ def capacity_steps(row: Row, rules: Rules) -> list[Step]:
                    "groups": (("blocks", blocks), ("groups", _q(row["kv_groups"], "count")), ("block_size", bs)),
                    "concurrency": (("concurrency", _q(row["max_concurrency"], "plain2")),
                                    ("max_model_len", mml))}[rules.token_rule]
-    conc_terms = ((("blocks", blocks), ("per_request", _q(row["blocks_per_request"], "count")))
+    conc_terms = ((("blocks", blocks), ("per_request", _q(row["blocks_per_request"], "blocks")))
                   if rules.concurrency_rule == "requests" else (("blocks", blocks), ("block_size", bs),
                                                                 ("max_model_len", mml)))
     return [
         Step("max_concurrency", "step_concurrency", (conc,), f"formula_concurrency_{rules.concurrency_rule}",
-             conc_terms, (("tokens", mml),)),
+             conc_terms, (("tokens", _q(row["max_model_len"], "tokens")),)),
         Step("kv_cache_tokens", "step_tokens", (_q(row["kv_cache_tokens"], "tokens"),),
              f"formula_tokens_{rules.token_rule}", token_terms),
     ]
@@ -157,8 +166,8 @@ def sequence_steps(row: Row) -> list[Step]:
     if not bool(row["fits"]):
         return []
     return [Step(f"seq_{c}", "step_sequences", (_q(row[f"sequences_{c}"], "count"),), "formula_sequences",
-                 (("concurrency", _q(row[f"concurrency_{c}"], "plain2")), ("replicas", _q(row["dp"], "count"))),
-                 (("context", _q(c, "count")),))
+                 (("concurrency", _q(row[f"concurrency_{c}"], "plain2")), ("replicas", _q(row["dp"], "replicas"))),
+                 (("context", _q(c, "tokens")),))
             for c in contexts_of(row) if c <= int(row["max_context"])]
 
 
@@ -196,8 +205,11 @@ def fmt_quantity(q: Quantity, lang: str) -> str:
         return fmt_gib(v, lang)
     if q.unit == "kib":
         return fmt_kib(v, lang, 0 if (v / 1024).is_integer() else 1)
-    simple = {"mib": (v / MiB, 0, "unit_mib"), "bytes": (v, 0, "unit_bytes"), "tokens": (v, 0, "unit_tokens"),
-              "tokens_per_s": (v, 1, "unit_tokens_per_s"), "gb_per_s": (v, 0, "unit_gb_per_s"),
+    if q.unit in COUNTED:
+        return plural(lang, COUNTED[q.unit], v, fmt_number(v, lang))
+    if q.unit == "tokens_per_s":
+        return plural(lang, "plural_tokens_per_s", Decimal(f"{v:.1f}"), fmt_number(v, lang, 1))
+    simple = {"mib": (v / MiB, 0, "unit_mib"), "bytes": (v, 0, "unit_bytes"), "gb_per_s": (v, 0, "unit_gb_per_s"),
               "gib_per_s": (v / GiB, 1, "unit_gib_per_s")}
     if q.unit in simple:
         value, digits, unit = simple[q.unit]
@@ -215,22 +227,30 @@ def step_parts(step: Step, lang: str) -> tuple[str, str, str]:
     return label, formula, result
 
 
-def caption(row: Row, cat: Catalog, lang: str) -> tuple[str, str]:
-    """The example's title (checkpoint, server, plan) and its vLLM settings line."""
+def caption(row: Row, cat: Catalog, lang: str, markdown: bool = False) -> tuple[str, str]:
+    """The example's title (checkpoint, server, plan) and its vLLM settings line, flags raw (as code
+    spans when ``markdown``; then the line is escaped for Markdown already)."""
     server = cat.servers[row["server"]].name if row["server"] in cat.servers else str(row["server"])
-    title = t(lang, "example_caption", checkpoint=row["checkpoint"], server=server, plan=plan_label(row, lang))
-    settings = t(lang, "explain_settings", max_model_len=fmt_number(int(row["max_model_len"]), lang),
-                 kv=row["kv_cache_dtype"], gmu=fmt_number(float(row["gpu_memory_utilization"]), lang, 2),
-                 version=str(row.get("vllm_version") or cat.assume("vllm_version")))
+    title = t(lang, "example_caption", checkpoint=row["checkpoint"], server=server_name(lang, server),
+              plan=plan_label(row, lang))
+    code = {"max_model_len": flag("--max-model-len", int(row["max_model_len"])),
+            "kv": flag("--kv-cache-dtype", row["kv_cache_dtype"]),
+            "gmu": flag("--gpu-memory-utilization", float(row["gpu_memory_utilization"]))}
+    settings = message_with_code(lang, "explain_settings", code, markdown, escape=escape_cell,
+                                 version=str(row.get("vllm_version") or cat.assume("vllm_version")))
     return title, settings
 
 
-def verdict_line(row: Row, lang: str) -> str:
-    """``✅ Fits`` or ``❌ Does not fit`` with the nearest change that would make it fit."""
+def verdict_line(row: Row, lang: str, markdown: bool = False) -> str:
+    """``✅ Fits`` or ``❌ Does not fit`` with the nearest change that would make it fit (escaped
+    Markdown with code spans when ``markdown``, else plain text)."""
     if bool(row["fits"]):
         return f"✅ {t(lang, 'verdict_fits')}"
     change = change_label(row, lang)
-    return f"❌ {t(lang, 'verdict_does_not_fit')}" + (f": {change}" if change else "")
+    if not markdown:
+        change = html.unescape(re.sub(r"</?code>", "", change))
+    verdict = f"❌ {t(lang, 'verdict_does_not_fit')}"
+    return t(lang, "verdict_with_change", verdict=verdict, change=change) if change else verdict
 
 
 def explain_text(row: Row, cat: Catalog, lang: str) -> str:
@@ -246,10 +266,10 @@ def explain_text(row: Row, cat: Catalog, lang: str) -> str:
 
 def explain_markdown(row: Row, cat: Catalog, lang: str) -> str:
     """The worked example as a Markdown table (step, calculation, result) with its title and verdict."""
-    title, settings = caption(row, cat, lang)
+    title, settings = caption(row, cat, lang, markdown=True)
     head = [t(lang, k) for k in ("col_step", "col_calculation", "col_result")]
-    lines = [f"**{escape_cell(title)}**  ", escape_cell(settings), "",
+    lines = [f"**{escape_cell(title)}**  ", settings, "",
              "| " + " | ".join(head) + " |", "|---|---|---:|"]
     for step in explain_steps(row, cat):
         lines.append("| " + " | ".join(escape_cell(part) for part in step_parts(step, lang)) + " |")
-    return "\n".join([*lines, "", escape_cell(verdict_line(row, lang))]) + "\n"
+    return "\n".join([*lines, "", verdict_line(row, lang, markdown=True)]) + "\n"

@@ -273,7 +273,16 @@ def fmt_number(value: float, lang: str, decimals: int = 0) -> str:
     """
     locale = _locale(lang)
     pattern = _fixed(locale.decimal_formats[None], decimals)
-    return pattern.apply(_rounded(value, decimals), locale)
+    return _minus(pattern.apply(_rounded(value, decimals), locale), lang)
+
+
+TYPESET_MINUS = frozenset({"ru"})
+"""Languages whose typography wants a real minus sign (U+2212) where CLDR gives a hyphen-minus."""
+
+
+def _minus(text: str, lang: str) -> str:
+    """``text`` with a leading hyphen-minus set as U+2212 in :data:`TYPESET_MINUS` languages."""
+    return "\u2212" + text[1:] if lang in TYPESET_MINUS and text.startswith("-") else text
 
 
 def _with_unit(number: str, lang: str, unit_key: str) -> str:
@@ -295,7 +304,7 @@ def fmt_percent(fraction: float, lang: str, decimals: int = 0) -> str:
     """A fraction shown as a percentage in ``lang``'s style: 0.9 -> ``90%`` (ru ``90 %``)."""
     locale = _locale(lang)
     pattern = _fixed(locale.percent_formats[None], decimals)
-    return pattern.apply(_rounded(fraction * 100, decimals) / 100, locale)
+    return _minus(pattern.apply(_rounded(fraction * 100, decimals) / 100, locale), lang)
 
 
 def fmt_money(amount: float, currency: str, lang: str, decimals: int | None = None) -> str:

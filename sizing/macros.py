@@ -21,6 +21,7 @@ from sizing.commands import sglang_command, vllm_command
 from sizing.errors import UsageError
 from sizing.explain import Quantity, caption, explain_markdown, fmt_quantity
 from sizing.charts import concurrency_chart
+from sizing.catalog_text import server_name
 from sizing.i18n import fmt_gib, fmt_number, fmt_percent, t
 from sizing.site import SiteContext, active_context
 from sizing.tables import escape_cell, fit_spec, get_spec, markdown_rows, settings_note, to_markdown
@@ -61,7 +62,7 @@ def server_section(ctx: SiteContext, server: str, lang: str) -> str:
              memory=fmt_gib(gpu.memory_mib * MiB, lang))
     table_md = "\n".join(markdown_rows(*_spec_rows(ctx, server), lang))
     chart = concurrency_chart(lang, server, catalog_dir=ctx.catalog_dir)
-    return (f"### {escape_cell(s.name)} {{ #fit-{server} }}\n\n{escape_cell(line)}\n" + sortable(table_md)
+    return (f"### {escape_cell(server_name(lang, s.name))} {{ #fit-{server} }}\n\n{escape_cell(line)}\n" + sortable(table_md)
             + f"\n{chart}\n")
 
 
@@ -75,7 +76,7 @@ def fit_tables(lang: str) -> str:
     """``{{ sz_fit_tables() }}``: a filter box, the settings, then one sortable table per server."""
     ctx = active_context()
     sections = "\n".join(server_section(ctx, sid, lang) for sid in ctx.catalog.servers)
-    note = escape_cell(settings_note(ctx, lang, "note_fit"))
+    note = settings_note(ctx, lang, "note_fit")
     return (f"\n{filter_box(lang, FIT_TABLES_ID)}\n\n*{note}*\n\n"
             f'<div id="{FIT_TABLES_ID}" markdown>\n\n{sections}\n</div>\n')
 
@@ -208,7 +209,14 @@ def calibration_rows(checks: Iterable[calibration.Check], lang: str) -> list[str
     """One Markdown row per check."""
     return [f"| {escape_cell(c.case)} | {escape_cell(t(lang, f'calib_metric_{c.metric}'))} | "
             f"{calibration_value(c.metric, c.logged, lang)} | {calibration_value(c.metric, c.predicted, lang)} | "
-            f"{fmt_percent(c.error, lang, 2)} | {t(lang, 'word_yes' if c.ok else 'word_no')} |" for c in checks]
+            f"{calibration_error(c, lang)} | {t(lang, 'word_yes' if c.ok else 'word_no')} |" for c in checks]
+
+
+def calibration_error(check: calibration.Check, lang: str) -> str:
+    """The error of a figure as a percentage; for a starts / does-not-start check, whether it matched."""
+    if check.metric.startswith("no_fit"):
+        return t(lang, "calib_match") if check.ok else "—"
+    return fmt_percent(check.error, lang, 2)
 
 
 def calibration_table(lang: str) -> str:

@@ -20,7 +20,7 @@ import pandas as pd
 
 from sizing.catalog import Catalog
 from sizing.site import SiteContext
-from sizing.units import GB, MiB
+from sizing.units import GB, GiB, MiB
 
 REPRESENTATIVES = {
     "32b": "Qwen/Qwen3-32B",
@@ -29,6 +29,31 @@ REPRESENTATIVES = {
     "671b": "deepseek-ai/DeepSeek-V3",
 }
 """The model each size class of the deployment guide is shown with (ids in catalog/models.yaml)."""
+
+SIBLINGS = {"671b": ("deepseek-ai/DeepSeek-R1",)}
+"""Models of the same architecture that add precisions a representative lacks (DeepSeek-R1 NVFP4)."""
+
+QUICK_REFERENCE: tuple[tuple[str, str, str, str], ...] = (
+    ("local", "32b", "int4-awq", "ref-1x-rtx-4090"),
+    ("small_service", "32b", "fp8", "ref-1x-rtx-6000-ada"),
+    ("small_service", "32b", "bf16", "ref-1x-h100"),
+    ("production", "32b", "bf16", "ref-2x-h100"),
+    ("production", "32b", "bf16", "ref-2x-h200"),
+    ("local", "70b", "int4-awq", "ref-2x-rtx-4090"),
+    ("small_service", "70b", "int4-awq", "ref-1x-rtx-6000-ada"),
+    ("production", "70b", "bf16", "ref-2x-h100"),
+    ("production", "70b", "fp8", "ref-2x-h100"),
+    ("production", "405b", "fp8", "ref-8x-h100"),
+    ("production", "405b", "fp8", "ref-8x-h200"),
+    ("small_service", "671b", "nvfp4", "ref-8x-h100"),
+    ("small_service", "671b", "nvfp4", "ref-4x-h200"),
+    ("production", "671b", "fp8", "ref-8x-h200"),
+    ("production", "671b", "fp8", "ref-2n-8x-h100"),
+    ("production", "671b", "bf16", "ref-2n-8x-h200"),
+)
+"""The deployment guide's quick reference: (tier, size class, precision, server), the hardware the
+deployment seed names for each target; the verdict, plan and capacity of each row are computed.
+Tiers are message keys ``tier_<tier>``: local experiment, small service, production."""
 
 SUMMARY_KV = "fp8"
 SHORT_CONTEXT, LONG_CONTEXT = 4096, 32768
@@ -64,7 +89,50 @@ def labelled(df: pd.DataFrame, cat: Catalog) -> pd.DataFrame:
     out["precision_name"] = out["precision"].map(lambda p: cat.precisions[p].name)
     out["server_name"] = out["server"].map(lambda s: cat.servers[s].name if s in cat.servers else s)
     out["checkpoint_label"] = checkpoint_label(out, cat)
+    if "needs_hw" in out.columns:
+        out["weight_only"] = weight_only(out)
+    if "change" in out.columns:
+        out["change_value"] = named_checkpoint_change(out, cat)
     return out
+
+
+def named_checkpoint_change(df: pd.DataFrame, cat: Catalog) -> pd.Series:
+    """``change_value`` with a suggested checkpoint's precision id replaced by its name:
+    ``Qwen/Qwen3-32B-AWQ (int4-awq)`` -> ``Qwen/Qwen3-32B-AWQ (INT4 AWQ)``."""
+    def named(code: object, value: object) -> object:
+        if code != "checkpoint" or not isinstance(value, str) or not value.endswith(")"):
+            return value
+        head, _, pid = value[:-1].rpartition(" (")
+        name = cat.precisions[pid].name.replace(" (", " ").replace(")", "") if pid in cat.precisions else ""
+        return f"{head} ({name})" if name else value
+    return pd.Series([named(c, v) for c, v in zip(df["change"], df["change_value"])], index=df.index)
+
+
+def weight_only(df: pd.DataFrame) -> pd.Series:
+    """``fp8``/``fp4`` where the format needs tensor cores the GPU lacks, else "".
+
+    vLLM then runs the checkpoint weight-only through its Marlin kernels, slower than native
+    (vllm/model_executor/layers/quantization/utils/marlin_utils_fp4.py, is_fp4_marlin_supported;
+    marlin_utils_fp8.py for FP8 on Ampere).
+    """
+    lacks = [bool(hw) and not bool(row.get(f"hw_{hw}", True)) for hw, row in
+             zip(df["needs_hw"], df.to_dict("records"))]
+    return df["needs_hw"].where(lacks, "")
+
+
+def size_class_models(ctx: SiteContext, size: str) -> list[str]:
+    """The representative of a size class and its same-architecture siblings present in the catalog."""
+    return [m for m in (REPRESENTATIVES[size], *SIBLINGS.get(size, ())) if m in ctx.catalog.models]
+
+
+def sibling_rows(df: pd.DataFrame, ctx: SiteContext, size: str) -> pd.DataFrame:
+    """Rows of a size class: its representative, plus sibling rows of precisions it lacks."""
+    models = size_class_models(ctx, size)
+    if not models:
+        return df.head(0)
+    own = df[df["model"] == models[0]]
+    extra = df[df["model"].isin(models[1:]) & ~df["precision"].isin(set(own["precision"]))]
+    return pd.concat([own, extra], ignore_index=True)
 
 
 @functools.lru_cache(maxsize=16)
@@ -121,34 +189,29 @@ def what_fits_rows(ctx: SiteContext) -> pd.DataFrame:
     return add_sequences(df, summary_contexts(ctx)).reset_index(drop=True)
 
 
-def recommendation_rows(ctx: SiteContext, model: str) -> pd.DataFrame:
-    """Catalog servers on which ``model`` fits, per precision (largest weights first, then smaller servers)."""
-    df = chosen(ctx, summary_kv(ctx), per_precision=True)
-    df = df[(df["model"] == model) & df["fits"]].copy()
+def recommendation_rows(ctx: SiteContext, size: str) -> pd.DataFrame:
+    """Catalog servers on which the ``size`` class fits, per precision (largest weights first, then
+    smaller servers); siblings (:data:`SIBLINGS`) add the precisions the representative lacks."""
+    df = sibling_rows(chosen(ctx, summary_kv(ctx), per_precision=True), ctx, size)
+    df = df[df["fits"]].copy()
     df["vram_gb"] = total_vram_gb(df)
     df = df.sort_values(["w_total", "vram_gb", "server_gpus"], ascending=[False, True, True], kind="stable")
     return add_sequences(df, summary_contexts(ctx)).reset_index(drop=True)
 
 
-def _smallest_fit(group: pd.DataFrame) -> pd.DataFrame:
-    """The fitting row with the least total GPU memory (then fewest GPUs), else the group's first row."""
-    fitting = group[group["fits"]]
-    if fitting.empty:
-        return group.head(1).assign(server="", server_name="", plan="", server_gpus=math.nan, fits=False)
-    ordered = fitting.assign(vram_gb=total_vram_gb(fitting)).sort_values(["vram_gb", "server_gpus"], kind="stable")
-    return ordered.head(1)
-
-
 def quick_reference_rows(ctx: SiteContext) -> pd.DataFrame:
-    """For each size-class model and precision: the smallest catalog server that fits, plan, sequences."""
+    """The seed's targets (:data:`QUICK_REFERENCE`): tier, model, server, and the computed verdict,
+    plan, weights and sequences of the recommended row (first checkpoint of the precision)."""
     df = chosen(ctx, summary_kv(ctx), per_precision=True)
-    models = [m for m in REPRESENTATIVES.values() if m in ctx.catalog.models]
-    parts = [_smallest_fit(group) for m in models
-             for _, group in df[df["model"] == m].groupby(["checkpoint", "precision"], sort=False)]
+    parts = []
+    for tier, size, precision, server in QUICK_REFERENCE:
+        if size not in REPRESENTATIVES or server not in ctx.catalog.servers:
+            continue
+        rows = sibling_rows(df[(df["server"] == server) & (df["precision"] == precision)], ctx, size)
+        parts.append(rows.head(1).assign(tier=tier))
     if not parts:
         return df.head(0)
-    out = pd.concat(parts, ignore_index=True)
-    return add_sequences(out, summary_contexts(ctx))
+    return add_sequences(pd.concat(parts, ignore_index=True), summary_contexts(ctx))
 
 
 def throughput_rows(ctx: SiteContext) -> pd.DataFrame:
@@ -176,9 +239,10 @@ def price_rows(ctx: SiteContext) -> pd.DataFrame:
 
 def weights_rows(ctx: SiteContext) -> pd.DataFrame:
     """Weights of the 32B, 70B and 671B models per precision (all GPUs), and their file sizes."""
-    wanted = [REPRESENTATIVES[k] for k in ("32b", "70b", "671b") if REPRESENTATIVES[k] in ctx.catalog.models]
+    wanted = [m for k in ("32b", "70b", "671b") for m in size_class_models(ctx, k)]
     df = ctx.frame.drop_duplicates(["model", "checkpoint", "precision"])
-    df = labelled(df[df["model"].isin(wanted)], ctx.catalog)
+    df = pd.concat([sibling_rows(df, ctx, k) for k in ("32b", "70b", "671b")], ignore_index=True)
+    df = labelled(df, ctx.catalog)
     df["file_bytes"] = [_file_bytes(ctx.catalog, r.model, r.checkpoint, r.online_quantization, r.w_total)
                         for r in df.itertuples()]
     df["published_size"] = [_published_size(ctx.catalog, r.model, r.checkpoint) is not None
@@ -205,7 +269,7 @@ def gpu_class_rows(ctx: SiteContext) -> pd.DataFrame:
     formats and the largest model one GPU holds (budget and model blank when no server uses it)."""
     budgets = ctx.frame.drop_duplicates("gpu").set_index("gpu")["budget_bytes"]
     fits = single_gpu_fits(ctx)
-    rows = [{"gpu": gid, "gpu_name": g.name, "memory_bytes": g.memory_gb * GB, "total_bytes": g.memory_mib * MiB,
+    rows = [{"gpu": gid, "gpu_name": g.name, "memory_bytes": g.memory_gb * GiB, "total_bytes": g.memory_mib * MiB,
              "budget_bytes": budgets.get(gid, math.nan), "bandwidth_gbs": g.bandwidth_gbs,
              "fp8": g.fp8, "fp4": g.fp4, "interconnect": interconnect_label(g.interconnect.kind,
                                                                            g.interconnect.generation),
@@ -221,9 +285,14 @@ def interconnect_label(kind: str, generation: str) -> str:
 
 
 def single_gpu_fits(ctx: SiteContext) -> pd.DataFrame:
-    """Rows where one GPU holds the model (no TP/PP), largest model first, then largest weights."""
-    df = chosen(ctx, summary_kv(ctx))
-    df = df[(df["tp"] == 1) & (df["pp"] == 1) & df["fits"]]
+    """Rows where one GPU holds the model (TP 1, PP 1), largest model first, then largest weights.
+
+    Filters on whether the model *fits* one GPU, whichever plan the planner prefers for the
+    server: a model it splits over two GPUs for more cache still fits on one of them.
+    """
+    df = ctx.frame[(ctx.frame["kv_cache_dtype"] == summary_kv(ctx)) & (ctx.frame["tp"] == 1)
+                   & (ctx.frame["pp"] == 1) & ctx.frame["fits"]]
+    df = labelled(df, ctx.catalog)
     df = df.assign(params=df["model"].map(lambda m: ctx.catalog.models[m].total_params_b))
     return df.sort_values(["params", "w_total"], ascending=False, kind="stable")
 
@@ -231,7 +300,7 @@ def single_gpu_fits(ctx: SiteContext) -> pd.DataFrame:
 def largest_single_gpu(fits: pd.DataFrame, gpu: str) -> str:
     """``Model, precision`` of the first row of ``fits`` on ``gpu`` (see :func:`single_gpu_fits`), or ""."""
     rows = fits[fits["gpu"] == gpu]
-    return "" if rows.empty else f"{rows.iloc[0]['model_name']}, {rows.iloc[0]['precision_name']}"
+    return "" if rows.empty else f"{rows.iloc[0]['model_name']} ({rows.iloc[0]['precision_name']})"
 
 
 def cpu_core_rows(ctx: SiteContext) -> pd.DataFrame:
@@ -309,7 +378,7 @@ def model_catalog_rows(ctx: SiteContext) -> pd.DataFrame:
 
 def gpu_catalog_rows(ctx: SiteContext) -> pd.DataFrame:
     """One row per catalog GPU, as the catalog states it."""
-    rows = [{"gpu": gid, "name": g.name, "architecture": g.architecture, "memory_bytes": g.memory_gb * GB,
+    rows = [{"gpu": gid, "name": g.name, "architecture": g.architecture, "memory_bytes": g.memory_gb * GiB,
              "memory_mib": g.memory_mib, "bandwidth_gbs": g.bandwidth_gbs, "fp8": g.fp8, "fp4": g.fp4,
              "interconnect": interconnect_label(g.interconnect.kind, g.interconnect.generation),
              "link_gbs": g.interconnect.bandwidth_gbs, "source": g.source}

@@ -28,14 +28,20 @@ from sizing import table_rows as tr
 from sizing.catalog import Catalog
 from sizing.errors import UsageError
 from sizing.evaluate import evaluate
+from sizing.catalog_text import server_name, source_refs, translate
+from sizing.flagtext import flag, message_with_code
 from sizing.i18n import fmt_money, fmt_number, fmt_percent, t
+from sizing.plural import plural
 from sizing.site import SiteContext, active_context
 from sizing.units import GB, GiB, KiB
 from sizing.views import Filter, fit_view, select
 
 KINDS = frozenset({"text", "int", "gib", "kib", "gb", "float1", "float2", "fraction", "money", "bool",
-                   "verdict", "plan", "change"})
-NUMERIC = frozenset({"int", "gib", "kib", "gb", "float1", "float2", "fraction", "money"})
+                   "verdict", "plan", "change", "tier", "server", "catalog", "places", "source", "code",
+                   "fixed1"})
+TIGHT_SEQUENCES = 2
+"""A fitting row that holds at most this many full-length (32K) requests is shown as tight."""
+NUMERIC = frozenset({"int", "gib", "kib", "gb", "float1", "fixed1", "float2", "fraction", "money"})
 KIND_UNIT = {"gib": "unit_gib", "kib": "unit_kib", "gb": "unit_gb"}
 DASH = "—"
 _LINE_BREAKS = re.compile(r"[ \t]*[\r\n\v\f\u2028\u2029]+[ \t]*")
@@ -94,7 +100,7 @@ def is_missing(value: Any) -> bool:
     return isinstance(value, float) and math.isnan(value)
 
 
-WORD_KEYS = ("word_yes", "word_no", "verdict_fits", "verdict_does_not_fit", "plan_single_gpu")
+WORD_KEYS = ("word_yes", "word_no", "verdict_fits", "verdict_tight", "verdict_does_not_fit", "plan_single_gpu")
 
 
 def cell_words(lang: str) -> dict[str, str]:
@@ -114,7 +120,8 @@ def _whole_or(value: float, lang: str, decimals: int) -> str:
 
 
 def plan_label(row: Mapping[str, Any], lang: str, words: Mapping[str, str] | None = None) -> str:
-    """``1 GPU``, ``DP 2``, ``TP 2``, ``TP 4 × DP 2``, ``TP 8 × PP 2``: how the server runs the model."""
+    """``1 GPU`` (zh ``单卡``), ``DP 2``, ``TP 2``, ``TP 4 × DP 2``, ``TP 8 × PP 2``: how the server runs
+    the model. The one plan formatter of the site: tables, captions and chart legends use it."""
     plan = row.get("plan")
     if is_missing(plan):
         return DASH
@@ -125,14 +132,39 @@ def plan_label(row: Mapping[str, Any], lang: str, words: Mapping[str, str] | Non
     return " × ".join(parts)
 
 
+def _code_message(lang: str, key: str, code: Mapping[str, str], **plain: str) -> str:
+    """A message with flags as code spans, escaped for a table cell."""
+    return message_with_code(lang, key, code, escape=escape_cell, **plain)
+
+
+def weight_only_note(row: Mapping[str, Any], lang: str) -> str:
+    """The note for a format the GPU has no tensor cores for (vLLM runs it weight-only), or ""."""
+    hw = str(row.get("weight_only") or "")
+    return t(lang, f"note_weight_only_{hw}") if hw in ("fp8", "fp4") else ""
+
+
 def change_label(row: Mapping[str, Any], lang: str) -> str:
-    """Why the plan was chosen or, for a row that does not fit, the nearest change that would fit."""
+    """Why the plan was chosen or, for a row that does not fit, the nearest change that would fit;
+    plus the weight-only note where the GPU lacks the format's tensor cores."""
+    text = _change_text(row, lang)
+    note = escape_cell(weight_only_note(row, lang)) if bool(row.get("fits")) else ""
+    return "; ".join(part for part in (text, note) if part)
+
+
+def _change_text(row: Mapping[str, Any], lang: str) -> str:
     code, value = row.get("change") or "", str(row.get("change_value") or "")
     reason = str(row.get("reason") or "")
     if not code:
+        if reason == "fits-one-gpu" and not is_missing(row.get("server_gpus")) and int(row["server_gpus"]) == 1:
+            reason = "fits-the-gpu"  # "one copy per GPU" says nothing on a one-GPU server
         return escape_cell(t(lang, f"reason_{reason.replace('-', '_')}")) if reason and reason != "no-fit" else ""
-    if code in ("max-model-len", "more-gpus"):
-        value = fmt_number(int(value), lang)
+    if code == "max-model-len":
+        return _code_message(lang, "change_max_model_len", {"flag": flag("--max-model-len", int(value))})
+    if code == "kv-fp8":
+        return _code_message(lang, "change_kv_fp8", {"flag": "--kv-cache-dtype fp8"})
+    if code == "more-gpus":
+        return escape_cell(t(lang, "change_more_gpus", value=plural(lang, "plural_gpus", int(value),
+                                                                    fmt_number(int(value), lang))))
     return escape_cell(t(lang, f"change_{code.replace('-', '_')}", value=value))
 
 
@@ -148,7 +180,7 @@ def _number(kind: str, value: float, lang: str, decimals: int | None) -> str:
         return fmt_percent(value, lang, decimals or 0)
     if kind == "float1":
         return _whole_or(value, lang, 1 if decimals is None else decimals)
-    digits = {"int": 0, "float2": 2}[kind]
+    digits = {"int": 0, "float2": 2, "fixed1": 1}[kind]
     return _num(value, lang, digits if decimals is None else decimals)
 
 
@@ -161,16 +193,38 @@ def format_cell(col: ColumnSpec, row: Mapping[str, Any], lang: str, words: Mappi
     value = row.get(col.id)
     if is_missing(value):
         return DASH
-    if col.kind == "text":
-        return escape_cell(str(value))
+    if col.kind in TEXT_KINDS:
+        return TEXT_KINDS[col.kind](str(value), lang)
     words = words or cell_words(lang)
     if col.kind == "bool":
         return words["word_yes" if value else "word_no"]
     if col.kind == "verdict":
-        return f"✅ {words['verdict_fits']}" if value else f"❌ {words['verdict_does_not_fit']}"
+        return verdict_cell(bool(value), row, words)
     if col.kind == "money":
         return fmt_money(float(value), str(row.get("currency") or "USD"), lang, col.decimals)
     return _number(col.kind, float(value), lang, col.decimals)
+
+
+TEXT_KINDS: dict[str, Callable[[str, str], str]] = {
+    "text": lambda v, lang: escape_cell(v),
+    "code": lambda v, lang: f"<code>{escape_cell(v)}</code>",
+    "server": lambda v, lang: escape_cell(server_name(lang, v)),
+    "catalog": lambda v, lang: escape_cell(translate(lang, v)),
+    "source": lambda v, lang: escape_cell(source_refs(lang, v)),
+    "tier": lambda v, lang: escape_cell(t(lang, f"tier_{v}")),
+    "places": lambda v, lang: escape_cell(t(lang, "list_separator").join(translate(lang, p) for p in v.split(", "))),
+}
+"""Text cells: as written, as code, a server name, a translated catalog text, a source, a tier."""
+
+
+def verdict_cell(fits: bool, row: Mapping[str, Any], words: Mapping[str, str]) -> str:
+    """``✅ Fits``, ``⚠️ Tight`` (at most :data:`TIGHT_SEQUENCES` full-length requests) or ``❌``."""
+    if not fits:
+        return f"❌ {words['verdict_does_not_fit']}"
+    long = row.get("seq_32768")
+    if not is_missing(long) and float(long) <= TIGHT_SEQUENCES:
+        return f"⚠️ {words['verdict_tight']}"
+    return f"✅ {words['verdict_fits']}"
 
 
 def header(col: ColumnSpec, lang: str) -> str:
@@ -202,21 +256,23 @@ def _c(id_: str, key: str, kind: str = "text", **extra: Any) -> ColumnSpec:
 
 
 MODEL, PRECISION, SERVER = _c("model_name", "col_model"), _c("precision_name", "col_precision"), \
-    _c("server_name", "col_server")
+    _c("server_name", "col_server", "server")
 CHECKPOINT, VERDICT, PLAN = _c("checkpoint_label", "col_checkpoint"), _c("fits", "col_verdict", "verdict"), \
     _c("plan", "col_plan", "plan")
 
 
 def settings_note(ctx: SiteContext, lang: str, key: str = "note_summary") -> str:
-    """The vLLM settings a table assumes, in words (KV type, memory utilisation, max model length)."""
+    """The vLLM settings a table assumes, flags as code (KV type, memory utilisation, max model length)."""
     cat = ctx.catalog
-    return t(lang, key, kv=tr.summary_kv(ctx), gmu=fmt_number(float(cat.assume("gpu_memory_utilization")), lang, 2),
-             max_model_len=fmt_number(int(cat.assume("max_model_len")), lang))
+    code = {"kv": flag("--kv-cache-dtype", tr.summary_kv(ctx)),
+            "gmu": flag("--gpu-memory-utilization", float(cat.assume("gpu_memory_utilization"))),
+            "max_model_len": flag("--max-model-len", int(cat.assume("max_model_len")))}
+    return message_with_code(lang, key, code, escape=escape_cell)
 
 
 def fit_spec(server: str, contexts: list[int]) -> TableSpec:
     """The fit table of one server: every checkpoint and KV type, verdict, plan, memory, sequences."""
-    columns = (CHECKPOINT, PRECISION, _c("kv_cache_dtype", "col_kv_cache_dtype"), VERDICT, PLAN,
+    columns = (CHECKPOINT, PRECISION, _c("kv_cache_dtype", "col_kv_cache_dtype", "code"), VERDICT, PLAN,
                _c("weights_bytes", "col_weights_per_gpu", "gib"), _c("kv_cache_bytes", "col_kv_cache_per_gpu", "gib"),
                _c("kv_bytes_per_token", "col_kv_per_token", "kib"), *seq_columns(contexts),
                _c("change", "col_change", "change"))
@@ -236,7 +292,7 @@ def long_columns(ctx: SiteContext) -> tuple[ColumnSpec, ...]:
 def recommendation_spec(ctx: SiteContext, size: str) -> TableSpec:
     """``recommendations-<size>``: the catalog servers that fit the size class's model, per precision."""
     columns = (PRECISION, CHECKPOINT, SERVER, GPUS, PLAN, WEIGHTS, *long_columns(ctx))
-    return TableSpec(f"recommendations-{size}", columns, lambda c: tr.recommendation_rows(c, tr.REPRESENTATIVES[size]),
+    return TableSpec(f"recommendations-{size}", columns, lambda c: tr.recommendation_rows(c, size),
                      ("checkpoint", "precision", "server"), settings_note)
 
 
@@ -252,12 +308,13 @@ def throughput_spec(ctx: SiteContext) -> TableSpec:
 def summary_specs(ctx: SiteContext) -> list[TableSpec]:
     """Tables summarising the matrix at the summary KV type (see :mod:`sizing.table_rows`)."""
     what_fits = (MODEL, PRECISION, SERVER, VERDICT, PLAN, *seq_columns(tr.summary_contexts(ctx)))
-    quick = (MODEL, PRECISION, VERDICT, SERVER, GPUS, PLAN, WEIGHTS, *long_columns(ctx))
+    quick = (_c("tier", "col_tier", "tier"), MODEL, PRECISION, SERVER, VERDICT, PLAN, WEIGHTS, *long_columns(ctx),
+             _c("change", "col_change", "change"))
     return [
         TableSpec("what-fits", what_fits, tr.what_fits_rows, ("model", "checkpoint", "precision", "server"),
                   settings_note),
         recommendation_spec(ctx, "32b"), recommendation_spec(ctx, "671b"),
-        TableSpec("quick-reference", quick, tr.quick_reference_rows, ("model", "checkpoint", "precision"),
+        TableSpec("quick-reference", quick, tr.quick_reference_rows, ("tier", "model", "checkpoint", "precision", "server"),
                   settings_note),
         throughput_spec(ctx),
     ]
@@ -265,7 +322,7 @@ def summary_specs(ctx: SiteContext) -> list[TableSpec]:
 
 def disk_spec(ctx: SiteContext) -> TableSpec:
     """``disk``: model file sizes and the load time from each offer server's NVMe."""
-    loads = tuple(_c(f"load_{sid}", "col_load_time_on", "float1", unit="unit_seconds",
+    loads = tuple(_c(f"load_{sid}", "col_load_time_on", "fixed1", unit="unit_seconds",
                      args=(("server", ctx.catalog.servers[sid].name),)) for sid in tr.offer_servers(ctx))
     columns = (MODEL, PRECISION, _c("checkpoint", "col_checkpoint"), _c("file_bytes", "col_file_size", "gb"), *loads)
     return TableSpec("disk", columns, tr.disk_rows, ("model", "checkpoint"))
@@ -321,7 +378,8 @@ def resolve(table: TableSpec | pd.DataFrame, ctx: SiteContext | None) -> tuple[t
     return table.columns, table.rows(ctx or active_context())
 
 
-CELL_CONTEXT = ("plan", "tp", "pp", "dp", "change", "change_value", "reason", "currency")
+CELL_CONTEXT = ("plan", "tp", "pp", "dp", "change", "change_value", "reason", "currency", "fits", "weight_only",
+                "seq_32768", "server_gpus")
 """Row fields that formatters read besides a column's own value (plan sizes, advice, currency)."""
 
 
@@ -341,7 +399,7 @@ def to_markdown(table: TableSpec | pd.DataFrame, lang: str, ctx: SiteContext | N
     columns, rows = resolve(table, ctx)
     body = "\n".join(markdown_rows(columns, rows, lang)) if len(rows) else f"*{t(lang, 'table_empty')}*"
     note = table.note if isinstance(table, TableSpec) else None
-    return body + (f"\n\n*{escape_cell(note(ctx or active_context(), lang))}*" if note else "") + "\n"
+    return body + (f"\n\n*{note(ctx or active_context(), lang)}*" if note else "") + "\n"
 
 
 def to_markdown_en(table: TableSpec | pd.DataFrame, ctx: SiteContext | None = None) -> str:
@@ -420,18 +478,19 @@ HARDWARE_SPECS: tuple[TableSpec, ...] = (
                                        _c("file_bytes", "col_file_size", "gb"),
                                        _c("published_size", "col_published_size", "bool")),
               tr.weights_rows, ("model", "checkpoint", "precision")),
-    TableSpec("gpu-classes", (_c("gpu_name", "col_gpu"), _c("memory_bytes", "col_memory", "gb"),
+    TableSpec("gpu-classes", (_c("gpu_name", "col_gpu"), _c("memory_bytes", "col_memory", "gib", decimals=0),
                               _c("total_bytes", "col_nvidia_smi_total", "gib"),
                               _c("budget_bytes", "col_budget_per_gpu", "gib"),
                               _c("bandwidth_gbs", "col_bandwidth", "int", unit="unit_gb_per_s"),
                               _c("fp8", "col_fp8", "bool"), _c("fp4", "col_fp4", "bool"),
-                              _c("interconnect", "col_interconnect"), _c("largest_single_gpu", "col_largest_single_gpu")),
-              tr.gpu_class_rows, ("gpu",), settings_note),
+                              _c("interconnect", "col_interconnect", "catalog"),
+                              _c("largest_single_gpu", "col_largest_single_gpu")),
+              tr.gpu_class_rows, ("gpu",), lambda ctx, lang: settings_note(ctx, lang, "note_gpu_classes")),
     TableSpec("cpu-cores", (_c("gpus", "col_gpus_per_node", "int"), _c("cores_min", "col_cores_min", "int"),
                             _c("cores_low", "col_cores_low", "int"), _c("cores_high", "col_cores_high", "int")),
               tr.cpu_core_rows, ("gpus",)),
     TableSpec("host-ram", (SERVER, GPUS, _c("vram_bytes", "col_vram_total", "gb"),
-                           _c("ram_bytes", "col_system_ram", "gb"), _c("ram_ratio", "col_ram_ratio", "float1"),
+                           _c("ram_bytes", "col_system_ram", "gb"), _c("ram_ratio", "col_ram_ratio", "fixed1"),
                            _c("ram_covers_vram", "col_ram_covers_vram", "bool")),
               tr.host_ram_rows, ("server",)),
     TableSpec("price-per-gb", (SERVER, GPUS, _c("vram_bytes", "col_vram_total", "gb"),
@@ -449,36 +508,39 @@ CATALOG_SPECS: tuple[TableSpec, ...] = (
                                  _c("attention_heads", "col_attention_heads", "int"),
                                  _c("kv_heads", "col_kv_heads", "int"), _c("head_dim", "col_head_dim", "int"),
                                  _c("max_context", "col_context", "int", unit="unit_tokens"),
-                                 _c("attention", "col_attention"), _c("checkpoints", "col_checkpoints"),
-                                 _c("source", "col_source")),
+                                 _c("attention", "col_attention", "catalog"), _c("checkpoints", "col_checkpoints"),
+                                 _c("source", "col_source", "source")),
               tr.model_catalog_rows, ("model",)),
     TableSpec("catalog-gpus", (_c("gpu", "col_id"), _c("name", "col_name"), _c("architecture", "col_architecture"),
-                               _c("memory_bytes", "col_memory", "gb"),
+                               _c("memory_bytes", "col_memory", "gib", decimals=0),
                                _c("memory_mib", "col_nvidia_smi_total", "int", unit="unit_mib"),
                                _c("bandwidth_gbs", "col_bandwidth", "int", unit="unit_gb_per_s"),
                                _c("fp8", "col_fp8", "bool"), _c("fp4", "col_fp4", "bool"),
-                               _c("interconnect", "col_interconnect"),
+                               _c("interconnect", "col_interconnect", "catalog"),
                                _c("link_gbs", "col_link_bandwidth", "int", unit="unit_gb_per_s"),
-                               _c("source", "col_source")),
+                               _c("source", "col_source", "source")),
               tr.gpu_catalog_rows, ("gpu",)),
-    TableSpec("catalog-servers", (_c("server", "col_id"), _c("name", "col_name"), _c("kind", "col_kind"),
+    TableSpec("catalog-servers", (_c("server", "col_id"), _c("name", "col_name", "server"),
+                                  _c("kind", "col_kind", "catalog"),
                                   _c("gpu_name", "col_gpu"), _c("gpus_per_node", "col_gpus_per_node", "int"),
                                   _c("nodes", "col_nodes", "int"), _c("cpu", "col_cpu"),
                                   _c("cpu_cores", "col_cpu_cores", "int"), _c("ram_bytes", "col_system_ram", "gb"),
                                   _c("nvme_read_gbs", "col_nvme_read", "float1", unit="unit_gb_per_s"),
                                   _c("network_gbps", "col_network", "int", unit="unit_gbit_per_s"),
                                   _c("price_monthly", "col_price_monthly", "money", decimals=0),
-                                  _c("locations", "col_locations")),
+                                  _c("locations", "col_locations", "places")),
               tr.server_catalog_rows, ("server",)),
     TableSpec("catalog-precisions", (_c("precision", "col_id"), _c("name", "col_name"),
                                      _c("weight_bits", "col_weight_bits", "float1"),
                                      _c("group_size", "col_group_size", "int"), _c("scale_bits", "col_scale_bits", "int"),
                                      _c("zero_bits", "col_zero_bits", "int"),
                                      _c("bytes_per_param", "col_bytes_per_param", "float2", decimals=4),
-                                     _c("needs_hw", "col_needs_hw"), _c("vllm_quantization", "col_vllm_quantization"),
-                                     _c("online_from", "col_online_from")),
+                                     _c("needs_hw", "col_needs_hw", "catalog"),
+                                     _c("vllm_quantization", "col_vllm_quantization", "code"),
+                                     _c("online_from", "col_online_from", "code")),
               tr.precision_catalog_rows, ("precision",)),
-    TableSpec("assumptions", (_c("key", "col_assumption"), _c("value", "col_value"), _c("reason", "col_reason")),
+    TableSpec("assumptions", (_c("key", "col_assumption", "code"), _c("value", "col_value", "code"),
+                              _c("reason", "col_reason", "catalog")),
               tr.assumption_rows, ("key",)),
 )
 """The catalog's own tables: models, GPUs, servers, precisions, assumptions."""

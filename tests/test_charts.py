@@ -108,7 +108,7 @@ def test_every_server_chart_parses_and_is_accessible(real, servers) -> None:
         assert svg.get("role") == "img"
         assert "\n" not in markup
     price = parse(charts.price_svg("ru", cat, df))
-    assert svg_of(price).find(f"{SVG}title").text == "Месячная цена за 1 ГБ памяти GPU"
+    assert svg_of(price).find(f"{SVG}title").text == "Месячная цена за 1\u00a0ГБ памяти GPU"
 
 
 def test_output_is_deterministic(real, servers) -> None:

@@ -95,7 +95,7 @@ def test_non_fitting_case_ends_with_the_nearest_change() -> None:
     row = estimate(cat, Request(model="Qwen/Qwen3-32B", server="gpu-l40s"))
     assert not row["fits"]
     assert not [s for s in explain_steps(row, cat) if s.id.startswith("seq_")]
-    assert explain_text(row, cat, "en").rstrip().splitlines()[-1].startswith("❌ Does not fit: ")
+    assert explain_text(row, cat, "en").rstrip().splitlines()[-1].startswith("❌ Does not fit. ")
 
 
 def test_text_is_plain_and_numbered(ctx: site.SiteContext) -> None:
@@ -124,7 +124,9 @@ def test_markdown_is_a_table_in_the_page_language(ctx: site.SiteContext) -> None
     (Quantity(81920, "kib"), "zh", "80\u00a0KiB"),
     (Quantity(35712, "kib"), "en", "34.9\u00a0KiB"),
     (Quantity(9.5625, "ratio"), "en", "9.56×"),
-    (Quantity(52.94, "tokens_per_s"), "ru", "52,9\u00a0токенов/с"),
+    (Quantity(52.94, "tokens_per_s"), "ru", "52,9 токена/с"),
+    (Quantity(313792, "tokens"), "ru", "313\u00a0792 токена"),
+    (Quantity(5, "tokens_per_s"), "ru", "5,0 токена/с"),
     (Quantity(313408, "count"), "ru", "313\u00a0408"),
 ])
 def test_quantities(quantity: Quantity, lang: str, expected: str) -> None:

@@ -58,7 +58,7 @@ def test_value_formats_one_example_figure(test_catalog: site.SiteContext) -> Non
     assert macros.value("en", "example-1", "weights_gib") == fmt_gib(row["weights_bytes"], "en")
     assert macros.value("ru", "example-1", "seq_32768") == str(int(row["sequences_32768"]))
     assert macros.value("en", "example-1", "kv_kib_per_token") == "80\u00a0KiB"
-    assert macros.value("ru", "example-1", "decode_tps_ceiling").endswith("токенов/с")
+    assert macros.value("ru", "example-1", "decode_tps_ceiling").endswith("токена/с")
 
 
 def test_value_rejects_unknown_fields(test_catalog: site.SiteContext) -> None:

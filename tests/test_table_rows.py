@@ -15,6 +15,12 @@ FIXTURE = Path(__file__).resolve().parent / "data" / "site_catalog"
 
 
 @pytest.fixture(scope="module")
+def real() -> site.SiteContext:
+    """The repository catalog's context (the seeds' targets and the 671B checkpoints live there)."""
+    return site.context(FIXTURE.parent.parent.parent / "catalog")
+
+
+@pytest.fixture(scope="module")
 def ctx() -> site.SiteContext:
     """The test catalog's context."""
     return site.context(FIXTURE)
@@ -57,20 +63,40 @@ def test_fit_rows_clip_negative_kv_cache(ctx: site.SiteContext) -> None:
 
 def test_recommendations_only_list_fitting_servers(ctx: site.SiteContext) -> None:
     """Assert the 32B recommendations are fitting rows of Qwen3-32B, largest weights first."""
-    rows = tr.recommendation_rows(ctx, "Qwen/Qwen3-32B")
+    rows = tr.recommendation_rows(ctx, "32b")
     assert rows["fits"].all() and set(rows["model"]) == {"Qwen/Qwen3-32B"}
     assert list(rows["w_total"]) == sorted(rows["w_total"], reverse=True)
 
 
-def test_quick_reference_picks_the_smallest_fitting_server(ctx: site.SiteContext) -> None:
-    """Assert each row's server has the least total GPU memory among the servers that fit."""
-    rows = tr.quick_reference_rows(ctx)
-    matrix = ctx.frame[ctx.frame["chosen"] & (ctx.frame["kv_cache_dtype"] == "fp8") & ctx.frame["fits"]]
-    for r in rows.itertuples():
-        options = matrix[(matrix["checkpoint"] == r.checkpoint) & (matrix["precision"] == r.precision)]
-        vram = {s: ctx.catalog.gpus[ctx.catalog.servers[s].gpu].memory_gb * ctx.catalog.servers[s].gpus_per_node
-                * ctx.catalog.servers[s].nodes for s in options["server"]}
-        assert vram[r.server] == min(vram.values())
+def test_quick_reference_keeps_the_seeds_targets(real: site.SiteContext) -> None:
+    """Assert every target of the deployment seed is a row, on its server, with the matrix's verdict."""
+    rows = tr.quick_reference_rows(real)
+    assert len(rows) == len(tr.QUICK_REFERENCE)
+    assert set(rows["tier"]) == {"local", "small_service", "production"}
+    matrix = real.frame[real.frame["chosen"] & (real.frame["kv_cache_dtype"] == "fp8")]
+    for r, (_, size, precision, server) in zip(rows.itertuples(), tr.QUICK_REFERENCE):
+        assert (r.server, r.precision) == (server, precision)
+        assert r.model in tr.size_class_models(real, size)
+        same = matrix[(matrix["checkpoint"] == r.checkpoint) & (matrix["server"] == server)]
+        assert bool(same["fits"].iloc[0]) == bool(r.fits)
+
+
+def test_671b_is_computed_in_4_bit_fp8_and_bf16(real: site.SiteContext) -> None:
+    """Assert the 671B table, weights table and quick reference carry 4-bit, FP8 and BF16 rows."""
+    wanted = {"nvfp4", "fp8", "bf16"}
+    assert wanted <= set(tr.recommendation_rows(real, "671b")["precision"])
+    weights = tr.weights_rows(real)
+    assert wanted <= set(weights[weights["model"].isin(tr.size_class_models(real, "671b"))]["precision"])
+    quick = tr.quick_reference_rows(real)
+    assert wanted <= set(quick[quick["model"].isin(tr.size_class_models(real, "671b"))]["precision"])
+
+
+def test_rows_without_the_formats_tensor_cores_say_weight_only(real: site.SiteContext) -> None:
+    """Assert NVFP4 on an A100 or H100 is marked weight-only, and on Blackwell it is not."""
+    rows = tr.chosen(real, "fp8")
+    nvfp4 = rows[rows["precision"] == "nvfp4"]
+    assert set(nvfp4[nvfp4["gpu"].isin(["a100-80gb", "h100-80gb"])]["weight_only"]) == {"fp4"}
+    assert set(nvfp4[nvfp4["gpu"] == "b200"]["weight_only"]) == {""}
 
 
 def test_cpu_cores_are_two_plus_n_and_the_assumed_range(ctx: site.SiteContext) -> None:
@@ -121,15 +147,23 @@ def test_price_per_gb_is_monthly_price_over_nominal_memory(ctx: site.SiteContext
         s.price.monthly / (ctx.catalog.gpus[s.gpu].memory_gb * s.gpus_per_node))
 
 
-def test_largest_single_gpu_model_fits_one_gpu(ctx: site.SiteContext) -> None:
-    """Assert the named model fits one L40S at fp8 KV and no model with more parameters does."""
-    name = tr.gpu_class_rows(ctx).set_index("gpu").loc["l40s", "largest_single_gpu"]
-    m = ctx.frame
-    one_gpu = m[m["chosen"] & m["fits"] & (m["gpu"] == "l40s") & (m["tp"] == 1) & (m["pp"] == 1)
-                & (m["kv_cache_dtype"] == "fp8")]
-    params = {mid: model.total_params_b for mid, model in ctx.catalog.models.items()}
-    best = max(one_gpu["model"], key=params.get)
-    assert name.startswith(ctx.catalog.models[best].name + ", ")
+def test_largest_single_gpu_model_fits_one_gpu(real: site.SiteContext) -> None:
+    """Assert the named model fits one GPU at fp8 KV and no model with more parameters does, whatever
+    plan the planner prefers for the server (gpt-oss-120b on an RTX PRO 6000, Qwen3-235B on a B200)."""
+    m = real.frame
+    params = {mid: model.total_params_b for mid, model in real.catalog.models.items()}
+    names = tr.gpu_class_rows(real).set_index("gpu")["largest_single_gpu"]
+    for gpu in ("l40s", "rtx-pro-6000-blackwell", "b200"):
+        one_gpu = m[m["fits"] & (m["gpu"] == gpu) & (m["tp"] == 1) & (m["pp"] == 1) & (m["kv_cache_dtype"] == "fp8")]
+        best = max(one_gpu["model"], key=params.get)
+        assert names[gpu].startswith(real.catalog.models[best].name + " ("), gpu
+    assert names["rtx-pro-6000-blackwell"].startswith("gpt-oss-120b")
+
+
+def test_card_memory_as_sold_is_binary(real: site.SiteContext) -> None:
+    """Assert the nominal capacity (GiB) is never below what nvidia-smi shows: "48 GB" cards are 48 GiB."""
+    rows = tr.gpu_class_rows(real)
+    assert (rows["memory_bytes"] >= rows["total_bytes"]).all()
 
 
 def test_labels() -> None:

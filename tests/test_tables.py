@@ -111,7 +111,7 @@ def test_verdict_and_bool_cells_are_translated() -> None:
     """Assert verdicts carry a symbol and the translated word, booleans a translated yes/no."""
     verdict = ColumnSpec("fits", "col_verdict", "verdict")
     assert format_cell(verdict, {"fits": True}, "en") == "✅ Fits"
-    assert format_cell(verdict, {"fits": False}, "zh") == "❌ 放不下"
+    assert format_cell(verdict, {"fits": False}, "zh") == "❌ 无法容纳"
     assert format_cell(ColumnSpec("b", "col_fp8", "bool"), {"b": True}, "ru") == "Да"
 
 
@@ -125,8 +125,8 @@ def test_plan_labels(plan: str, tp: int, pp: int, dp: int, expected: str) -> Non
 
 
 @pytest.mark.parametrize(("code", "value", "expected"), [
-    ("max-model-len", "26624", "Lower --max-model-len to 26,624"),
-    ("kv-fp8", "fp8", "Use --kv-cache-dtype fp8"),
+    ("max-model-len", "26624", "Lower the context: <code>--max-model-len 26624</code>"),
+    ("kv-fp8", "fp8", "Use <code>--kv-cache-dtype fp8</code>"),
     ("checkpoint", "Qwen/Qwen3-32B-AWQ (int4-awq)", "Use Qwen/Qwen3-32B-AWQ (int4-awq)"),
     ("more-gpus", "4", "Needs 4 GPUs"),
     ("", "", ""),
@@ -204,8 +204,10 @@ def test_empty_table_says_so(ctx: site.SiteContext) -> None:
 def test_summary_tables_state_their_settings(ctx: site.SiteContext) -> None:
     """Assert the what-fits note names the KV type, memory utilisation and max model length."""
     md = tables.to_markdown(tables.get_spec(ctx, "what-fits"), "en", ctx)
-    assert "--kv-cache-dtype fp8" in md and "--gpu-memory-utilization 0.90" in md
-    assert f"--max-model-len {ctx.catalog.assume('max_model_len'):,}" in md
+    assert "<code>--kv-cache-dtype fp8</code>" in md and "<code>--gpu-memory-utilization 0.90</code>" in md
+    assert f"<code>--max-model-len {ctx.catalog.assume('max_model_len')}</code>" in md
+    ru = tables.to_markdown(tables.get_spec(ctx, "what-fits"), "ru", ctx)
+    assert f"<code>--max-model-len {ctx.catalog.assume('max_model_len')}</code>" in ru and "0,90</code>" not in ru
 
 
 # --- CSV, JSON and the CLI --------------------------------------------------------------------
@@ -241,3 +243,10 @@ def test_cli_table_rejects_unknown_ids(model: str | None, server: str | None, pr
     """Assert an id the catalog lacks is a one-line usage error naming the flag."""
     with pytest.raises(UsageError, match=flag):
         tables.cli_table(load_catalog(FIXTURE), model, server, precision, "markdown", None)
+
+
+def test_one_gpu_servers_do_not_say_one_copy_per_gpu() -> None:
+    """Assert the reason on a one-GPU server says the model fits that GPU, not "one copy per GPU"."""
+    row = {"reason": "fits-one-gpu", "server_gpus": 1, "fits": True}
+    assert tables.change_label(row, "ru") == "Модель помещается на этот GPU"
+    assert tables.change_label({**row, "server_gpus": 2}, "en") == "Fits on one GPU: one copy per GPU"
