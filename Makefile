@@ -3,6 +3,8 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# The site generator of `make build`: mkdocs (MkDocs + Material, the default) or zensical.
+ENGINE ?= mkdocs
 
 export NO_MKDOCS_2_WARNING := 1
 export DISABLE_MKDOCS_2_WARNING := true
@@ -11,13 +13,14 @@ export DISABLE_MKDOCS_2_WARNING := true
 
 setup: $(STAMP)
 
-$(STAMP): requirements.txt constraints.txt
+$(STAMP): requirements.txt requirements-zensical.txt constraints.txt
 	$(PY) -m venv $(VENV)
-	$(BIN)/pip install --quiet --disable-pip-version-check -r requirements.txt -c constraints.txt
+	$(BIN)/pip install --quiet --disable-pip-version-check -r requirements.txt -r requirements-zensical.txt \
+		-c constraints.txt
 	touch $(STAMP)
 
 build: $(STAMP)
-	$(BIN)/python scripts/docs.py build
+	$(BIN)/python scripts/docs.py build --engine $(ENGINE)
 
 serve: build
 	$(BIN)/python scripts/docs.py serve
