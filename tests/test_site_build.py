@@ -116,8 +116,9 @@ def _snapshot(folder: Path) -> dict[str, bytes]:
     return {p.relative_to(folder).as_posix(): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
 
 
-def test_failed_build_leaves_the_site_untouched(run_docs, tmp_path: Path) -> None:  # noqa: ANN001
-    """Assert a page with an undefined macro fails the build, shows why and keeps the old site."""
+def test_failed_build_leaves_the_site_untouched(run_docs, engine: str, tmp_path: Path) -> None:  # noqa: ANN001
+    """Assert a page with an undefined macro fails the build (with either engine), shows why and keeps the
+    old site."""
     repo = Path(shutil.copytree(ROOT, tmp_path / "repo", ignore=COPY_IGNORE))
     broken = repo / "docs" / "ru" / "catalog.md"
     broken.write_text(broken.read_text(encoding="utf-8") + "\n{{ sz_no_such_macro() }}\n", encoding="utf-8")
@@ -125,7 +126,7 @@ def test_failed_build_leaves_the_site_untouched(run_docs, tmp_path: Path) -> Non
     site.mkdir(parents=True)
     (site / "index.html").write_text("<html lang=\"en\">previous site</html>", encoding="utf-8")
     before = _snapshot(site)
-    result = run_docs("build", "--site", str(site), repo=repo)
+    result = run_docs("build", "--engine", engine, "--site", str(site), repo=repo)
     assert result.returncode != 0
     assert "sz_no_such_macro" in result.stderr and "left unchanged" in result.stderr
     assert _snapshot(site) == before
