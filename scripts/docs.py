@@ -1,15 +1,16 @@
 #!/usr/bin/env python3
 """Build, serve and check the trilingual site. Every command is idempotent.
 
-    python scripts/docs.py build [--site DIR] [--engine mkdocs|zensical]   # all languages, strict;
-                                                  # replaces DIR (site/) whole
+    python scripts/docs.py build [--site DIR]     # all languages, strict; replaces DIR (site/) whole
+                 [--engine mkdocs|zensical]       # the site generator (default: MkDocs + Material)
     python scripts/docs.py serve [--site DIR] [--port 8000]
     python scripts/docs.py check-i18n             # message keys, page structure and nav parity
 
 ``build`` runs ``python -m mkdocs build --strict`` (or, with ``--engine zensical``, Zensical's strict
-build; see scripts/engines.py) for each language into a temporary folder next to the site folder. Only when every language built cleanly are they assembled (English at the root,
-Chinese under ``zh/``, Russian under ``ru/``) and swapped in for the old site folder by renames; a
-failed build prints mkdocs' output, exits non-zero and leaves the old site folder as it was.
+build; see scripts/engines.py) for each language into a temporary folder next to the site folder.
+Only when every language built cleanly are they assembled (English at the root, Chinese under
+``zh/``, Russian under ``ru/``) and swapped in for the old site folder by renames; a failed build
+prints the engine's output, exits non-zero and leaves the old site folder as it was.
 """
 
 from __future__ import annotations

@@ -57,7 +57,7 @@ def site_of(engine: str, factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def built_site(engine: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The site assembled by ``scripts/docs.py build --engine ENGINE --site <tmp>``, built once per session."""
+    """The site assembled by ``scripts/docs.py build --engine ENGINE --site <tmp>``, once per session."""
     return site_of(engine, tmp_path_factory)
 
 

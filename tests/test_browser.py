@@ -194,7 +194,8 @@ def test_language_selector_keeps_the_page(page: object, site_url: str, lang: str
 
 SEARCHES = {"en": "L40S", "zh": "显存", "ru": "память"}
 SEARCH_UI = {"mkdocs": ("", "input.md-search__input", ".md-search-result__item"),
-             "zensical": (".md-search__button", "dialog input[role='combobox']", "ol[role='listbox'] a[role='option']")}
+             "zensical": (".md-search__button", "dialog input[role='combobox']",
+                          "ol[role='listbox'] a[role='option']")}
 """Per engine: what opens the search, its input, one result. Zensical's search is a dialog in a shadow root,
 which Playwright's CSS selectors pierce (scripts/engines.py difference "search-index")."""
 

@@ -16,11 +16,12 @@ from pathlib import Path
 
 import pytest
 
-from scripts.engines import DIFFERENCES, difference
+from scripts.engines import DIFFERENCES, ENGINES, difference
 from tests.conftest import site_of
 
 PREFIXES = {"en": "", "zh": "zh/", "ru": "ru/"}
-PAGES = ("", "choosing-a-gpu-server/", "deployment-hardware/", "fit-tables/", "methodology/", "catalog/", "404.html")
+PAGES = ("", "choosing-a-gpu-server/", "deployment-hardware/", "fit-tables/", "methodology/", "catalog/",
+         "404.html")
 ARTICLE = re.compile(r"<article\b[^>]*>(.*?)</article>", re.S)
 HEADING = re.compile(r"<h([1-6])\b([^>]*)>(.*?)</h\1>", re.S)
 ID = re.compile(r'\bid="([^"]*)"')
@@ -71,7 +72,7 @@ def page_content(page_html: str) -> PageContent:
 @pytest.fixture(scope="module")
 def sites(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """Both engines' sites (the same builds the other site tests use)."""
-    return {engine: site_of(engine, tmp_path_factory) for engine in ("mkdocs", "zensical")}
+    return {engine: site_of(engine, tmp_path_factory) for engine in ENGINES}
 
 
 def _file(site: Path, lang: str, path: str) -> Path:
@@ -82,11 +83,12 @@ def _file(site: Path, lang: str, path: str) -> Path:
 
 def contents(sites: dict[str, Path], lang: str, path: str) -> tuple[PageContent, PageContent]:
     """The page's content in the MkDocs build and in the Zensical build."""
-    mkdocs, zensical = (_file(sites[e], lang, path).read_text(encoding="utf-8") for e in ("mkdocs", "zensical"))
+    mkdocs, zensical = (_file(sites[e], lang, path).read_text(encoding="utf-8") for e in ENGINES)
     return page_content(mkdocs), page_content(zensical)
 
 
-PARAMS = [pytest.param(lang, path, id=f"{lang}-{path.strip('/') or 'home'}") for lang in PREFIXES for path in PAGES]
+PARAMS = [pytest.param(lang, path, id=f"{lang}-{path.strip('/') or 'home'}")
+          for lang in PREFIXES for path in PAGES]
 
 
 @pytest.mark.parametrize(("lang", "path"), PARAMS)

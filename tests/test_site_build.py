@@ -116,7 +116,8 @@ def _snapshot(folder: Path) -> dict[str, bytes]:
     return {p.relative_to(folder).as_posix(): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
 
 
-def test_failed_build_leaves_the_site_untouched(run_docs, engine: str, tmp_path: Path) -> None:  # noqa: ANN001
+def test_failed_build_leaves_the_site_untouched(run_docs, engine: str,  # noqa: ANN001
+                                                tmp_path: Path) -> None:
     """Assert a page with an undefined macro fails the build (with either engine), shows why and keeps the
     old site."""
     repo = Path(shutil.copytree(ROOT, tmp_path / "repo", ignore=COPY_IGNORE))
