@@ -9,6 +9,8 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 PY_MIN := 3.11
+# The site generator of `make build`: mkdocs (MkDocs + Material, the default) or zensical.
+ENGINE ?= mkdocs
 
 export NO_MKDOCS_2_WARNING := 1
 export DISABLE_MKDOCS_2_WARNING := true
@@ -20,11 +22,12 @@ setup: $(STAMP)
 # The stamp is written only when pip succeeded. A .venv of a too-old Python is replaced; a .venv this
 # run created is removed again when pip fails, so the next `make` starts afresh (with whatever PY is
 # given then). An existing, working .venv is kept when an update fails: the next `make` retries it.
-$(STAMP): requirements.txt constraints.txt
+$(STAMP): requirements.txt requirements-zensical.txt constraints.txt
 	@$(MAKE) --no-print-directory check-python PY=$(PY)
 	@$(BIN)/python -c 'import sys; sys.exit(sys.version_info[:2] < tuple(map(int, "$(PY_MIN)".split("."))))' \
 		2>/dev/null || { rm -rf $(VENV) && $(PY) -m venv $(VENV) && touch $(VENV)/.new; }
-	$(BIN)/pip install --quiet --disable-pip-version-check -r requirements.txt -c constraints.txt \
+	$(BIN)/pip install --quiet --disable-pip-version-check -r requirements.txt \
+		-r requirements-zensical.txt -c constraints.txt \
 		|| { if [ -e $(VENV)/.new ]; then rm -rf $(VENV); fi; \
 		     echo "make: pip install failed (see above); run make again once it is fixed" >&2; exit 1; }
 	rm -f $(VENV)/.new
@@ -45,7 +48,7 @@ check-port:
 		s.bind(("127.0.0.1", $(PORT)))' 2>/dev/null || { echo "$(BUSY_PORT)" >&2; exit 1; }
 
 build: $(STAMP)
-	$(BIN)/python scripts/docs.py build
+	$(BIN)/python scripts/docs.py build --engine $(ENGINE)
 
 serve: check-port build
 	$(BIN)/python scripts/docs.py serve --port $(PORT)

@@ -15,6 +15,9 @@
    single process) and the sampled peak of the summed RSS of the build's process tree (the three
    languages build in parallel).
 
+4. MkDocs + Material against Zensical (``scripts/bench_engines.py``): full build, one-language build and
+   live-preview rebuild of each engine, written to ``benchmarks/engines.md`` (``--engines-only``: just that).
+
 Targets: computing adds under 15 % to the build; the 100× catalog evaluates in under 1 s; the
 build's peak memory stays under 500 MB. The report says whether each is met.
 """
@@ -36,6 +39,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from scripts.bench_engines import compare_engines, engines_report, load_note  # noqa: E402
 from scripts.bench_sizing import SCALES, best_of, machine, scaled  # noqa: E402
 
 MACRO = re.compile(r"\{\{-?\s*sz_\w+\s*\(.*?\)\s*-?\}\}", re.S)
@@ -263,12 +267,27 @@ def report(b: dict[str, Any], rows: list[dict[str, Any]], m: dict[str, float], e
                       "## Machine", "", *(f"- {k}: {v}" for k, v in info.items()), ""])
 
 
+def write_engines(repeats: int, out: Path) -> None:
+    """Measure both engines side by side and write their report to ``out``."""
+    before = load_note()
+    results = compare_engines(repeats, working_tree_files())
+    load = f"at the start, {before}; at the end, {load_note()}"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(engines_report(results, machine(), load), encoding="utf-8")
+    print(f"wrote {out}")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run every measurement and write the report."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "build.md")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--engines-out", type=Path, default=ROOT / "benchmarks" / "engines.md")
+    parser.add_argument("--engines-only", action="store_true", help="only compare MkDocs and Zensical")
     args = parser.parse_args(argv)
+    write_engines(args.repeats, args.engines_out)
+    if args.engines_only:
+        return 0
     with tempfile.TemporaryDirectory(prefix="sizing-bench-") as tmp:
         builds = compare_builds(args.repeats, Path(tmp))
         memory = build_memory(Path(tmp))

@@ -2,13 +2,15 @@
 """Build, serve and check the trilingual site. Every command is idempotent.
 
     python scripts/docs.py build [--site DIR]     # all languages, strict; replaces DIR (site/) whole
+                 [--engine mkdocs|zensical]       # the site generator (default: MkDocs + Material)
     python scripts/docs.py serve [--site DIR] [--port 8000]
     python scripts/docs.py check-i18n             # message keys, page structure and nav parity
 
-``build`` runs ``python -m mkdocs build --strict`` for each language into a temporary folder next to
-the site folder. Only when every language built cleanly are they assembled (English at the root,
-Chinese under ``zh/``, Russian under ``ru/``) and swapped in for the old site folder by renames; a
-failed build prints mkdocs' output, exits non-zero and leaves the old site folder as it was.
+``build`` runs ``python -m mkdocs build --strict`` (or, with ``--engine zensical``, Zensical's strict
+build; see scripts/engines.py) for each language into a temporary folder next to the site folder.
+Only when every language built cleanly are they assembled (English at the root, Chinese under
+``zh/``, Russian under ``ru/``) and swapped in for the old site folder by renames; a failed build
+prints the engine's output, exits non-zero and leaves the old site folder as it was.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from scripts.engines import ENGINES, INSTALL_HINT, Engine  # noqa: E402
 from scripts.i18n_checks import CONFIGS, all_problems  # noqa: E402
 from sizing.errors import CatalogError  # noqa: E402
 
@@ -47,37 +50,44 @@ HOST = "127.0.0.1"
 # ---------------------------------------------------------------------------------------------
 
 
-def _start_build(lang: str, work: Path) -> subprocess.Popen[bytes]:
-    """Start ``mkdocs build --strict`` for one language into ``work/<lang>``, logging to a file."""
-    command = [sys.executable, "-m", "mkdocs", "build", "--strict",
-               "-f", CONFIGS[lang], "-d", str(work / lang)]
+def _start_build(lang: str, work: Path, engine: Engine) -> subprocess.Popen[bytes]:
+    """Start the engine's strict build of one language (pages in ``engine.output``), logging to a file."""
+    command = engine.command(CONFIGS[lang], work, lang)
     log = (work / f"{lang}.log").open("wb")
     env = {**os.environ, **CHILD_ENV, SNAPSHOT_VAR: str(work / CONTEXT_FILE)}
     with log:
         return subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
 
 
-def _run_builds(work: Path) -> dict[str, int]:
+def _run_builds(work: Path, engine: Engine) -> dict[str, int]:
     """Build the languages, as many at once as there are CPU cores; their exit codes by language."""
     waiting, running, codes = list(CONFIGS), {}, {}
     while waiting or running:
         while waiting and len(running) < max(1, os.cpu_count() or 1):
             lang = waiting.pop(0)
-            running[lang] = _start_build(lang, work)
+            running[lang] = _start_build(lang, work, engine)
         lang = next(iter(running))
         codes[lang] = running.pop(lang).wait()
     return codes
 
 
-def _build_languages(work: Path) -> list[str]:
-    """Build every language; return the languages that failed, after showing why."""
+def _collect(work: Path, engine: Engine) -> None:
+    """Move each language's pages from where the engine wrote them to ``work/<lang>``."""
+    for lang in CONFIGS:
+        if engine.output(work, lang) != work / lang:
+            engine.output(work, lang).rename(work / lang)
+
+
+def _build_languages(work: Path, engine: Engine) -> list[str]:
+    """Build every language into ``work/<lang>``; return the languages that failed, after showing why."""
     started = time.monotonic()
-    failed = [lang for lang, code in _run_builds(work).items() if code != 0]
+    failed = [lang for lang, code in _run_builds(work, engine).items() if code != 0]
     for lang in failed:
         log = (work / f"{lang}.log").read_text(encoding="utf-8", errors="replace")
-        print(f"--- mkdocs output for {lang} ({CONFIGS[lang]}) ---\n{log}", file=sys.stderr)
+        print(f"--- {engine.name} output for {lang} ({CONFIGS[lang]}) ---\n{log}", file=sys.stderr)
     if not failed:
-        print(f"Built {', '.join(CONFIGS)} in {time.monotonic() - started:.1f} s")
+        _collect(work, engine)
+        print(f"Built {', '.join(CONFIGS)} with {engine.name} in {time.monotonic() - started:.1f} s")
     return failed
 
 
@@ -134,13 +144,16 @@ def _swap(new: Path, site: Path, trash: Path) -> None:
         raise
 
 
-def build(site: Path) -> int:
-    """Build all languages and, only if all succeed, replace ``site`` with the result."""
+def build(site: Path, engine: str = "mkdocs") -> int:
+    """Build all languages with ``engine`` and, only if all succeed, replace ``site`` with the result."""
+    if not ENGINES[engine].installed():
+        print(f"{engine} is not installed: {INSTALL_HINT}", file=sys.stderr)
+        return 1
     site = site.resolve()
     site.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".{site.name}-build-", dir=site.parent))
     try:
-        failed = _build_languages(work) if _prepare(work) else ["catalog"]
+        failed = _build_languages(work, ENGINES[engine]) if _prepare(work) else ["catalog"]
         if failed:
             print(f"Build failed for {', '.join(failed)}; {site} left unchanged.", file=sys.stderr)
             return 1
@@ -226,6 +239,8 @@ def _parser() -> argparse.ArgumentParser:
                        ("serve", "serve the built site folder")):
         command = commands.add_parser(name, help=text)
         command.add_argument("--site", type=Path, default=ROOT / "site", help="site folder (site/)")
+    commands.choices["build"].add_argument("--engine", choices=ENGINES, default=next(iter(ENGINES)),
+                                           help="site generator (mkdocs: MkDocs + Material)")
     commands.choices["serve"].add_argument("--port", type=int, default=8000, help="port (8000)")
     commands.add_parser("check-i18n", help="check message files, page structure and nav parity")
     commands.add_parser("prepare", help="(internal) evaluate the catalog once for a build").add_argument(
@@ -237,7 +252,7 @@ def main(argv: list[str] | None = None) -> int:
     """Run one command and return its exit status."""
     args = _parser().parse_args(argv)
     if args.command == "build":
-        return build(args.site)
+        return build(args.site, args.engine)
     if args.command == "serve":
         return serve(args.site, args.port)
     if args.command == "prepare":

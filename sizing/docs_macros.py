@@ -13,6 +13,7 @@ Only ``define_env`` with ``env.macro`` is used, the subset Zensical's macros ext
 from __future__ import annotations
 
 import functools
+import posixpath
 from collections.abc import Callable
 from typing import Any
 
@@ -34,6 +35,27 @@ def _register(env: Any, name: str, function: Callable[..., str]) -> None:
     env.macro(macro, name)
 
 
+def _source_relative(env: Any) -> bool:
+    """Whether relative links in raw HTML resolve against the page's source file, not its URL.
+
+    Zensical (its ``MacroEnv``) rewrites every relative ``href`` as it does Markdown links; MkDocs
+    leaves raw HTML as written, relative to the page's URL.
+    """
+    return type(env).__module__.split(".")[0] == "zensical"
+
+
+def _register_downloads(env: Any) -> None:
+    """``sz_downloads(page.url)``, given the URL its links must be relative to under this engine."""
+
+    def sz_downloads(page_url: str | None = None) -> str:
+        if page_url is not None and _source_relative(env):  # the source's folder: "fit-tables/" -> ""
+            folder = posixpath.dirname(page_url.strip("/"))
+            page_url = f"{folder}/" if folder else ""
+        return macros.downloads(i18n.page_lang(env), page_url)
+
+    env.macro(sz_downloads, "sz_downloads")
+
+
 def define_env(env: Any) -> None:
     """Register the site's macros with mkdocs-macros (called once per language build)."""
     _register(env, "sz_t", i18n.t)  # {{ sz_t("col_model") }} -> the label in the page language
@@ -45,7 +67,7 @@ def define_env(env: Any) -> None:
     _register(env, "sz_value", macros.value)  # {{ sz_value("example-1", "weights_gib") }}
     _register(env, "sz_command", macros.command)  # {{ sz_command("example-1", engine="sglang") }}
     _register(env, "sz_parallel_tabs", macros.parallel_tabs)  # {{ sz_parallel_tabs(["dh-70b-tp4"]) }}
-    _register(env, "sz_downloads", macros.downloads)  # {{ sz_downloads(page.url) }}
+    _register_downloads(env)  # {{ sz_downloads(page.url) }}
     _register(env, "sz_calibration_table", macros.calibration_table)  # {{ sz_calibration_table() }}
     _register(env, "sz_count", wording_macros.count)  # {{ sz_count("example-1", "seq_32768", "requests") }}
     _register(env, "sz_table_plan", wording_macros.table_plan)  # {{ sz_table_plan("dh-70b-tp4") }}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import subprocess
 import sys
 from collections.abc import Callable
@@ -12,6 +13,8 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+
+from scripts.engines import ENGINES  # noqa: E402
 
 
 def _run_docs(*args: str, repo: Path = ROOT) -> subprocess.CompletedProcess[str]:
@@ -31,14 +34,31 @@ def run_docs() -> Callable[..., subprocess.CompletedProcess[str]]:
     return _run_docs
 
 
-@pytest.fixture(scope="session")
-def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The site assembled by ``scripts/docs.py build --site <tmp>``, built once per session."""
-    site = tmp_path_factory.mktemp("assembled") / "site"
-    result = _run_docs("build", "--site", str(site))
+@pytest.fixture(scope="session", params=list(ENGINES))
+def engine(request: pytest.FixtureRequest) -> str:
+    """The site generator (``scripts/docs.py build --engine``): every site test runs once per engine."""
+    return request.param
+
+
+@functools.cache
+def _site(engine: str, root: Path) -> Path:
+    """The site assembled by ``scripts/docs.py build --engine ENGINE`` under ``root``, built once."""
+    site = root / engine / "site"
+    result = _run_docs("build", "--engine", engine, "--site", str(site))
     if result.returncode != 0:
-        pytest.fail(f"scripts/docs.py build failed:\n{result.stdout}\n{result.stderr}")
+        pytest.fail(f"scripts/docs.py build --engine {engine} failed:\n{result.stdout}\n{result.stderr}")
     return site
+
+
+def site_of(engine: str, factory: pytest.TempPathFactory) -> Path:
+    """The session's site built with ``engine`` (shared by every fixture and test that asks for it)."""
+    return _site(engine, factory.getbasetemp() / "assembled")
+
+
+@pytest.fixture(scope="session")
+def built_site(engine: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The site assembled by ``scripts/docs.py build --engine ENGINE --site <tmp>``, once per session."""
+    return site_of(engine, tmp_path_factory)
 
 
 @pytest.fixture(scope="session")

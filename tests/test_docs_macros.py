@@ -44,3 +44,18 @@ def test_register_requires_the_sz_prefix() -> None:
     """Assert a macro name without the sz_ prefix is refused."""
     with pytest.raises(ValueError, match="sz_"):
         docs_macros._register(FakeEnv("en"), "fit_table", lambda lang: lang)
+
+
+def test_downloads_links_follow_the_engine() -> None:
+    """Assert MkDocs gets links relative to the page URL, Zensical (which rewrites raw HTML links
+    against the source file) links relative to the source's folder; both reach the language root."""
+    from zensical.extensions.macros import MacroEnv  # noqa: PLC0415 - requirements-zensical.txt
+
+    mkdocs = FakeEnv("en")
+    docs_macros.define_env(mkdocs)
+    zensical = MacroEnv(conf={"theme": {"language": "en"}})
+    docs_macros.define_env(zensical)
+    assert 'href="../downloads/fits.csv"' in mkdocs.macros["sz_downloads"]("fit-tables/")
+    assert 'href="downloads/fits.csv"' in zensical.macros["sz_downloads"]("fit-tables/")
+    assert 'href="../downloads/fits.csv"' in zensical.macros["sz_downloads"]("guides/fit-tables/")
+    assert 'href="downloads/fits.csv"' in zensical.macros["sz_downloads"]("")

@@ -72,22 +72,31 @@ def _external_resources(html: str) -> list[str]:
     return found
 
 
-def _search_config(built_site: Path, lang: str) -> dict:
+SEARCH_INDEX = {"mkdocs": "search/search_index.json", "zensical": "search.json"}
+"""Each engine's search index (scripts/engines.py difference "search-index")."""
+
+
+def _search_config(built_site: Path, lang: str, engine: str = "mkdocs") -> dict:
     """The search index header of one language."""
-    index = built_site / PREFIXES[lang] / "search" / "search_index.json"
+    index = built_site / PREFIXES[lang] / SEARCH_INDEX[engine]
     return json.loads(index.read_text(encoding="utf-8"))
 
 
-def test_chinese_search_is_segmented(built_site: Path) -> None:
-    """Assert jieba split the Chinese text with U+200B and the separator splits on it."""
-    index = _search_config(built_site, "zh")
+def test_chinese_search_is_segmented(built_site: Path, engine: str) -> None:
+    """Assert jieba split the Chinese text with U+200B and the separator splits on it (Zensical: the
+    index is for zh, which its search segments in the browser)."""
+    index = _search_config(built_site, "zh", engine)
+    if engine == "zensical":
+        assert index["config"]["lang"] == ["zh"]
+        return
     assert "\\u200b" in index["config"]["separator"]
     assert any("\u200b" in doc["text"] for doc in index["docs"])
 
 
-def test_russian_search_uses_russian_stemming(built_site: Path) -> None:
-    """Assert the Russian index is built for Russian (and English terms)."""
-    assert _search_config(built_site, "ru")["config"]["lang"] == ["ru", "en"]
+def test_russian_search_uses_russian_stemming(built_site: Path, engine: str) -> None:
+    """Assert the Russian index is built for Russian (and, with Material, English terms)."""
+    expected = ["ru"] if engine == "zensical" else ["ru", "en"]  # difference "search-lang"
+    assert _search_config(built_site, "ru", engine)["config"]["lang"] == expected
 
 
 def test_build_replaces_an_existing_site(run_docs, tmp_path: Path) -> None:  # noqa: ANN001
@@ -107,8 +116,10 @@ def _snapshot(folder: Path) -> dict[str, bytes]:
     return {p.relative_to(folder).as_posix(): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
 
 
-def test_failed_build_leaves_the_site_untouched(run_docs, tmp_path: Path) -> None:  # noqa: ANN001
-    """Assert a page with an undefined macro fails the build, shows why and keeps the old site."""
+def test_failed_build_leaves_the_site_untouched(run_docs, engine: str,  # noqa: ANN001
+                                                tmp_path: Path) -> None:
+    """Assert a page with an undefined macro fails the build (with either engine), shows why and keeps the
+    old site."""
     repo = Path(shutil.copytree(ROOT, tmp_path / "repo", ignore=COPY_IGNORE))
     broken = repo / "docs" / "ru" / "catalog.md"
     broken.write_text(broken.read_text(encoding="utf-8") + "\n{{ sz_no_such_macro() }}\n", encoding="utf-8")
@@ -116,7 +127,7 @@ def test_failed_build_leaves_the_site_untouched(run_docs, tmp_path: Path) -> Non
     site.mkdir(parents=True)
     (site / "index.html").write_text("<html lang=\"en\">previous site</html>", encoding="utf-8")
     before = _snapshot(site)
-    result = run_docs("build", "--site", str(site), repo=repo)
+    result = run_docs("build", "--engine", engine, "--site", str(site), repo=repo)
     assert result.returncode != 0
     assert "sz_no_such_macro" in result.stderr and "left unchanged" in result.stderr
     assert _snapshot(site) == before

@@ -104,9 +104,9 @@ def test_tables_hold_the_same_numbers_in_every_language(built_site, name):
                     assert numbers(cell, lang) == numbers(cell_en, "en"), f"{lang}/{name}: {cell!r} vs {cell_en!r}"
 
 
-def test_two_builds_give_identical_tables_and_charts(built_site, run_docs, tmp_path):
+def test_two_builds_give_identical_tables_and_charts(built_site, engine, run_docs, tmp_path):
     again = tmp_path / "site"
-    result = run_docs("build", "--site", str(again))
+    result = run_docs("build", "--engine", engine, "--site", str(again))
     assert result.returncode == 0, result.stdout + result.stderr
     for lang in LANGS:
         for name in PAGES:
