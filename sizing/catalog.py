@@ -15,6 +15,7 @@ import yaml
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
 from sizing.errors import CatalogError
+from sizing.kvdtypes import CatalogKvDtype
 from sizing.schema import Assumption, Example, FieldProblem, Fraction, Gpu, Model, PosFloat, PosInt, PrecisionSpec, \
     Server, Text
 
@@ -231,14 +232,14 @@ _ASSUMPTION_TYPES: dict[str, Any] = {
     "gpu_memory_utilization": Fraction, "max_model_len": PosInt, "nvme_read_gbs": PosFloat,
     "contexts": Annotated[list[PosInt], Field(min_length=1)],
     "vllm_version": Annotated[str, Field(pattern=r"^\d+\.\d+(\.\d+)?$")],
-    "kv_cache_dtypes": Annotated[list[Literal["auto", "fp8"]], Field(min_length=1)],
+    "kv_cache_dtypes": Annotated[list[CatalogKvDtype], Field(min_length=1)],
     **dict.fromkeys(("act_hidden_factor", "act_intermediate_factor", "sampler_bytes_per_logit", "profile_base_mib",
                      "nontorch_mib", "nontorch_tp_mib", "cudagraph_mib_per_capture_layer", "cuda_context_mib",
                      "extensible_margin_gib"), _NonNeg),
     "cpu_cores_recommended": Annotated[list[Annotated[list[PosInt], Field(min_length=3, max_length=3)]],
                                        Field(min_length=1)],
     "serve_host": Text, "serve_port": Annotated[int, Field(gt=0, le=65535)], "max_num_seqs_floor": PosInt,
+    "dp_min_capacity_share": Fraction,
 }
 ASSUMPTION_TYPES = {key: TypeAdapter(kind) for key, kind in _ASSUMPTION_TYPES.items()}
-"""Every assumption the engine reads, with the type and range its value must have."""
-REQUIRED_ASSUMPTIONS = tuple(ASSUMPTION_TYPES)
+"""Every assumption the engine reads, with the type and range its value must have (all required)."""

@@ -15,9 +15,10 @@ from typing import Callable, Sequence
 from sizing.catalog import DEFAULT_DIR, Catalog, load_catalog
 from sizing.errors import CatalogError, UsageError
 from sizing.estimate import Request, estimate, estimate_frame
+from sizing.kvdtypes import KV_CACHE_DTYPE_BYTES
 
 Handler = Callable[[argparse.Namespace, Catalog], int]
-KV_DTYPES = ("auto", "bfloat16", "float16", "fp8", "fp8_e4m3", "fp8_e5m2")
+KV_DTYPES = tuple(KV_CACHE_DTYPE_BYTES)
 
 
 def add_case_arguments(p: argparse.ArgumentParser) -> None:
@@ -87,8 +88,10 @@ def cmd_explain(ns: argparse.Namespace, cat: Catalog) -> int:
 
 def cmd_table(ns: argparse.Namespace, cat: Catalog) -> int:
     """Print the fit table, filtered, as markdown, CSV or JSON."""
-    from sizing.tables import cli_table  # noqa: PLC0415
-    print(cli_table(cat, ns.model, ns.server, ns.precision, ns.format, ns.vllm_version), end="")
+    from sizing.evaluate import evaluate  # noqa: PLC0415
+    from sizing.tables import check_ids, cli_table  # noqa: PLC0415
+    check_ids(cat, ns.model, ns.server, ns.precision)
+    print(cli_table(cat, evaluate(cat, ns.vllm_version), ns.model, ns.server, ns.precision, ns.format), end="")
     return 0
 
 

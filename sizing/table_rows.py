@@ -19,19 +19,10 @@ import numpy as np
 import pandas as pd
 
 from sizing.catalog import Catalog
-from sizing.site import SiteContext
+from sizing import policy
+from sizing.bundle import SiteContext
+from sizing.policy import LONG_CONTEXT, REPRESENTATIVES, SHORT_CONTEXT
 from sizing.units import GB, MiB
-
-REPRESENTATIVES = {
-    "32b": "Qwen/Qwen3-32B",
-    "70b": "meta-llama/Llama-3.3-70B-Instruct",
-    "405b": "meta-llama/Llama-3.1-405B-Instruct",
-    "671b": "deepseek-ai/DeepSeek-V3",
-}
-"""The model each size class of the deployment guide is shown with (ids in catalog/models.yaml)."""
-
-SUMMARY_KV = "fp8"
-SHORT_CONTEXT, LONG_CONTEXT = 4096, 32768
 
 
 # ---------------------------------------------------------------------------------------------
@@ -41,8 +32,7 @@ SHORT_CONTEXT, LONG_CONTEXT = 4096, 32768
 
 def summary_kv(ctx: SiteContext) -> str:
     """The KV cache type the summary tables use: fp8 when the catalog evaluates it, else its first."""
-    dtypes = list(ctx.catalog.assume("kv_cache_dtypes"))
-    return SUMMARY_KV if SUMMARY_KV in dtypes else dtypes[0]
+    return policy.summary_kv(ctx.catalog.assume("kv_cache_dtypes"))
 
 
 def summary_contexts(ctx: SiteContext) -> list[int]:
