@@ -17,10 +17,8 @@ from pandas.api.internals import create_dataframe_from_blocks
 from sizing.catalog import Catalog
 from sizing.schema import Checkpoint, Gpu, Model, PrecisionSpec, Server
 from sizing.units import MiB
+from sizing.versions import max_capture_size
 from sizing.weights import model_parts, part_bytes, weight_split
-
-KV_BYTES = {"auto": 2, "bf16": 2, "bfloat16": 2, "float16": 2, "fp16": 2, "fp8": 1, "fp8_e4m3": 1, "fp8_e5m2": 1}
-
 
 @dataclass(frozen=True)
 class Knobs:
@@ -84,7 +82,7 @@ def gpu_columns(gpu_id: str, gpu: Gpu) -> dict[str, object]:
     return {
         "gpu": gpu_id, "total_bytes": gpu.memory_mib * MiB, "memory_gb": gpu.memory_gb,
         "bandwidth_gbs": gpu.bandwidth_gbs, "is_a100": "A100" in gpu.name, "hw_fp8": gpu.fp8, "hw_fp4": gpu.fp4,
-        "arch_sm": sm_version(gpu), "max_capture_size": 1024 if sm_version(gpu) // 10 == 10 else 512,
+        "arch_sm": sm_version(gpu), "max_capture_size": max_capture_size(sm_version(gpu)),
         "interconnect": gpu.interconnect.kind,
     }
 

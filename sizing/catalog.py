@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
 from sizing import plans
 from sizing.errors import CatalogError
+from sizing.kvdtypes import CatalogKvDtype
 from sizing.schema import Assumption, Example, FieldProblem, Fraction, Gpu, Model, PosFloat, PosInt, PrecisionSpec, \
     Server, Text
 
@@ -247,7 +248,7 @@ _ASSUMPTION_TYPES: dict[str, Any] = {
     "gpu_memory_utilization": Fraction, "max_model_len": PosInt, "nvme_read_gbs": PosFloat,
     "contexts": Annotated[list[PosInt], Field(min_length=1)],
     "vllm_version": Annotated[str, Field(pattern=r"^\d+\.\d+(\.\d+)?$")],
-    "kv_cache_dtypes": Annotated[list[Literal["auto", "fp8"]], Field(min_length=1)],
+    "kv_cache_dtypes": Annotated[list[CatalogKvDtype], Field(min_length=1)],
     **dict.fromkeys(("act_hidden_factor", "act_intermediate_factor", "sampler_bytes_per_logit", "profile_base_mib",
                      "nontorch_mib", "nontorch_tp_mib", "cudagraph_mib_per_capture_layer", "cuda_context_mib",
                      "extensible_margin_gib"), _NonNeg),
@@ -257,5 +258,4 @@ _ASSUMPTION_TYPES: dict[str, Any] = {
     "dp_min_capacity_share": Fraction,
 }
 ASSUMPTION_TYPES = {key: TypeAdapter(kind) for key, kind in _ASSUMPTION_TYPES.items()}
-"""Every assumption the engine reads, with the type and range its value must have."""
-REQUIRED_ASSUMPTIONS = tuple(ASSUMPTION_TYPES)
+"""Every assumption the engine reads, with the type and range its value must have (all required)."""

@@ -1,8 +1,8 @@
 """Build-time inline SVG charts: concurrency by context length per server, price per GB of VRAM.
 
 Every chart is a ``<figure class="sz-chart">`` holding an ``<svg>`` (with ``<title>`` and
-``<desc>`` for screen readers), an HTML legend and a caption, computed from the evaluated
-matrix while the page is built: no JavaScript, no fonts, nothing fetched. Colours come from
+``<desc>`` for screen readers), an HTML legend and a caption, drawn from the points it is given
+(:mod:`sizing.series`, computed once per build): no engine calls, no JavaScript, no fonts, nothing fetched. Colours come from
 ``currentColor``; ``overrides/assets/stylesheets/sizing.css`` sets the ``color`` of each series
 and bar class from Material's variables, so light and dark schemes both read, and series also
 differ by dash pattern and marker shape.
@@ -22,42 +22,16 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from html import escape
-from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
-from sizing import memory, site
 from sizing.catalog import Catalog
-from sizing.errors import UsageError
 from sizing.catalog_text import server_name
 from sizing.i18n import fmt_money, fmt_number, t
 from sizing.plural import join_names, plural
-from sizing.versions import rules_for
+from sizing.series import CONTEXT_POINTS, Series, check_server
 
-__all__ = [
-    "CONTEXT_POINTS",
-    "MAX_SERIES",
-    "Series",
-    "concurrency_chart",
-    "concurrency_series",
-    "concurrency_svg",
-    "price_chart",
-    "price_rows",
-    "price_svg",
-]
-
-CONTEXT_POINTS: tuple[int, ...] = tuple(2**k for k in range(10, 18))
-"""The x positions of the concurrency chart, tokens: 1K, 2K, … 128K (a model's own maximum is added)."""
-
-MAX_SERIES = 6
-"""At most this many models per concurrency chart (one dash pattern and marker shape each)."""
-
-AUTO_MIN_CONTEXT = 32768
-"""Models picked automatically have at least this much context (their lines span most of the x axis)."""
-
-KV_CACHE_DTYPE = "fp8"
-"""The KV-cache type the concurrency chart shows (the guide's recommendation)."""
+__all__ = ["concurrency_svg", "price_svg"]
 
 DASHES: tuple[str, ...] = ("", "8 4", "2 3", "9 3 2 3", "4 3", "9 3 2 3 2 3")
 MARKERS: tuple[str, ...] = ("circle", "square", "triangle", "diamond", "triangle-down", "cross")
@@ -66,138 +40,6 @@ WIDTH = 720.0
 FONT_PX = 11.2
 
 SVG_NS = "http://www.w3.org/2000/svg"
-
-
-# ---------------------------------------------------------------------------------------------
-# Data
-# ---------------------------------------------------------------------------------------------
-
-
-def _context(catalog_dir: str | Path | None) -> site.SiteContext:
-    """The build context the other macros share: of ``catalog_dir``, else the site's active catalog."""
-    return site.context(catalog_dir) if catalog_dir else site.active_context()
-
-
-@dataclass(frozen=True)
-class Series:
-    """One model's line: whole-server concurrency at each context length (ascending)."""
-
-    model: str
-    name: str
-    checkpoint: str
-    precision: str
-    plan: str
-    contexts: tuple[int, ...]
-    values: tuple[float, ...]
-
-
-def _check_server(cat: Catalog, server_id: str) -> None:
-    if server_id not in cat.servers:
-        raise UsageError(f"unknown server {server_id!r}; catalog/servers.yaml has {', '.join(cat.servers)}")
-
-
-def plan_label(tp: int, pp: int, dp: int) -> str:
-    """``DP 2``, ``TP 2``, ``TP 8 × PP 2`` as the tables write them (:func:`sizing.tables.plan_label`);
-    "" for one GPU, which the legend shows as the language's ``plan_single_gpu`` word."""
-    if tp == 1 and pp == 1:
-        return "" if dp == 1 else f"DP {dp}"
-    parts = [f"TP {tp}"] + [f"{name} {n}" for name, n in (("PP", pp), ("DP", dp)) if n > 1]
-    return " × ".join(parts)
-
-
-def auto_models(cat: Catalog, fitting: Iterable[str]) -> list[str]:
-    """A deterministic spread of sizes among the ``fitting`` models, at most :data:`MAX_SERIES`.
-
-    Candidates: the largest model (total parameters) of each catalog family, among those with at
-    least :data:`AUTO_MIN_CONTEXT` tokens of context. Sorted by size (ties: catalog order), the
-    smallest, the largest and evenly spaced ones between are kept, smallest first.
-    """
-    fitting = set(fitting)
-    order = {mid: i for i, mid in enumerate(cat.models)}
-    largest: dict[str, str] = {}
-    for mid, m in cat.models.items():
-        best = largest.get(m.family)
-        if mid in fitting and m.max_context >= AUTO_MIN_CONTEXT and (
-                best is None or m.total_params_b > cat.models[best].total_params_b):
-            largest[m.family] = mid
-    ranked = sorted(largest.values(), key=lambda mid: (cat.models[mid].total_params_b, order[mid]))
-    if len(ranked) <= MAX_SERIES:
-        return ranked
-    step = (len(ranked) - 1) / (MAX_SERIES - 1)
-    return [ranked[round(i * step)] for i in range(MAX_SERIES)]
-
-
-def chosen_rows(cat: Catalog, df: pd.DataFrame, server_id: str, models: Sequence[str] | None = None) -> pd.DataFrame:
-    """One fitting chosen fp8-KV row per model on ``server_id``: its widest-precision checkpoint.
-
-    Models: ``models`` in that order, else :func:`auto_models`. The checkpoint is the one with the
-    most bits per weight that fits (ties: catalog order). At most :data:`MAX_SERIES` rows.
-    """
-    _check_server(cat, server_id)
-    rows = df[df["chosen"] & df["fits"] & (df["server"] == server_id) & (df["kv_cache_dtype"] == KV_CACHE_DTYPE)]
-    rows = rows[rows["max_context"] >= CONTEXT_POINTS[0]]
-    if models is None:
-        wanted = auto_models(cat, rows["model"])
-    else:
-        wanted = list(models)
-        unknown = [m for m in wanted if m not in cat.models]
-        if unknown:
-            raise UsageError(f"unknown model(s) {', '.join(map(repr, unknown))}; see catalog/models.yaml")
-    bits = rows["precision"].map({pid: spec.weight_bits for pid, spec in cat.precisions.items()})
-    rows = rows.assign(_bits=bits, _order=np.arange(len(rows)))
-    picked = []
-    for model in wanted:
-        of_model = rows[rows["model"] == model]
-        if len(of_model):
-            picked.append(of_model.sort_values(["_bits", "_order"], ascending=[False, True], kind="stable").index[0])
-        if len(picked) == MAX_SERIES:
-            break
-    return rows.loc[picked].drop(columns=["_bits", "_order"])
-
-
-def _points(max_context: int) -> list[int]:
-    """The x positions of a model: the grid below its maximum, then the maximum (capped at 128K)."""
-    cap = min(int(max_context), CONTEXT_POINTS[-1])
-    return [c for c in CONTEXT_POINTS if c < cap] + [cap]
-
-
-def concurrency_series(cat: Catalog, df: pd.DataFrame, server_id: str,
-                       models: Sequence[str] | None = None) -> list[Series]:
-    """Whole-server concurrency (per-engine concurrency × DP replicas) of each chosen model.
-
-    Computed column-wise with :func:`sizing.memory.concurrency_at` on the chosen rows repeated
-    once per context point. A line stops where one sequence no longer fits one engine.
-    """
-    rows = chosen_rows(cat, df, server_id, models)
-    if rows.empty:
-        return []
-    points = [_points(m) for m in rows["max_context"]]
-    long = rows.loc[rows.index.repeat([len(p) for p in points])]
-    contexts = np.concatenate([np.asarray(p, dtype=np.int64) for p in points])
-    per_engine = np.asarray(memory.concurrency_at(long, rules_for(str(df.attrs["vllm_version"])), contexts),
-                            dtype=np.float64)
-    whole = per_engine * long["dp"].to_numpy()
-    series, start = [], 0
-    for (_, row), pts in zip(rows.iterrows(), points):
-        stop = start + len(pts)
-        keep = per_engine[start:stop] >= 1
-        series.append(Series(
-            model=str(row["model"]), name=cat.models[row["model"]].name, checkpoint=str(row["checkpoint"]),
-            precision=cat.precisions[row["precision"]].name,
-            plan=plan_label(int(row["tp"]), int(row["pp"]), int(row["dp"])),
-            contexts=tuple(int(c) for c in contexts[start:stop][keep]),
-            values=tuple(float(v) for v in whole[start:stop][keep])))
-        start = stop
-    return [s for s in series if s.contexts]
-
-
-def price_rows(cat: Catalog, df: pd.DataFrame) -> pd.DataFrame:
-    """One row per priced server, cheapest GB of GPU memory first (ties by server id)."""
-    rows = df[df["price_monthly"].notna()].drop_duplicates("server")
-    rows = rows[["server", "price_monthly", "currency", "memory_gb", "server_gpus", "price_per_gb_month"]].copy()
-    rows["name"] = [cat.servers[s].name for s in rows["server"]]
-    rows["vram_gb"] = rows["memory_gb"] * rows["server_gpus"]
-    return rows.sort_values(["price_per_gb_month", "server"], kind="stable").reset_index(drop=True)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -370,11 +212,10 @@ def _context_tick(lang: str, tokens: int) -> str:
     return t(lang, "chart_context_tick", value=fmt_number(tokens / 1024, lang, 0 if tokens % 1024 == 0 else 1))
 
 
-def concurrency_svg(lang: str, cat: Catalog, df: pd.DataFrame, server_id: str,
-                    models: Sequence[str] | None = None, series: Sequence[Series] | None = None) -> str:
-    """The concurrency-by-context figure of ``server_id`` in ``lang`` (see :func:`concurrency_series`;
-    ``series`` when they were computed already)."""
-    series = concurrency_series(cat, df, server_id, models) if series is None else list(series)
+def concurrency_svg(lang: str, cat: Catalog, server_id: str, series: Sequence[Series], version: str) -> str:
+    """The concurrency-by-context figure of ``server_id`` in ``lang``: draws ``series``
+    (:func:`sizing.series.concurrency_series`), computed by vLLM ``version``'s rules."""
+    check_server(cat, server_id)
     server = server_name(lang, cat.servers[server_id].name)
     if not series:
         return _el("p", _esc(t(lang, "chart_no_models", server=server)), class_="sz-chart-empty")
@@ -422,29 +263,10 @@ def concurrency_svg(lang: str, cat: Catalog, df: pd.DataFrame, server_id: str,
         legend.append(_el("li", _legend_key(i) + _esc(label)))
     names = join_names([s.name for s in series], lang)
     title = t(lang, "chart_concurrency_title", server=server)
-    desc = t(lang, "chart_concurrency_desc", server=server, version=str(df.attrs["vllm_version"]), models=names)
+    desc = t(lang, "chart_concurrency_desc", server=server, version=version, models=names)
     svg = _svg(ident, CONC_HEIGHT, title, desc, body, data_scale="log" if ya.log else "linear")
     legend_html = _el("ul", "".join(legend), class_="sz-legend", aria_label=t(lang, "chart_legend_models"))
     return _figure("concurrency", svg, legend_html, title)
-
-
-def concurrency_chart(lang: str, server: str, models: Sequence[str] | str | None = None,
-                      catalog_dir: str | Path | None = None) -> str:
-    """Macro ``sz_chart_concurrency(server, models=None)``: the concurrency figure of one server.
-
-    ``models`` optionally names the catalog models to plot (a list, or one comma-separated string).
-    """
-    if isinstance(models, str):
-        models = [m.strip() for m in models.split(",") if m.strip()]
-    ctx = _context(catalog_dir)
-    _check_server(ctx.catalog, server)
-    ready = ctx.series.get(server) if models is None else None
-    return concurrency_svg(lang, ctx.catalog, ctx.frame, server, models, ready)
-
-
-def all_series(cat: Catalog, df: pd.DataFrame) -> dict[str, tuple[Series, ...]]:
-    """The automatically chosen series of every server (computed once per build, see :mod:`sizing.site`)."""
-    return {server: tuple(concurrency_series(cat, df, server)) for server in cat.servers}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -455,9 +277,9 @@ BAR_BAND, BAR_HEIGHT = 30.0, 20.0
 PRICE_TOP, PRICE_BOTTOM, PRICE_RIGHT = 10.0, 48.0, 96.0
 
 
-def price_svg(lang: str, cat: Catalog, df: pd.DataFrame) -> str:
-    """Horizontal bars of monthly price per GB of GPU memory, one per priced server, cheapest first."""
-    rows = price_rows(cat, df)
+def price_svg(lang: str, rows: pd.DataFrame) -> str:
+    """Horizontal bars of monthly price per GB of GPU memory: one per row of
+    :func:`sizing.series.price_rows` (priced servers, cheapest first)."""
     if rows.empty:
         return _el("p", _esc(t(lang, "chart_no_prices")), class_="sz-chart-empty")
     ident = "sz-price-per-gb"
@@ -502,10 +324,3 @@ def price_svg(lang: str, cat: Catalog, df: pd.DataFrame) -> str:
                            zip(rows["name"], rows["price_per_gb_month"], rows["currency"])], lang)
     svg = _svg(ident, height, title, t(lang, "chart_price_desc", servers=listing), body)
     return _figure("price", svg, "", title)
-
-
-def price_chart(lang: str, catalog_dir: str | Path | None = None) -> str:
-    """Macro ``sz_chart_price()``: monthly price per GB of GPU memory of every priced server."""
-    ctx = _context(catalog_dir)
-    cat, df = ctx.catalog, ctx.frame
-    return price_svg(lang, cat, df)

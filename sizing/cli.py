@@ -20,9 +20,10 @@ from sizing import cli_types as ty
 from sizing.catalog import DEFAULT_DIR, Catalog, load_catalog
 from sizing.errors import CatalogError, UsageError
 from sizing.estimate import Request, estimate, estimate_frame
+from sizing.kvdtypes import KV_CACHE_DTYPE_BYTES
 
 Handler = Callable[[argparse.Namespace, Catalog], int]
-KV_DTYPES = ("auto", "bfloat16", "float16", "fp8", "fp8_e4m3", "fp8_e5m2")
+KV_DTYPES = tuple(KV_CACHE_DTYPE_BYTES)
 DTYPES = ("auto", "bfloat16", "float16", "half", "float", "float32")
 """vLLM's ``--dtype`` choices; the engine models 16-bit activations, so float/float32 are refused."""
 SIGPIPE_STATUS = 141
@@ -130,12 +131,13 @@ def resolve_table_ids(ns: argparse.Namespace, cat: Catalog) -> None:
 def cmd_table(ns: argparse.Namespace, cat: Catalog) -> int:
     """Print the fit table, filtered: text for a terminal, or markdown, CSV, JSON."""
     from sizing.cli_tables import cli_text_table  # noqa: PLC0415
+    from sizing.evaluate import evaluate  # noqa: PLC0415
     from sizing.tables import cli_table  # noqa: PLC0415
     resolve_table_ids(ns, cat)
     if ns.format == "text":
         print(cli_text_table(cat, ns.model, ns.server, ns.precision, ns.vllm_version), end="")
         return 0
-    print(cli_table(cat, ns.model, ns.server, ns.precision, ns.format, ns.vllm_version), end="")
+    print(cli_table(cat, evaluate(cat, ns.vllm_version), ns.model, ns.server, ns.precision, ns.format), end="")
     return 0
 
 

@@ -12,7 +12,6 @@ from typing import Mapping
 
 from sizing.catalog import Catalog
 
-VLLM_RELEASE = "0.34.0"
 VLLM_FLAGS = (
     "--tensor-parallel-size", "--pipeline-parallel-size", "--data-parallel-size", "--max-model-len",
     "--gpu-memory-utilization", "--kv-cache-dtype", "--quantization", "--max-num-seqs",

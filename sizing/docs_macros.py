@@ -1,11 +1,12 @@
 """mkdocs-macros entry point (``plugins.macros.modules: [sizing.docs_macros]``): a thin shim.
 
-All logic lives in the rest of :mod:`sizing`. Each macro is a plain function whose first
-parameter is the page language; :func:`define_env` registers it under an ``sz_`` name and
-passes the language of the page being rendered, read at call time. Adding a macro is one
-line in :func:`define_env`::
+All logic lives in the rest of :mod:`sizing`. Each page macro is a plain function
+``f(lang, ctx, ...)`` of :mod:`sizing.macros`; :func:`define_env` registers it under an ``sz_``
+name and passes, read at call time, the language of the page being rendered and the site's
+prepared context (:func:`sizing.site.active_context`). Adding a macro is one line in
+:func:`define_env`::
 
-    _register(env, "sz_fit_table", render.fit_table)   # {{ sz_fit_table(server="l40s") }}
+    _register(env, "sz_table", macros.table)   # {{ sz_table("what-fits") }}
 
 Only ``define_env`` with ``env.macro`` is used, the subset Zensical's macros extension supports.
 """
@@ -17,19 +18,23 @@ import posixpath
 from collections.abc import Callable
 from typing import Any
 
-from sizing import charts
 from sizing import i18n
 from sizing import macros
 from sizing import wording_macros
+from sizing.site import SiteContext, active_context, calibrated_context
 
 
-def _register(env: Any, name: str, function: Callable[..., str]) -> None:
-    """Register ``function(lang, *args, **kwargs)`` as the macro ``name(*args, **kwargs)``."""
+def _register(env: Any, name: str, function: Callable[..., str],
+              context: Callable[[], SiteContext] | None = active_context) -> None:
+    """Register ``function(lang, context(), *args, **kwargs)`` as the macro ``name(*args, **kwargs)``
+    (``function(lang, *args, **kwargs)`` when ``context`` is None)."""
     if not name.startswith("sz_"):
         raise ValueError(f"macro {name!r}: site macros are named sz_…")
 
     @functools.wraps(function)
     def macro(*args: Any, **kwargs: Any) -> str:
+        if context is not None:
+            return function(i18n.page_lang(env), context(), *args, **kwargs)
         return function(i18n.page_lang(env), *args, **kwargs)
 
     env.macro(macro, name)
@@ -51,16 +56,16 @@ def _register_downloads(env: Any) -> None:
         if page_url is not None and _source_relative(env):  # the source's folder: "fit-tables/" -> ""
             folder = posixpath.dirname(page_url.strip("/"))
             page_url = f"{folder}/" if folder else ""
-        return macros.downloads(i18n.page_lang(env), page_url)
+        return macros.downloads(i18n.page_lang(env), active_context(), page_url)
 
     env.macro(sz_downloads, "sz_downloads")
 
 
 def define_env(env: Any) -> None:
     """Register the site's macros with mkdocs-macros (called once per language build)."""
-    _register(env, "sz_t", i18n.t)  # {{ sz_t("col_model") }} -> the label in the page language
-    _register(env, "sz_chart_concurrency", charts.concurrency_chart)  # {{ sz_chart_concurrency("gpu-l40s") }}
-    _register(env, "sz_chart_price", charts.price_chart)  # {{ sz_chart_price() }}
+    _register(env, "sz_t", i18n.t, context=None)  # {{ sz_t("col_model") }} -> the label in the page language
+    _register(env, "sz_chart_concurrency", macros.concurrency_chart)  # {{ sz_chart_concurrency("gpu-l40s") }}
+    _register(env, "sz_chart_price", macros.price_chart)  # {{ sz_chart_price() }}
     _register(env, "sz_table", macros.table)  # {{ sz_table("what-fits") }}
     _register(env, "sz_fit_tables", macros.fit_tables)  # {{ sz_fit_tables() }}
     _register(env, "sz_example", macros.example)  # {{ sz_example("example-1") }}
@@ -68,7 +73,7 @@ def define_env(env: Any) -> None:
     _register(env, "sz_command", macros.command)  # {{ sz_command("example-1", engine="sglang") }}
     _register(env, "sz_parallel_tabs", macros.parallel_tabs)  # {{ sz_parallel_tabs(["dh-70b-tp4"]) }}
     _register_downloads(env)  # {{ sz_downloads(page.url) }}
-    _register(env, "sz_calibration_table", macros.calibration_table)  # {{ sz_calibration_table() }}
+    _register(env, "sz_calibration_table", macros.calibration_table, calibrated_context)  # {{ sz_calibration_table() }}
     _register(env, "sz_count", wording_macros.count)  # {{ sz_count("example-1", "seq_32768", "requests") }}
     _register(env, "sz_table_plan", wording_macros.table_plan)  # {{ sz_table_plan("dh-70b-tp4") }}
     _register(env, "sz_change", wording_macros.change)  # {{ sz_change("dh-70b-bf16-2x80") }}

@@ -20,10 +20,10 @@ from sizing.errors import UsageError
 from sizing import memory
 from sizing import ids, plans
 from sizing import quantization as quant
-from sizing.evaluate import apply_settings, coefficients, finish, resolve_plans
+from sizing.evaluate import apply_settings, coefficients, finish, gpu_memory_utilization, resolve_plans
 from sizing.schema import Checkpoint, Model
 from sizing.units import MiB
-from sizing.versions import rules_for
+from sizing.versions import max_capture_size, rules_for
 
 
 PLAN_COLUMNS = ("attention_heads", "kv_heads", "la_value_heads", "linear_layers", "expert_intermediate",
@@ -118,7 +118,7 @@ CUSTOM = {"server_kind": "custom", "price_monthly": float("nan"), "currency": ""
 
 def _custom_gpu(mib: int) -> dict[str, object]:
     return {"gpu": f"{mib} MiB", "total_bytes": mib * MiB, "memory_gb": float("nan"), "bandwidth_gbs": float("nan"),
-            "is_a100": False, "hw_fp8": True, "hw_fp4": False, "arch_sm": 0, "max_capture_size": 512,
+            "is_a100": False, "hw_fp8": True, "hw_fp4": False, "arch_sm": 0, "max_capture_size": max_capture_size(0),
             "interconnect": "pcie"}
 
 
@@ -199,7 +199,7 @@ def request_frame(cat: Catalog, req: Request) -> pd.DataFrame:
 
 def knobs_of(cat: Catalog, req: Request) -> Knobs:
     """The Knobs of a request; an unset --gpu-memory-utilization takes the catalog's value."""
-    gmu = req.gpu_memory_utilization or float(cat.assume("gpu_memory_utilization"))
+    gmu = gpu_memory_utilization(cat, req.gpu_memory_utilization)
     return Knobs(gmu, req.max_model_len, req.max_num_batched_tokens, req.max_num_seqs, req.block_size,
                  req.enforce_eager, req.kv_cache_memory_bytes, req.llm_class)
 

@@ -16,9 +16,10 @@ from sizing import kvcache as kv
 from sizing import memory
 from sizing import plans as plan_rules
 from sizing.advice import add_nearest_change
-from sizing.cases import (KV_BYTES, Knobs, group_ids, model_frame, per_group, plan_frame, repeat_frames,
+from sizing.cases import (Knobs, group_ids, model_frame, per_group, plan_frame, repeat_frames,
                           server_frame)
 from sizing.catalog import Catalog
+from sizing.kvdtypes import KV_CACHE_DTYPE_BYTES
 from sizing.overhead import Coefficients, default_batch
 from sizing.versions import Rules, rules_for
 
@@ -65,10 +66,11 @@ def apply_settings(df: pd.DataFrame, rules: Rules, knobs: Knobs) -> pd.DataFrame
     tokens, seqs = default_batch(df["total_bytes"], df["is_a100"], llm_class=knobs.llm_class)
     df["max_num_batched_tokens"] = knobs.max_num_batched_tokens or tokens
     df["max_num_seqs"] = knobs.max_num_seqs or seqs
-    df["kv_bytes"] = np.asarray(df["kv_cache_dtype"].map(KV_BYTES))
+    df["kv_bytes"] = np.asarray(df["kv_cache_dtype"].map(KV_CACHE_DTYPE_BYTES))
     df["block_size_override"] = knobs.block_size or 0
-    mla_bs = np.where(df["arch_sm"] == 100, 128, np.where(df["arch_sm"] == 90, max(64, rules.block_size),
-                                                          rules.block_size))
+    mla_bs = np.where(df["arch_sm"] == 100, rules.mla_block_size_sm100,
+                      np.where(df["arch_sm"] == 90, max(rules.mla_min_block_size_sm90, rules.block_size),
+                               rules.block_size))
     df["block_size_attention"] = np.where(df["is_mla"], mla_bs, rules.block_size)
     df["enforce_eager"] = knobs.enforce_eager
     df["kv_cache_memory_bytes"] = knobs.kv_cache_memory_bytes or 0
@@ -112,8 +114,13 @@ def case_matrix(cat: Catalog, rules: Rules) -> pd.DataFrame:
     m, s, k = case_rows(models, sp, len(plans), len(kv_dtypes))
     df = repeat_frames([(models, m), (sp[servers.columns], s), (kv_dtypes, k),
                         (sp.drop(columns=[*servers.columns, "ok"]), s)])
-    knobs = Knobs(float(cat.assume("gpu_memory_utilization")), int(cat.assume("max_model_len")))
+    knobs = Knobs(gpu_memory_utilization(cat), int(cat.assume("max_model_len")))
     return apply_settings(df, rules, knobs)
+
+
+def gpu_memory_utilization(cat: Catalog, requested: float | None = None) -> float:
+    """The ``--gpu-memory-utilization`` of a case, a fraction in (0, 1]: ``requested``, else the catalog's."""
+    return requested or float(cat.assume("gpu_memory_utilization"))
 
 
 def add_contexts(df: pd.DataFrame, rules: Rules, contexts: list[int]) -> None:

@@ -9,6 +9,7 @@ formatted for the language by :mod:`sizing.i18n`; only flag values go through he
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Mapping
 
 from sizing.i18n import t
@@ -50,3 +51,8 @@ def message_with_code(lang: str, key: str, code: Mapping[str, str], markdown: bo
     for i, name in enumerate(names):
         text = text.replace(_sentinel(i), f"<code>{html.escape(code[name], quote=False)}</code>")
     return text
+
+
+def plain_text(markup: str) -> str:
+    """``markup`` (a cell or message with ``<code>`` spans and HTML entities) as plain terminal text."""
+    return html.unescape(re.sub(r"</?code>", "", markup))

@@ -1,8 +1,9 @@
-"""The page macros: each ``f(lang, ...) -> str`` returns Markdown (or raw HTML) for one page language.
+"""The page macros: each ``f(lang, ctx, ...) -> str`` returns Markdown (or raw HTML) for one page language.
 
 :mod:`sizing.docs_macros` registers them under ``sz_`` names; pages call them identically in every
 language, e.g. ``{{ sz_table("what-fits") }}``. Everything is computed from the cached site
-context (:func:`sizing.site.active_context`), so a build evaluates the catalog once.
+context, which :mod:`sizing.docs_macros` passes as ``ctx`` (a :class:`sizing.bundle.SiteContext`
+prepared once per build): the macros compute nothing themselves and read no global state.
 
 Output contract: tables come wrapped in ``<div class="sz-sortable" markdown>`` (read by
 ``overrides/assets/javascripts/tablesort-init.js``); the fit-table filter is an
@@ -12,18 +13,17 @@ Output contract: tables come wrapped in ``<div class="sz-sortable" markdown>`` (
 
 from __future__ import annotations
 
-import functools
 import html
 from typing import Any, Iterable
 
-from sizing import calibration
+from sizing.bundle import SiteContext
+from sizing.charts import concurrency_svg, price_svg
 from sizing.commands import sglang_command, vllm_command
 from sizing.errors import UsageError
 from sizing.explain import Quantity, caption, explain_markdown, fmt_quantity
-from sizing.charts import concurrency_chart
 from sizing.catalog_text import server_name
 from sizing.i18n import fmt_gib, fmt_number, fmt_percent, t
-from sizing.site import SiteContext, active_context
+from sizing.series import check_server, price_rows
 from sizing.tables import escape_cell, fit_spec, get_spec, markdown_rows, settings_note, to_markdown
 from sizing.units import MiB
 
@@ -41,9 +41,8 @@ def sortable(markdown: str) -> str:
 # ---------------------------------------------------------------------------------------------
 
 
-def table(lang: str, table_id: str) -> str:
+def table(lang: str, ctx: SiteContext, table_id: str) -> str:
     """``{{ sz_table("what-fits") }}``: one published table, sortable, with its settings note."""
-    ctx = active_context()
     return sortable(to_markdown(get_spec(ctx, table_id), lang, ctx))
 
 
@@ -61,8 +60,9 @@ def server_section(ctx: SiteContext, server: str, lang: str) -> str:
     line = t(lang, "fit_server_caption", gpus=fmt_number(s.gpus_per_node * s.nodes, lang), gpu=gpu.name,
              memory=fmt_gib(gpu.memory_mib * MiB, lang))
     table_md = "\n".join(markdown_rows(*_spec_rows(ctx, server), lang))
-    chart = concurrency_chart(lang, server, catalog_dir=ctx.catalog_dir)
-    return (f"### {escape_cell(server_name(lang, s.name))} {{ #fit-{server} }}\n\n{escape_cell(line)}\n" + sortable(table_md)
+    chart = concurrency_chart(lang, ctx, server)
+    return (f"### {escape_cell(server_name(lang, s.name))} {{ #fit-{server} }}\n\n{escape_cell(line)}\n"
+            + sortable(table_md)
             + f"\n{chart}\n")
 
 
@@ -72,13 +72,28 @@ def _spec_rows(ctx: SiteContext, server: str) -> tuple[Any, Any]:
     return spec.columns, spec.rows(ctx)
 
 
-def fit_tables(lang: str) -> str:
+def fit_tables(lang: str, ctx: SiteContext) -> str:
     """``{{ sz_fit_tables() }}``: a filter box, the settings, then one sortable table per server."""
-    ctx = active_context()
     sections = "\n".join(server_section(ctx, sid, lang) for sid in ctx.catalog.servers)
     note = settings_note(ctx, lang, "note_fit")
     return (f"\n{filter_box(lang, FIT_TABLES_ID)}\n\n*{note}*\n\n"
             f'<div id="{FIT_TABLES_ID}" markdown>\n\n{sections}\n</div>\n')
+
+
+# ---------------------------------------------------------------------------------------------
+# Charts
+# ---------------------------------------------------------------------------------------------
+
+
+def concurrency_chart(lang: str, ctx: SiteContext, server: str) -> str:
+    """``{{ sz_chart_concurrency("gpu-l40s") }}``: the concurrency figure of one server (its prepared series)."""
+    check_server(ctx.catalog, server)
+    return concurrency_svg(lang, ctx.catalog, server, ctx.series.get(server, ()), str(ctx.frame.attrs["vllm_version"]))
+
+
+def price_chart(lang: str, ctx: SiteContext) -> str:
+    """``{{ sz_chart_price() }}``: monthly price per GB of GPU memory of every priced server."""
+    return price_svg(lang, price_rows(ctx.catalog, ctx.frame))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -114,16 +129,14 @@ def field_source(field: str, contexts: Iterable[int]) -> tuple[str, str]:
     raise UsageError(f"unknown field {field!r}; known: {', '.join(known)}")
 
 
-def value(lang: str, example_id: str, field: str) -> str:
+def value(lang: str, ctx: SiteContext, example_id: str, field: str) -> str:
     """``{{ sz_value("example-1", "weights_gib") }}``: one number of a worked example, with its unit."""
-    ctx = active_context()
     column, unit = field_source(field, ctx.contexts)
     return fmt_quantity(Quantity(float(ctx.example(example_id)[column]), unit), lang)
 
 
-def example(lang: str, example_id: str) -> str:
+def example(lang: str, ctx: SiteContext, example_id: str) -> str:
     """``{{ sz_example("example-1") }}``: the worked example, every step with its unit."""
-    ctx = active_context()
     return "\n" + explain_markdown(ctx.example(example_id), ctx.catalog, lang)
 
 
@@ -142,10 +155,10 @@ def fenced(command: str) -> str:
     return f"\n```bash\n{command}\n```\n"
 
 
-def command(lang: str, example_id: str, engine: str = "vllm", node_rank: int = 0) -> str:
+def command(lang: str, ctx: SiteContext, example_id: str, engine: str = "vllm", node_rank: int = 0) -> str:
     """``{{ sz_command("example-1") }}``: the launch command in a bash block (the same in every language)."""
     del lang  # commands are identical in every language
-    return fenced(engine_command(active_context(), example_id, engine, node_rank))
+    return fenced(engine_command(ctx, example_id, engine, node_rank))
 
 
 def sglang_blocks(ctx: SiteContext, example_id: str, lang: str) -> str:
@@ -158,9 +171,8 @@ def sglang_blocks(ctx: SiteContext, example_id: str, lang: str) -> str:
                    + fenced(engine_command(ctx, example_id, "sglang", r)) for r in range(nodes))
 
 
-def parallel_tabs(lang: str, example_ids: str | Iterable[str]) -> str:
+def parallel_tabs(lang: str, ctx: SiteContext, example_ids: str | Iterable[str]) -> str:
     """``{{ sz_parallel_tabs(["dh-671b-fp8-8xh200", ...]) }}``: per example, vLLM and SGLang tabs."""
-    ctx = active_context()
     ids = [example_ids] if isinstance(example_ids, str) else list(example_ids)
     parts = []
     for eid in ids:
@@ -176,13 +188,14 @@ def parallel_tabs(lang: str, example_ids: str | Iterable[str]) -> str:
 # ---------------------------------------------------------------------------------------------
 
 
-def downloads(lang: str, page_url: str | None = None) -> str:
+def downloads(lang: str, ctx: SiteContext, page_url: str | None = None) -> str:
     """``{{ sz_downloads(page.url) }}``: raw links to downloads/fits.csv and fits.json of this language.
 
     The links are relative to the page (``page_url`` as MkDocs gives it, e.g. ``fit-tables/``;
     omitted means a page one folder below the language root). The files are written by
     :func:`sizing.snapshots.write_downloads` when the site is built.
     """
+    del ctx  # the same files for every catalog
     depth = 1 if page_url is None else page_url.lstrip("/").count("/")
     prefix = "../" * depth
     links = [f'<a href="{prefix}downloads/{name}" download>{html.escape(t(lang, key))}</a>'
@@ -190,10 +203,6 @@ def downloads(lang: str, page_url: str | None = None) -> str:
     return f'\n<p class="sz-downloads">{" · ".join(links)}</p>\n'
 
 
-@functools.lru_cache(maxsize=2)
-def calibration_checks(ctx: SiteContext) -> tuple[calibration.Check, ...]:
-    """The calibration checks against real vLLM logs, computed once per context (or once per build)."""
-    return ctx.calibration or tuple(calibration.results(ctx.catalog))
 
 
 def calibration_value(metric: str, number: float, lang: str) -> str:
@@ -205,7 +214,7 @@ def calibration_value(metric: str, number: float, lang: str) -> str:
     return fmt_number(number, lang, 2 if metric == "concurrency" else 0)
 
 
-def calibration_rows(checks: Iterable[calibration.Check], lang: str) -> list[str]:
+def calibration_rows(checks: Iterable[Any], lang: str) -> list[str]:
     """One Markdown row per check."""
     return [f"| {escape_cell(c.case)} | {escape_cell(t(lang, f'calib_metric_{c.metric}'))} | "
             f"{calibration_value(c.metric, c.logged, lang)} | {calibration_value(c.metric, c.predicted, lang)} | "
@@ -219,13 +228,16 @@ def calibration_error(check: calibration.Check, lang: str) -> str:
     return fmt_percent(check.error, lang, 2)
 
 
-def calibration_table(lang: str) -> str:
-    """``{{ sz_calibration_table() }}``: error per metric (median, worst), then every check."""
-    checks = calibration_checks(active_context())
+def calibration_table(lang: str, ctx: SiteContext) -> str:
+    """``{{ sz_calibration_table() }}``: error per metric (median, worst), then every check.
+
+    The checks (:class:`sizing.calibration.Check`) and their summary are the ones
+    :func:`sizing.site.prepare` computed for ``ctx`` (none: empty tables)."""
+    checks = tuple(ctx.calibration)
     head = [t(lang, k) for k in ("col_metric", "col_cases", "col_median_error", "col_worst_error")]
     summary = [f"| {escape_cell(t(lang, f'calib_metric_{m}'))} | {fmt_number(s['cases'], lang)} | "
                f"{fmt_percent(s['median'], lang, 2)} | {fmt_percent(s['worst'], lang, 2)} |"
-               for m, s in calibration.summary(list(checks)).items()]
+               for m, s in ctx.calibration_summary.items()]
     detail = [t(lang, k) for k in ("col_case", "col_metric", "col_logged", "col_predicted", "col_error",
                                    "col_within_tolerance")]
     first = "\n".join(["| " + " | ".join(head) + " |", "|---|---:|---:|---:|", *summary])

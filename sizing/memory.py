@@ -71,7 +71,7 @@ def add_budget(df: pd.DataFrame, rules: Rules, coef: oh.Coefficients) -> None:
     printed = df["budget_bytes"] - non_kv - (0 if rules.extensible_kv_cache else df["cudagraph_bytes"])
     effective = printed - (df["cudagraph_bytes"] if rules.extensible_kv_cache else 0)
     if rules.extensible_kv_cache:
-        margin = np.maximum(coef.extensible_margin_gib * GiB, 0.75 * df["activation_bytes"])
+        margin = np.maximum(coef.extensible_margin_gib * GiB, rules.extensible_activation_share * df["activation_bytes"])
         headroom = df["total_bytes"] - coef.cuda_context_mib * MiB - non_kv - df["cudagraph_bytes"] - margin
         effective = np.minimum(effective, headroom)
     given = df["kv_cache_memory_bytes"] > 0

@@ -16,6 +16,7 @@ from dataclasses import dataclass, fields
 import numpy as np
 
 from sizing.units import GiB, MiB
+from sizing.versions import BATCH_DEFAULTS
 
 
 @dataclass(frozen=True)
@@ -44,11 +45,13 @@ def default_batch(total_bytes: np.ndarray, is_a100: np.ndarray, llm_class: bool)
     ≥ 160 GiB: 16384 tokens, 1024 seqs; ≥ 70 GiB and not an A100: 8192 (serve) or 16384
     (LLM class), 1024 seqs; otherwise 2048 (serve) or 8192 (LLM class), 256 seqs.
     """
+    b = BATCH_DEFAULTS
     total = np.asarray(total_bytes, dtype=np.float64)
-    big = total >= 160 * GiB
-    large = (total >= 70 * GiB) & ~np.asarray(is_a100, dtype=bool)
-    tokens = np.where(big, 16384, np.where(large, 16384 if llm_class else 8192, 8192 if llm_class else 2048))
-    seqs = np.where(big | large, 1024, 256)
+    big = total >= b.big_gib * GiB
+    large = (total >= b.large_gib * GiB) & ~np.asarray(is_a100, dtype=bool)
+    tokens = np.where(big, b.big_tokens, np.where(large, b.large_tokens_llm if llm_class else b.large_tokens,
+                                                   b.small_tokens_llm if llm_class else b.small_tokens))
+    seqs = np.where(big | large, b.large_seqs, b.small_seqs)
     return tokens.astype(np.int64), seqs.astype(np.int64)
 
 

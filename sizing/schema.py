@@ -11,6 +11,8 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, model_validator
 
+from sizing.kvdtypes import CatalogKvDtype
+
 Text = Annotated[str, Field(min_length=1, max_length=500)]
 Slug = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9.\-]*$", max_length=80)]
 PosInt = Annotated[int, Field(gt=0, le=10**12), Field(strict=True)]
@@ -198,7 +200,7 @@ class Example(Strict):
     model: Text
     checkpoint: Text
     server: Slug
-    kv_cache_dtype: Literal["auto", "fp8"]
+    kv_cache_dtype: CatalogKvDtype
     max_model_len: PosInt
     tensor_parallel_size: PosInt = 1
     pipeline_parallel_size: PosInt = 1

@@ -30,7 +30,7 @@ import pandas as pd
 from sizing.catalog import FILES, Catalog, catalog_from_texts, fill_assumptions
 from sizing.cli_types import count as cli_count, limit as cli_limit
 from sizing.errors import CatalogError, UsageError
-from sizing.site import SiteContext, build_context
+from sizing.bundle import SiteContext, build_context
 from sizing.tables import NUMERIC, TableSpec, cell_words, format_cell, header, table_specs, to_markdown_en
 from sizing.views import ID_COLUMNS, matrix_view
 
@@ -92,11 +92,10 @@ def download_texts(ctx: SiteContext) -> dict[str, str]:
     return {"fits.csv": matrix_csv(ctx), "fits.json": matrix_json(ctx, catalog_revision(ctx.catalog_dir or ROOT))}
 
 
-def write_downloads(site_lang_dirs: str | Path | list[Path], ctx: SiteContext | None = None) -> list[Path]:
-    """Write ``downloads/fits.csv`` and ``downloads/fits.json`` under each built language root (computed once)."""
-    from sizing.site import active_context  # noqa: PLC0415 - the site's catalog unless one is given
+def write_downloads(site_lang_dirs: str | Path | list[Path], ctx: SiteContext) -> list[Path]:
+    """Write ``downloads/fits.csv`` and ``downloads/fits.json`` of ``ctx`` under each language root (computed once)."""
     roots = [Path(d) for d in site_lang_dirs] if isinstance(site_lang_dirs, list) else [Path(site_lang_dirs)]
-    texts, written = download_texts(ctx or active_context()), []
+    texts, written = download_texts(ctx), []
     for root in roots:
         (root / "downloads").mkdir(parents=True, exist_ok=True)
         for name, text in texts.items():

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from sizing.flagtext import plain_text
 from sizing.i18n import t
+from sizing.tables import change_label
 
 Pairs = list[tuple[str, str]]
 
@@ -26,8 +28,7 @@ def verdict(rec: Mapping[str, Any]) -> str:
         replicas = rec["data_parallel_size"]
         served = f"{whole * replicas} whole {rec['max_model_len']:,}-token requests at once"
         return f"✅ starts: {served}" + (f" ({replicas} replicas)" if replicas > 1 else "") + f". {reason}"
-    change = rec["change"] or ""
-    advice = t("en", f"change_{change.replace('-', '_')}", value=rec["change_value"]) if change else ""
+    advice = plain_text(change_label(rec, "en")) if rec["change"] else ""
     return f"❌ will not start: the KV cache cannot hold one {rec['max_model_len']:,}-token request. {advice}"
 
 

@@ -19,44 +19,10 @@ import numpy as np
 import pandas as pd
 
 from sizing.catalog import Catalog
-from sizing.site import SiteContext
+from sizing import policy
+from sizing.bundle import SiteContext
+from sizing.policy import LONG_CONTEXT, QUICK_REFERENCE, REPRESENTATIVES, SHORT_CONTEXT, SIBLINGS
 from sizing.units import GB, GiB, MiB
-
-REPRESENTATIVES = {
-    "32b": "Qwen/Qwen3-32B",
-    "70b": "meta-llama/Llama-3.3-70B-Instruct",
-    "405b": "meta-llama/Llama-3.1-405B-Instruct",
-    "671b": "deepseek-ai/DeepSeek-V3",
-}
-"""The model each size class of the deployment guide is shown with (ids in catalog/models.yaml)."""
-
-SIBLINGS = {"671b": ("deepseek-ai/DeepSeek-R1",)}
-"""Models of the same architecture that add precisions a representative lacks (DeepSeek-R1 NVFP4)."""
-
-QUICK_REFERENCE: tuple[tuple[str, str, str, str], ...] = (
-    ("local", "32b", "int4-awq", "ref-1x-rtx-4090"),
-    ("small_service", "32b", "fp8", "ref-1x-rtx-6000-ada"),
-    ("small_service", "32b", "bf16", "ref-1x-h100"),
-    ("production", "32b", "bf16", "ref-2x-h100"),
-    ("production", "32b", "bf16", "ref-2x-h200"),
-    ("local", "70b", "int4-awq", "ref-2x-rtx-4090"),
-    ("small_service", "70b", "int4-awq", "ref-1x-rtx-6000-ada"),
-    ("production", "70b", "bf16", "ref-2x-h100"),
-    ("production", "70b", "fp8", "ref-2x-h100"),
-    ("production", "405b", "fp8", "ref-8x-h100"),
-    ("production", "405b", "fp8", "ref-8x-h200"),
-    ("small_service", "671b", "nvfp4", "ref-8x-h100"),
-    ("small_service", "671b", "nvfp4", "ref-4x-h200"),
-    ("production", "671b", "fp8", "ref-8x-h200"),
-    ("production", "671b", "fp8", "ref-2n-8x-h100"),
-    ("production", "671b", "bf16", "ref-2n-8x-h200"),
-)
-"""The deployment guide's quick reference: (tier, size class, precision, server), the hardware the
-deployment seed names for each target; the verdict, plan and capacity of each row are computed.
-Tiers are message keys ``tier_<tier>``: local experiment, small service, production."""
-
-SUMMARY_KV = "fp8"
-SHORT_CONTEXT, LONG_CONTEXT = 4096, 32768
 
 
 # ---------------------------------------------------------------------------------------------
@@ -66,8 +32,7 @@ SHORT_CONTEXT, LONG_CONTEXT = 4096, 32768
 
 def summary_kv(ctx: SiteContext) -> str:
     """The KV cache type the summary tables use: fp8 when the catalog evaluates it, else its first."""
-    dtypes = list(ctx.catalog.assume("kv_cache_dtypes"))
-    return SUMMARY_KV if SUMMARY_KV in dtypes else dtypes[0]
+    return policy.summary_kv(ctx.catalog.assume("kv_cache_dtypes"))
 
 
 def summary_contexts(ctx: SiteContext) -> list[int]:

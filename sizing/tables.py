@@ -25,14 +25,13 @@ from typing import Any, Callable, Mapping
 import pandas as pd
 
 from sizing import table_rows as tr
+from sizing.bundle import SiteContext
 from sizing.catalog import Catalog
 from sizing.errors import UsageError
-from sizing.evaluate import evaluate
 from sizing.catalog_text import server_name, source_refs, translate
 from sizing.flagtext import flag, message_with_code
 from sizing.i18n import fmt_money, fmt_number, fmt_percent, t
 from sizing.plural import plural
-from sizing.site import SiteContext, active_context
 from sizing.units import GB, GiB, KiB
 from sizing.views import Filter, fit_view, select
 
@@ -371,11 +370,18 @@ def frame_columns(frame: pd.DataFrame) -> tuple[ColumnSpec, ...]:
     return tuple(specs)
 
 
+def _needs(ctx: SiteContext | None, table: TableSpec) -> SiteContext:
+    """``ctx``, which a table spec needs to compute its rows (a UsageError naming the table if None)."""
+    if ctx is None:
+        raise UsageError(f"table {table.id!r}: its rows are computed from a context; none was given")
+    return ctx
+
+
 def resolve(table: TableSpec | pd.DataFrame, ctx: SiteContext | None) -> tuple[tuple[ColumnSpec, ...], pd.DataFrame]:
-    """(columns, rows) of a spec (computed from ``ctx``, default the site's) or of a view frame."""
+    """(columns, rows) of a spec (computed from ``ctx``, required then) or of a view frame."""
     if isinstance(table, pd.DataFrame):
         return frame_columns(table), table
-    return table.columns, table.rows(ctx or active_context())
+    return table.columns, table.rows(_needs(ctx, table))
 
 
 CELL_CONTEXT = ("plan", "tp", "pp", "dp", "change", "change_value", "reason", "currency", "fits", "weight_only",
@@ -399,7 +405,7 @@ def to_markdown(table: TableSpec | pd.DataFrame, lang: str, ctx: SiteContext | N
     columns, rows = resolve(table, ctx)
     body = "\n".join(markdown_rows(columns, rows, lang)) if len(rows) else f"*{t(lang, 'table_empty')}*"
     note = table.note if isinstance(table, TableSpec) else None
-    return body + (f"\n\n*{note(ctx or active_context(), lang)}*" if note else "") + "\n"
+    return body + (f"\n\n*{note(_needs(ctx, table), lang)}*" if note else "") + "\n"
 
 
 def to_markdown_en(table: TableSpec | pd.DataFrame, ctx: SiteContext | None = None) -> str:
@@ -445,7 +451,7 @@ def to_json(table: TableSpec | pd.DataFrame, ctx: SiteContext | None = None) -> 
 # ---------------------------------------------------------------------------------------------
 
 
-def _check_ids(cat: Catalog, model: str | None, server: str | None, precision: str | None) -> None:
+def check_ids(cat: Catalog, model: str | None, server: str | None, precision: str | None) -> None:
     """Fail with a one-line error on an id the catalog does not have."""
     checkpoints = {c.id for m in cat.models.values() for c in m.checkpoints}
     if model and model not in cat.models and model not in checkpoints:
@@ -456,11 +462,11 @@ def _check_ids(cat: Catalog, model: str | None, server: str | None, precision: s
         raise UsageError(f"--precision: unknown precision {precision!r}")
 
 
-def cli_table(cat: Catalog, model: str | None, server: str | None, precision: str | None, fmt: str,
-              version: str | None) -> str:
-    """The fit table (recommended plans), filtered by ids, as ``markdown``, ``csv`` or ``json``."""
-    _check_ids(cat, model, server, precision)
-    df = evaluate(cat, version)
+def cli_table(cat: Catalog, df: pd.DataFrame, model: str | None, server: str | None, precision: str | None,
+              fmt: str) -> str:
+    """The fit table (recommended plans) of the evaluated matrix ``df``, filtered by ids, as ``markdown``,
+    ``csv`` or ``json``."""
+    check_ids(cat, model, server, precision)
     view = fit_view(select(df, Filter(model=model, server=server, precision=precision)), df.attrs["contexts"])
     if fmt == "csv":
         return to_csv(view)

@@ -24,6 +24,10 @@ class Rules:
       ``concurrency`` -> int(max_concurrency × max_model_len) (≥ 0.20).
     * ``concurrency_rule``: ``tokens`` -> blocks × block_size / max_model_len (V0, early V1);
       ``requests`` -> num_blocks / blocks per request (≥ 0.10).
+    * ``mla_block_size_sm100`` / ``mla_min_block_size_sm90``: the KV block size of MLA attention on
+      Blackwell (SM 10.0) and its floor on Hopper (SM 9.0), tokens (the attention backends' block sizes).
+    * ``extensible_activation_share``: with an extensible KV cache, the headroom kept besides the
+      KV cache is at least this share of the activation peak (or ``extensible_margin_gib``).
     """
 
     line: str
@@ -35,6 +39,9 @@ class Rules:
     chunked_prefill: bool
     token_rule: TokenRule
     concurrency_rule: Literal["tokens", "requests"]
+    mla_block_size_sm100: int = 128
+    mla_min_block_size_sm90: int = 64
+    extensible_activation_share: float = 0.75
 
 
 RULES: dict[str, Rules] = {
@@ -45,6 +52,36 @@ RULES: dict[str, Rules] = {
     "v1-extensible": Rules("V1 ≥ 0.34", "v1", 64, 0.92, True, True, True, "concurrency", "requests"),
 }
 _BOUNDS = ((8, "v0"), (10, "v1-early"), (20, "v1-hybrid"), (34, "v1-cudagraph"))
+
+
+@dataclass(frozen=True)
+class BatchDefaults:
+    """vLLM's default (max_num_batched_tokens, max_num_seqs) by device memory (``get_batch_defaults``).
+
+    Memory thresholds in GiB; tokens for ``vllm serve`` and for the ``LLM`` class.
+    """
+
+    big_gib: float = 160
+    large_gib: float = 70
+    big_tokens: int = 16384
+    large_tokens: int = 8192
+    large_tokens_llm: int = 16384
+    small_tokens: int = 2048
+    small_tokens_llm: int = 8192
+    large_seqs: int = 1024
+    small_seqs: int = 256
+
+
+BATCH_DEFAULTS = BatchDefaults()
+"""The batch defaults of the supported release lines (≥ 0.8)."""
+
+CAPTURE_SIZE_LIMITS: dict[int, int] = {10: 1024}
+"""The largest CUDA-graph capture size by SM major version (``max_cudagraph_capture_size``); others 512."""
+
+
+def max_capture_size(sm: int) -> int:
+    """The largest batch size vLLM captures a CUDA graph for on a GPU of compute capability ``sm`` (e.g. 90)."""
+    return CAPTURE_SIZE_LIMITS.get(sm // 10, 512)
 
 
 def parse_version(version: str) -> tuple[int, int]:

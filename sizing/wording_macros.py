@@ -14,16 +14,15 @@ from sizing.errors import UsageError
 from sizing.i18n import fmt_number
 from sizing.macros import field_source
 from sizing.plural import plural
-from sizing.site import SiteContext, active_context
+from sizing.bundle import SiteContext
 from sizing.table_rows import read_speed_gbs
 from sizing.tables import plan_label
 
 __all__ = ["count", "table_plan", "table_row"]
 
 
-def count(lang: str, example_id: str, field: str, noun: str) -> str:
+def count(lang: str, ctx: SiteContext, example_id: str, field: str, noun: str) -> str:
     """A whole-number field of a worked example followed by ``noun`` in its plural form."""
-    ctx = active_context()
     column, _ = field_source(field, ctx.contexts)
     number = int(float(ctx.example(example_id)[column]))
     return plural(lang, f"plural_{noun}", number, fmt_number(number, lang))
@@ -40,24 +39,24 @@ def table_row(ctx: SiteContext, example_id: str):  # noqa: ANN201 - a pandas row
     return rows.iloc[0]
 
 
-def table_plan(lang: str, example_id: str) -> str:
+def table_plan(lang: str, ctx: SiteContext, example_id: str) -> str:
     """The plan label the tables show for an example's checkpoint and server."""
-    return plan_label(table_row(active_context(), example_id), lang)
+    return plan_label(table_row(ctx, example_id), lang)
 
 
-def change(lang: str, example_id: str) -> str:
+def change(lang: str, ctx: SiteContext, example_id: str) -> str:
     """For an example that does not fit, the nearest change that would make it fit (flags as code)."""
     from sizing.tables import change_label
 
-    return change_label(active_context().example(example_id), lang)
+    return change_label(ctx.example(example_id), lang)
 
 
-def server_fact(lang: str, server: str, field: str) -> str:
+def server_fact(lang: str, ctx: SiteContext, server: str, field: str) -> str:
     """One catalog fact of a server for prose: ``cpu`` (model), ``cores``, ``nvme`` (drives × TB),
     ``network`` (Gbit/s) or ``ram`` (GB), formatted for ``lang``; an unknown field is an error."""
     from sizing.i18n import NBSP, t
 
-    cat = active_context().catalog
+    cat = ctx.catalog
     if server not in cat.servers:
         raise UsageError(f"unknown server {server!r}; see catalog/servers.yaml")
     s = cat.servers[server]
@@ -69,7 +68,7 @@ def server_fact(lang: str, server: str, field: str) -> str:
         "network": lambda: f"{fmt_number(s.network_gbps, lang)}{NBSP}{t(lang, 'unit_gbit_per_s')}"
                            if s.network_gbps else "",
         "ram": lambda: f"{fmt_number(s.ram_gb, lang)}{NBSP}{t(lang, 'unit_gb')}" if s.ram_gb else "",
-        "nvme_read": lambda: f"{fmt_number(read_speed_gbs(active_context(), server), lang)}{NBSP}"
+        "nvme_read": lambda: f"{fmt_number(read_speed_gbs(ctx, server), lang)}{NBSP}"
                              f"{t(lang, 'unit_gb_per_s')}",
     }
     if field not in facts:
@@ -77,13 +76,13 @@ def server_fact(lang: str, server: str, field: str) -> str:
     return facts[field]()
 
 
-def gpu_fact(lang: str, gpu: str, field: str) -> str:
+def gpu_fact(lang: str, ctx: SiteContext, gpu: str, field: str) -> str:
     """One memory fact of a catalog GPU for prose: ``nominal_gb`` ("80 GB" as sold), ``nominal_gib``
     (the same, binary), ``smi_mib`` and ``smi_gib`` (the ``nvidia-smi`` total)."""
     from sizing.i18n import NBSP, fmt_gib, t
     from sizing.units import MiB
 
-    cat = active_context().catalog
+    cat = ctx.catalog
     if gpu not in cat.gpus:
         raise UsageError(f"unknown GPU {gpu!r}; see catalog/gpus.yaml")
     g = cat.gpus[gpu]

@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
-import pytest
+import ast
+import dataclasses
+import shutil
+import subprocess
+import sys
+from pathlib import Path
 
-from sizing.catalog import load_catalog, read_yaml
+import pytest
+import yaml
+
+from sizing.catalog import ASSUMPTION_TYPES, load_catalog, read_yaml
+from sizing.overhead import Coefficients
 from sizing.errors import CatalogError
 
 GPU_IDS = {"l40s", "rtx-pro-6000-blackwell", "h100-80gb", "h200", "a100-40gb", "a100-80gb", "rtx-4090", "rtx-5090",
@@ -50,3 +59,39 @@ def test_duplicate_keys_are_errors_not_merged():
 
 def test_loading_twice_gives_equal_catalogs(catalog):
     assert load_catalog() == catalog
+
+
+def _assumptions_read_by_code() -> set[str]:
+    """Every ``cat.assume("key")`` key written in ``sizing/``, plus the overhead coefficients read by name."""
+    root = Path(__file__).resolve().parent.parent / "sizing"
+    keys = {f.name for f in dataclasses.fields(Coefficients)}
+    for path in root.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "assume"
+                    and node.args and isinstance(node.args[0], ast.Constant)):
+                keys.add(node.args[0].value)
+    return keys
+
+
+def test_every_assumption_the_code_reads_is_validated():
+    """Assert each assumption key the engine reads has a type in ASSUMPTION_TYPES (so it is required)."""
+    read = _assumptions_read_by_code()
+    assert {"dp_min_capacity_share", "gpu_memory_utilization", "serve_port"} <= read
+    assert read <= set(ASSUMPTION_TYPES)
+
+
+def test_a_catalog_without_dp_min_capacity_share_stops_with_one_line(tmp_path):
+    """Assert the missing assumption is the one-line CatalogError with exit status 2, not a traceback."""
+
+    root = Path(__file__).resolve().parent.parent
+    copy = tmp_path / "catalog"
+    shutil.copytree(root / "catalog", copy)
+    data = yaml.safe_load((copy / "assumptions.yaml").read_text(encoding="utf-8"))
+    del data["dp_min_capacity_share"]
+    (copy / "assumptions.yaml").write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    result = subprocess.run([sys.executable, "-m", "sizing", "--catalog", str(copy), "estimate", "--model",
+                             "Qwen/Qwen3-14B", "--gpu", "l40s"], cwd=root, capture_output=True, text=True,
+                            timeout=120, check=False)
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+    assert "assumptions.yaml" in result.stderr and "dp_min_capacity_share" in result.stderr

@@ -13,7 +13,8 @@ import pandas as pd
 import pytest
 import yaml
 
-from sizing import charts, docs_macros, memory
+from sizing import charts, docs_macros, macros, memory, site
+from sizing import series as views
 from sizing.catalog import Catalog, load_catalog
 from sizing.errors import UsageError
 from sizing.evaluate import evaluate
@@ -35,9 +36,20 @@ def real() -> tuple[Catalog, pd.DataFrame]:
 def servers(real: tuple[Catalog, pd.DataFrame]) -> list[str]:
     """Servers with at least one plotted model."""
     cat, df = real
-    found = [s for s in cat.servers if charts.concurrency_series(cat, df, s)]
+    found = [s for s in cat.servers if views.concurrency_series(cat, df, s)]
     assert found, "no server has a model to plot"
     return found
+
+
+def conc_svg(lang: str, cat: Catalog, df: pd.DataFrame, server: str, models: list[str] | None = None) -> str:
+    """The concurrency figure of ``server`` drawn from the series the view computes."""
+    points = views.concurrency_series(cat, df, server, models)
+    return charts.concurrency_svg(lang, cat, server, points, str(df.attrs["vllm_version"]))
+
+
+def price_of(lang: str, cat: Catalog, df: pd.DataFrame) -> str:
+    """The price figure drawn from the view's price rows."""
+    return charts.price_svg(lang, views.price_rows(cat, df))
 
 
 def parse(markup: str) -> ET.Element:
@@ -93,7 +105,7 @@ def test_every_server_chart_parses_and_is_accessible(real, servers) -> None:
     """Assert each chart is well-formed XML with an svg titled and described for screen readers."""
     cat, df = real
     for server in cat.servers:
-        markup = charts.concurrency_svg("en", cat, df, server)
+        markup = conc_svg("en", cat, df, server)
         root = parse(markup)
         if server not in servers:
             assert root.tag == "p"
@@ -107,7 +119,7 @@ def test_every_server_chart_parses_and_is_accessible(real, servers) -> None:
         assert svg.get("aria-labelledby") == f"{ident}-title {ident}-desc"
         assert svg.get("role") == "img"
         assert "\n" not in markup
-    price = parse(charts.price_svg("ru", cat, df))
+    price = parse(price_of("ru", cat, df))
     assert svg_of(price).find(f"{SVG}title").text == "Месячная цена за 1\u00a0ГБ памяти GPU"
 
 
@@ -117,16 +129,16 @@ def test_output_is_deterministic(real, servers) -> None:
     fresh_cat = load_catalog(ROOT / "catalog")
     fresh = evaluate(fresh_cat)
     for server in servers[:4]:
-        first = charts.concurrency_svg("ru", cat, df, server)
-        assert first == charts.concurrency_svg("ru", cat, df, server)
-        assert first == charts.concurrency_svg("ru", fresh_cat, fresh, server)
-    assert charts.price_svg("zh", cat, df) == charts.price_svg("zh", fresh_cat, fresh)
+        first = conc_svg("ru", cat, df, server)
+        assert first == conc_svg("ru", cat, df, server)
+        assert first == conc_svg("ru", fresh_cat, fresh, server)
+    assert price_of("zh", cat, df) == price_of("zh", fresh_cat, fresh)
 
 
 def test_coordinates_have_two_decimals(real, servers) -> None:
     """Assert every number in a coordinate attribute is written with exactly two decimals."""
     cat, df = real
-    markup = charts.concurrency_svg("en", cat, df, servers[0]) + charts.price_svg("en", cat, df)
+    markup = conc_svg("en", cat, df, servers[0]) + price_of("en", cat, df)
     for name in ("x", "y", "x1", "x2", "y1", "y2", "width", "height"):
         for value in re.findall(rf' {name}="([^"]*)"', markup):
             assert re.fullmatch(r"-?\d+\.\d\d", value), (name, value)
@@ -139,9 +151,9 @@ def test_one_line_per_model_with_its_points(real, servers) -> None:
     cat, df = real
     rules = rules_for(str(df.attrs["vllm_version"]))
     for server in servers:
-        figure = parse(charts.concurrency_svg("en", cat, df, server))
+        figure = parse(conc_svg("en", cat, df, server))
         lines = polylines(figure)
-        assert 1 <= len(lines) <= charts.MAX_SERIES
+        assert 1 <= len(lines) <= views.MAX_SERIES
         models = [g.get("data-model") for g, _ in lines]
         assert len(set(models)) == len(models)
         legend = figure.find("ul")
@@ -162,7 +174,7 @@ def test_widest_fitting_checkpoint_is_plotted(real, servers) -> None:
     bits = {pid: spec.weight_bits for pid, spec in cat.precisions.items()}
     bits_by_name = {spec.name: spec.weight_bits for spec in cat.precisions.values()}
     for server in servers:
-        for series in charts.concurrency_series(cat, df, server):
+        for series in views.concurrency_series(cat, df, server):
             fitting = df[(df["server"] == server) & (df["model"] == series.model) & df["chosen"] & df["fits"]
                          & (df["kv_cache_dtype"] == "fp8")]
             assert bits_by_name[series.precision] == max(bits[p] for p in fitting["precision"])
@@ -175,7 +187,7 @@ def test_points_match_the_engine_within_a_pixel(real, servers) -> None:
     published = set(df.attrs["contexts"])
     checked_published = 0
     for server in servers:
-        figure = parse(charts.concurrency_svg("en", cat, df, server))
+        figure = parse(conc_svg("en", cat, df, server))
         log_y = svg_of(figure).get("data-scale") == "log"
         y_px, _ = tick_transform(figure, vertical=True, log=log_y)
         _, x_ctx = tick_transform(figure, vertical=False, log=True)
@@ -198,8 +210,8 @@ def test_log_scale_only_beyond_two_decades(real, servers) -> None:
     """Assert the y axis is logarithmic exactly when the plotted values span more than 100×."""
     cat, df = real
     for server in servers:
-        values = [v for s in charts.concurrency_series(cat, df, server) for v in s.values]
-        figure = parse(charts.concurrency_svg("en", cat, df, server))
+        values = [v for s in views.concurrency_series(cat, df, server) for v in s.values]
+        figure = parse(conc_svg("en", cat, df, server))
         expected = "log" if max(values) / min(values) > 100 else "linear"
         assert svg_of(figure).get("data-scale") == expected
 
@@ -217,7 +229,7 @@ def test_languages_differ_only_in_labels(real, servers) -> None:
     """Assert geometry is byte-identical across languages while titles, axis labels and numbers differ."""
     cat, df = real
     for server in servers[:5]:
-        figures = {lang: parse(charts.concurrency_svg(lang, cat, df, server)) for lang in LANGS}
+        figures = {lang: parse(conc_svg(lang, cat, df, server)) for lang in LANGS}
         shapes = {lang: strip_language(fig) for lang, fig in figures.items()}
         assert shapes["en"] == shapes["zh"] == shapes["ru"]
         titles = {lang: svg_of(fig).find(f"{SVG}title").text for lang, fig in figures.items()}
@@ -227,7 +239,7 @@ def test_languages_differ_only_in_labels(real, servers) -> None:
         assert labels["en"] != labels["zh"] != labels["ru"] != labels["en"]
         points = {lang: [pts for _, pts in polylines(fig)] for lang, fig in figures.items()}
         assert points["en"] == points["zh"] == points["ru"]
-    prices = {lang: parse(charts.price_svg(lang, cat, df)) for lang in LANGS}
+    prices = {lang: parse(price_of(lang, cat, df)) for lang in LANGS}
     assert strip_language(prices["en"]) == strip_language(prices["zh"]) == strip_language(prices["ru"])
     assert texts(prices["en"]) != texts(prices["ru"])
 
@@ -235,23 +247,23 @@ def test_languages_differ_only_in_labels(real, servers) -> None:
 def test_numbers_are_formatted_for_the_page_language(real, servers) -> None:
     """Assert tick labels follow each locale: ru groups with a no-break space, zh and en with a comma."""
     cat, df = real
-    big = next(s for s in servers if max(v for x in charts.concurrency_series(cat, df, s) for v in x.values) > 1000)
-    ticks = {lang: [el.text for el in svg_of(parse(charts.concurrency_svg(lang, cat, df, big))).iter(f"{SVG}text")]
+    big = next(s for s in servers if max(v for x in views.concurrency_series(cat, df, s) for v in x.values) > 1000)
+    ticks = {lang: [el.text for el in svg_of(parse(conc_svg(lang, cat, df, big))).iter(f"{SVG}text")]
              for lang in LANGS}
     assert "1,000" in ticks["en"] and "1,000" in ticks["zh"] and "1\u00a0000" in ticks["ru"]
-    rows = charts.price_rows(cat, df)
+    rows = views.price_rows(cat, df)
     if len(rows):
         first = rows.iloc[0]
         for lang in LANGS:
             shown = fmt_money(first["price_per_gb_month"], first["currency"], lang)
-            assert shown in texts(parse(charts.price_svg(lang, cat, df)))
+            assert shown in texts(parse(price_of(lang, cat, df)))
 
 
 def test_no_script_and_nothing_external(real, servers) -> None:
     """Assert no script, no link, no stylesheet or font import: only the SVG namespace URL appears."""
     cat, df = real
-    markup = "".join(charts.concurrency_svg(lang, cat, df, s) for s in servers[:3] for lang in LANGS)
-    markup += "".join(charts.price_svg(lang, cat, df) for lang in LANGS)
+    markup = "".join(conc_svg(lang, cat, df, s) for s in servers[:3] for lang in LANGS)
+    markup += "".join(price_of(lang, cat, df) for lang in LANGS)
     lowered = markup.lower()
     for forbidden in ("<script", "href", "url(", "@import", "<image", "<foreignobject", "<style", "javascript:",
                       " on"):
@@ -266,7 +278,7 @@ def test_price_chart_bars_are_sorted_and_proportional(real) -> None:
     """Assert one bar per priced server, cheapest first, lengths proportional to price per GB."""
     cat, df = real
     priced = df[df["price_monthly"].notna()].drop_duplicates("server")
-    figure = parse(charts.price_svg("en", cat, df))
+    figure = parse(price_of("en", cat, df))
     if priced.empty:
         assert figure.tag == "p"
         return
@@ -300,7 +312,7 @@ def odd_catalog(tmp_path: Path, real: tuple[Catalog, pd.DataFrame], servers: lis
     """A copy of the catalog where a plotted model and a priced server have names with markup characters."""
     cat, df = real
     server = servers[0]
-    model = charts.concurrency_series(cat, df, server)[0].model
+    model = views.concurrency_series(cat, df, server)[0].model
     edited_catalog(tmp_path, "models.yaml",
                    lambda models: models[model].update(name='Evil <b>"model"</b> & </svg><script>x</script>'))
 
@@ -315,13 +327,13 @@ def test_catalog_text_is_escaped(odd_catalog: tuple[Path, str, str]) -> None:
     """Assert '<', '&' and quotes from catalog names are escaped, and the output still parses."""
     directory, server, model = odd_catalog
     for lang in LANGS:
-        markup = charts.concurrency_chart(lang, server, catalog_dir=directory)
+        markup = macros.concurrency_chart(lang, site.context(directory), server)
         figure = parse(markup)
         assert "<script" not in markup and "<b>" not in markup
         assert "Evil &lt;b&gt;&quot;model&quot;&lt;/b&gt; &amp; &lt;/svg&gt;" in markup
         legend = "".join(figure.find("ul").itertext())
         assert 'Evil <b>"model"</b> & </svg><script>x</script>' in legend
-        price = charts.price_chart(lang, catalog_dir=directory)
+        price = macros.price_chart(lang, site.context(directory))
         parse(price)
         assert "Rack &lt;A&amp;B&gt;" in price
 
@@ -331,9 +343,10 @@ def test_short_context_gives_a_linear_axis(tmp_path: Path, real: tuple[Catalog, 
     """Assert a single model capped at 4K tokens is drawn on a linear axis with three points."""
     cat, df = real
     server = servers[0]
-    model = charts.concurrency_series(cat, df, server)[0].model
+    model = views.concurrency_series(cat, df, server)[0].model
     target = edited_catalog(tmp_path, "models.yaml", lambda models: models[model].update(max_context=4096))
-    figure = parse(charts.concurrency_chart("en", server, models=model, catalog_dir=target))
+    edited = load_catalog(target)
+    figure = parse(conc_svg("en", edited, evaluate(edited), server, [model]))
     assert svg_of(figure).get("data-scale") == "linear"
     [(group, pts)] = polylines(figure)
     assert group.get("data-model") == model and len(pts) == 3
@@ -343,9 +356,9 @@ def test_unknown_names_fail_loudly(real) -> None:
     """Assert an unknown server or model is a UsageError naming it."""
     cat, df = real
     with pytest.raises(UsageError, match="no-such-server"):
-        charts.concurrency_svg("en", cat, df, "no-such-server")
+        conc_svg("en", cat, df, "no-such-server")
     with pytest.raises(UsageError, match="no/such-model"):
-        charts.concurrency_svg("en", cat, df, next(iter(cat.servers)), ["no/such-model"])
+        conc_svg("en", cat, df, next(iter(cat.servers)), ["no/such-model"])
 
 
 class FakeEnv:
@@ -383,7 +396,7 @@ def test_price_chart_with_mixed_or_no_currencies(tmp_path: Path) -> None:
     servers_yaml[priced[0]]["price"]["currency"] = "EUR"
     (target / "servers.yaml").write_text(yaml.safe_dump(servers_yaml, sort_keys=False, allow_unicode=True),
                                          encoding="utf-8")
-    figure = parse(charts.price_chart("en", catalog_dir=target))
+    figure = parse(macros.price_chart("en", site.context(target)))
     labels = [el.text for el in svg_of(figure).iter(f"{SVG}text") if el.get("class") == "sz-bar-value"]
     assert any(label.startswith("€") for label in labels) and any(label.startswith("$") for label in labels)
     assert "0" in [el.text for el in svg_of(figure).iter(f"{SVG}text")]
@@ -393,5 +406,5 @@ def test_price_chart_with_mixed_or_no_currencies(tmp_path: Path) -> None:
         del servers_yaml[server]["price"]
     (unpriced / "servers.yaml").write_text(yaml.safe_dump(servers_yaml, sort_keys=False, allow_unicode=True),
                                            encoding="utf-8")
-    empty = parse(charts.price_chart("ru", catalog_dir=unpriced))
+    empty = parse(macros.price_chart("ru", site.context(unpriced)))
     assert empty.tag == "p" and empty.text == "Ни у одного сервера в каталоге нет цены."

@@ -369,7 +369,7 @@ def test_estimate_is_a_labelled_summary_within_the_width(capsys, monkeypatch, ca
 def test_a_case_that_does_not_fit_says_so_with_the_advice(capsys, monkeypatch):
     monkeypatch.setenv("COLUMNS", "80")
     status, out, _ = cli(capsys, "estimate", "--model", "openai/gpt-oss-120b", "--gpu", "h100-80gb")
-    assert status == 0 and "❌ will not start" in out and "Lower --max-model-len to" in out
+    assert status == 0 and "❌ will not start" in out and "Lower the context: --max-model-len" in out
     assert "will not start; `command` prints the nearest" in out
 
 

@@ -6,15 +6,15 @@ import re
 
 import pytest
 
-from sizing.commands import SGLANG_FLAGS, VLLM_FLAGS, VLLM_RELEASE, sglang_command, vllm_command
+from sizing.commands import SGLANG_FLAGS, VLLM_FLAGS, sglang_command, vllm_command
 from sizing.estimate import Request, estimate
-from sizing.vllm_flags import known_flags, known_sglang_flags
+from sizing.vllm_flags import VLLM_VERSION, known_flags, known_sglang_flags
 
 FLAG = re.compile(r"(?<!\S)(--?[a-z][a-z0-9-]*)")
 
 
 def test_every_flag_the_builder_can_emit_exists_in_the_pinned_release():
-    assert set(VLLM_FLAGS) <= known_flags(VLLM_RELEASE)
+    assert set(VLLM_FLAGS) <= known_flags(VLLM_VERSION)
     assert set(SGLANG_FLAGS) <= known_sglang_flags()
 
 
@@ -59,3 +59,8 @@ def test_multi_node_commands_name_their_nodes(catalog, engine_command):
                                     tensor_parallel_size=8, pipeline_parallel_size=2))
     command = engine_command(row, catalog)
     assert ("--pipeline-parallel-size 2" in command) or ("--nnodes 2" in command)
+
+
+def test_the_catalog_targets_the_release_whose_flags_are_committed(catalog) -> None:
+    """Assert the catalog's default vLLM version is the release of the committed flag lists (one pin)."""
+    assert catalog.assume("vllm_version") == VLLM_VERSION

@@ -25,6 +25,11 @@ LANGS = ("en", "zh", "ru")
 HOSTILE = "Evil | <script>alert(1)</script> {{ 6 * 7 }}"
 
 
+def _ctx() -> site.SiteContext:
+    """The site context the macros are given (the test catalog, prepared and cached)."""
+    return site.active_context()
+
+
 @pytest.fixture(autouse=True)
 def test_catalog(monkeypatch: pytest.MonkeyPatch) -> site.SiteContext:
     """Point the macros at the test catalog."""
@@ -34,16 +39,16 @@ def test_catalog(monkeypatch: pytest.MonkeyPatch) -> site.SiteContext:
 
 def test_table_is_sortable_markdown(test_catalog: site.SiteContext) -> None:
     """Assert sz_table wraps the table in the container tablesort-init.js looks for."""
-    out = macros.table("en", "price-per-gb")
+    out = macros.table("en", _ctx(), "price-per-gb")
     assert out.startswith('\n<div class="sz-sortable" markdown>\n\n| Server |')
     assert out.endswith("\n\n</div>\n")
     with pytest.raises(UsageError, match="unknown table"):
-        macros.table("en", "nope")
+        macros.table("en", _ctx(), "nope")
 
 
 def test_fit_tables_have_a_filter_and_a_heading_per_server(test_catalog: site.SiteContext) -> None:
     """Assert one H3 with the server's id per catalog server, all inside the filter's target."""
-    out = macros.fit_tables("zh")
+    out = macros.fit_tables("zh", _ctx())
     target = re.search(r'<input class="sz-filter"[^>]*data-target="([^"]+)"', out).group(1)
     assert f'<div id="{target}" markdown>' in out
     ids = re.findall(r"^### .+ \{ #(fit-[^ ]+) \}$", out, re.M)
@@ -55,51 +60,51 @@ def test_fit_tables_have_a_filter_and_a_heading_per_server(test_catalog: site.Si
 def test_value_formats_one_example_figure(test_catalog: site.SiteContext) -> None:
     """Assert sz_value shows the example's numbers with units and the page language's separators."""
     row = test_catalog.example("example-1")
-    assert macros.value("en", "example-1", "weights_gib") == fmt_gib(row["weights_bytes"], "en")
-    assert macros.value("ru", "example-1", "seq_32768") == str(int(row["sequences_32768"]))
-    assert macros.value("en", "example-1", "kv_kib_per_token") == "80\u00a0KiB"
-    assert macros.value("ru", "example-1", "decode_tps_ceiling").endswith("токена/с")
+    assert macros.value("en", _ctx(), "example-1", "weights_gib") == fmt_gib(row["weights_bytes"], "en")
+    assert macros.value("ru", _ctx(), "example-1", "seq_32768") == str(int(row["sequences_32768"]))
+    assert macros.value("en", _ctx(), "example-1", "kv_kib_per_token") == "80\u00a0KiB"
+    assert macros.value("ru", _ctx(), "example-1", "decode_tps_ceiling").endswith("токена/с")
 
 
 def test_value_rejects_unknown_fields(test_catalog: site.SiteContext) -> None:
     """Assert a misspelt field or an unpublished context is an error listing the fields."""
     for field in ("weight_gib", "seq_1000"):
         with pytest.raises(UsageError, match="weights_gib"):
-            macros.value("en", "example-1", field)
+            macros.value("en", _ctx(), "example-1", field)
 
 
 def test_commands_are_fenced_and_language_neutral(test_catalog: site.SiteContext) -> None:
     """Assert sz_command is the engine's command in a bash fence, identical in every language."""
     row = test_catalog.example("example-2")
-    outputs = {macros.command(lang, "example-2") for lang in LANGS}
+    outputs = {macros.command(lang, _ctx(), "example-2") for lang in LANGS}
     assert outputs == {f"\n```bash\n{vllm_command(row, test_catalog.catalog)}\n```\n"}
-    sglang = macros.command("en", "dh-671b-fp8-2n-8xh100", engine="sglang", node_rank=1)
+    sglang = macros.command("en", _ctx(), "dh-671b-fp8-2n-8xh100", engine="sglang", node_rank=1)
     assert sglang_command(test_catalog.example("dh-671b-fp8-2n-8xh100"), test_catalog.catalog, 1) in sglang
     with pytest.raises(UsageError, match="engine"):
-        macros.command("en", "example-1", engine="tgi")
+        macros.command("en", _ctx(), "example-1", engine="tgi")
 
 
 def test_parallel_tabs_pair_vllm_and_sglang(test_catalog: site.SiteContext) -> None:
     """Assert each example gets a new vLLM/SGLang tab set, multi-node SGLang one block per node."""
-    out = macros.parallel_tabs("en", ["dh-671b-fp8-8xh200", "dh-671b-fp8-2n-8xh100"])
+    out = macros.parallel_tabs("en", _ctx(), ["dh-671b-fp8-8xh200", "dh-671b-fp8-2n-8xh100"])
     assert out.count("/// tab | vLLM\n    new: true\n") == 2 and out.count("/// tab | SGLang\n") == 2
     nodes = test_catalog.catalog.servers["ref-2n-8x-h100"].nodes
     assert out.count("--node-rank") == nodes and "On node 1:" in out
-    assert macros.parallel_tabs("en", "example-1").count("/// tab |") == 2
+    assert macros.parallel_tabs("en", _ctx(), "example-1").count("/// tab |") == 2
 
 
 @pytest.mark.parametrize(("page_url", "prefix"), [(None, "../"), ("", ""), ("fit-tables/", "../"),
                                                   ("guide/fit-tables/", "../../")])
 def test_download_links_are_relative_to_the_page(page_url: str | None, prefix: str) -> None:
     """Assert the raw links reach the language root's downloads/ folder from the page."""
-    out = macros.downloads("en", page_url)
+    out = macros.downloads("en", site.active_context(), page_url)
     assert re.findall(r'href="([^"]+)" download', out) == [f"{prefix}downloads/fits.csv",
                                                             f"{prefix}downloads/fits.json"]
 
 
 def test_example_is_the_worked_table(test_catalog: site.SiteContext) -> None:
     """Assert sz_example renders the example's steps with its checkpoint in the title."""
-    out = macros.example("ru", "example-1")
+    out = macros.example("ru", _ctx(), "example-1")
     assert "**Qwen/Qwen3-14B-FP8 на GPU L40S: 1 GPU**" in out and "| Шаг | Расчёт | Результат |" in out
 
 
@@ -107,7 +112,7 @@ def test_calibration_table_lists_every_check(monkeypatch: pytest.MonkeyPatch) ->
     """Assert the calibration table has a summary row per metric and a row per check (real catalog)."""
     monkeypatch.delenv(site.ENV_VAR)
     checks = calibration.results(load_catalog())
-    out = macros.calibration_table("en")
+    out = macros.calibration_table("en", site.calibrated_context())
     rows = [line for line in out.splitlines() if line.startswith("| ") and not line.startswith("| Figure")]
     metrics = {c.metric for c in checks}
     assert len(rows) == len(metrics) + 1 + len(checks)

@@ -60,7 +60,7 @@ def test_the_stamp_is_written_only_after_pip_succeeds():
 
 def test_a_failed_first_set_up_leaves_no_venv(tmp_path):
     """A pip failure (here: a requirement no index has) removes the .venv that run created."""
-    for name in ("Makefile", "constraints.txt"):
+    for name in ("Makefile", "constraints.txt", "requirements-zensical.txt"):
         shutil.copy(ROOT / name, tmp_path / name)
     (tmp_path / "requirements.txt").write_text("./no-such-package-dir\n", encoding="utf-8")
     command = ["make", "--no-print-directory", "-C", str(tmp_path), f"PY={sys.executable}", "setup"]

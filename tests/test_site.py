@@ -17,6 +17,19 @@ def test_a_saved_context_is_loaded_instead_of_evaluating_again(tmp_path, monkeyp
     assert loaded is not None
     pd.testing.assert_frame_equal(loaded.frame, ctx.frame)
     assert dict(loaded.examples).keys() == dict(ctx.examples).keys()
+    assert loaded.calibration == () and loaded.series == {}
+
+
+def test_prepare_fills_the_build_time_views_once():
+    """Assert prepare computes calibration checks, their summary and every server's series, and keeps them."""
+    from sizing import calibration
+
+    ctx = site.build_context(site.load_catalog(site.DEFAULT_DIR), site.DEFAULT_DIR.resolve())
+    ready = site.prepare(ctx)
+    assert list(ready.calibration) == calibration.results(ctx.catalog)
+    assert dict(ready.calibration_summary) == calibration.summary(list(ready.calibration))
+    assert set(ready.series) == set(ctx.catalog.servers)
+    assert site.prepare(ready).series is ready.series
 
 
 def test_a_saved_context_of_another_catalog_state_is_ignored(tmp_path, monkeypatch):
@@ -31,18 +44,12 @@ def test_a_saved_context_of_another_catalog_state_is_ignored(tmp_path, monkeypat
     assert site._saved(str(site.DEFAULT_DIR.resolve())) is None
 
 
-def test_the_build_script_and_the_site_agree_on_the_variable_name():
-    from scripts import docs
-
-    assert docs.SNAPSHOT_VAR == site.SNAPSHOT_VAR
-
-
 def test_saved_chart_series_equal_the_ones_computed_on_demand(tmp_path, monkeypatch):
-    from sizing import charts
+    from sizing import series
 
-    ctx = site.build_context(site.load_catalog(site.DEFAULT_DIR), site.DEFAULT_DIR.resolve())
+    ctx = site.prepare(site.build_context(site.load_catalog(site.DEFAULT_DIR), site.DEFAULT_DIR.resolve()))
     site.save_context(ctx, tmp_path / "ctx.pickle")
     monkeypatch.setenv(site.SNAPSHOT_VAR, str(tmp_path / "ctx.pickle"))
     loaded = site._saved(str(site.DEFAULT_DIR.resolve()))
     for server in ("gpu-l40s", "gpu-rtx-pro"):
-        assert list(loaded.series[server]) == charts.concurrency_series(ctx.catalog, ctx.frame, server)
+        assert list(loaded.series[server]) == series.concurrency_series(ctx.catalog, ctx.frame, server)

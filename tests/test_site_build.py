@@ -12,8 +12,16 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 PREFIXES = {"en": "", "zh": "zh/", "ru": "ru/"}
 PAGES = ("choosing-a-gpu-server", "deployment-hardware", "fit-tables", "methodology", "catalog")
-COPY_IGNORE = shutil.ignore_patterns(".git", ".venv", "site", "build", "__pycache__", ".pytest_cache",
-                                     ".hypothesis", ".site-build-*", "test-artifacts", "node_modules")
+_IGNORED = shutil.ignore_patterns(".git", ".venv", "__pycache__", ".pytest_cache", ".hypothesis", ".site-build-*",
+                                  "test-artifacts", "node_modules")
+
+
+def COPY_IGNORE(folder: str, names: list[str]) -> set[str]:  # noqa: N802 - used like the constant it was
+    """What copying the repository skips: caches anywhere; build output (site/, build/) at the root only."""
+    skipped = set(_IGNORED(folder, names))
+    if Path(folder).resolve() == ROOT:
+        skipped |= {"site", "build"} & set(names)
+    return skipped
 
 
 def _html_files(site: Path) -> list[Path]:

@@ -16,6 +16,7 @@ import yaml
 from sizing import site, tables
 from sizing.catalog import load_catalog
 from sizing.errors import UsageError
+from sizing.evaluate import evaluate
 from sizing.tables import ColumnSpec, escape_cell, format_cell, header
 from sizing.units import GB, GiB, KiB
 
@@ -227,11 +228,11 @@ def test_csv_and_json_carry_the_raw_values(ctx: site.SiteContext) -> None:
 def test_cli_table_filters_and_formats() -> None:
     """Assert the CLI table lists the recommended rows of one server in all three formats."""
     cat = load_catalog(FIXTURE)
-    md = tables.cli_table(cat, None, "gpu-l40s", None, "markdown", None)
+    md = tables.cli_table(cat, evaluate(cat), None, "gpu-l40s", None, "markdown")
     body = [line for line in md.splitlines() if line.startswith("| ")][1:]
-    n_rows = len(json.loads(tables.cli_table(cat, None, "gpu-l40s", None, "json", None)))
+    n_rows = len(json.loads(tables.cli_table(cat, evaluate(cat), None, "gpu-l40s", None, "json")))
     assert len(body) == n_rows and all("gpu-l40s" in line for line in body)
-    csv = pd.read_csv(io.StringIO(tables.cli_table(cat, "Qwen/Qwen3-14B", None, "fp8", "csv", None)))
+    csv = pd.read_csv(io.StringIO(tables.cli_table(cat, evaluate(cat), "Qwen/Qwen3-14B", None, "fp8", "csv")))
     assert set(csv["precision"]) == {"fp8"} and set(csv["model"]) == {"Qwen/Qwen3-14B"}
 
 
@@ -242,7 +243,7 @@ def test_cli_table_rejects_unknown_ids(model: str | None, server: str | None, pr
                                        flag: str) -> None:
     """Assert an id the catalog lacks is a one-line usage error naming the flag."""
     with pytest.raises(UsageError, match=flag):
-        tables.cli_table(load_catalog(FIXTURE), model, server, precision, "markdown", None)
+        tables.cli_table(load_catalog(FIXTURE), pd.DataFrame(), model, server, precision, "markdown")
 
 
 def test_one_gpu_servers_do_not_say_one_copy_per_gpu() -> None:

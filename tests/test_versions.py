@@ -22,3 +22,14 @@ def test_rules_for(version, line, block, cudagraphs):
 def test_bad_version_is_a_usage_error():
     with pytest.raises(UsageError, match="--vllm-version"):
         rules_for("latest")
+
+
+def test_release_facts_live_in_versions() -> None:
+    """Assert the capture-size limit by SM and the MLA block sizes of the current line (vLLM 0.34)."""
+    from sizing.versions import BATCH_DEFAULTS, max_capture_size, rules_for
+
+    assert [max_capture_size(sm) for sm in (0, 80, 89, 90, 100, 120)] == [512, 512, 512, 512, 1024, 512]
+    rules = rules_for("0.34.0")
+    assert (rules.mla_block_size_sm100, rules.mla_min_block_size_sm90, rules.extensible_activation_share) == \
+        (128, 64, 0.75)
+    assert (BATCH_DEFAULTS.big_gib, BATCH_DEFAULTS.large_gib, BATCH_DEFAULTS.small_tokens) == (160, 70, 2048)

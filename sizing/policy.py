@@ -1,0 +1,62 @@
+"""Page policy: which catalog rows the summary pages and charts show (one declared place).
+
+These are editorial choices of the guide, not facts of vLLM or of the hardware, so they live
+neither in the engine nor in the renderers. Every id here must name a catalog model;
+:func:`missing_models` lists the ones that do not (checked by the tests against ``catalog/``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+REPRESENTATIVES: Mapping[str, str] = {
+    "32b": "Qwen/Qwen3-32B",
+    "70b": "meta-llama/Llama-3.3-70B-Instruct",
+    "405b": "meta-llama/Llama-3.1-405B-Instruct",
+    "671b": "deepseek-ai/DeepSeek-V3",
+}
+"""The model each size class of the deployment guide is shown with (ids in catalog/models.yaml)."""
+
+SIBLINGS = {"671b": ("deepseek-ai/DeepSeek-R1",)}
+"""Models of the same architecture that add precisions a representative lacks (DeepSeek-R1 NVFP4)."""
+
+QUICK_REFERENCE: tuple[tuple[str, str, str, str], ...] = (
+    ("local", "32b", "int4-awq", "ref-1x-rtx-4090"),
+    ("small_service", "32b", "fp8", "ref-1x-rtx-6000-ada"),
+    ("small_service", "32b", "bf16", "ref-1x-h100"),
+    ("production", "32b", "bf16", "ref-2x-h100"),
+    ("production", "32b", "bf16", "ref-2x-h200"),
+    ("local", "70b", "int4-awq", "ref-2x-rtx-4090"),
+    ("small_service", "70b", "int4-awq", "ref-1x-rtx-6000-ada"),
+    ("production", "70b", "bf16", "ref-2x-h100"),
+    ("production", "70b", "fp8", "ref-2x-h100"),
+    ("production", "405b", "fp8", "ref-8x-h100"),
+    ("production", "405b", "fp8", "ref-8x-h200"),
+    ("small_service", "671b", "nvfp4", "ref-8x-h100"),
+    ("small_service", "671b", "nvfp4", "ref-4x-h200"),
+    ("production", "671b", "fp8", "ref-8x-h200"),
+    ("production", "671b", "fp8", "ref-2n-8x-h100"),
+    ("production", "671b", "bf16", "ref-2n-8x-h200"),
+)
+"""The deployment guide's quick reference: (tier, size class, precision, server), the hardware the
+deployment seed names for each target; the verdict, plan and capacity of each row are computed.
+Tiers are message keys ``tier_<tier>``: local experiment, small service, production."""
+
+SUMMARY_KV = "fp8"
+"""The KV-cache type the summary tables and the concurrency charts show (the guide's recommendation)."""
+
+SHORT_CONTEXT, LONG_CONTEXT = 4096, 32768
+"""The two context lengths, tokens, the summary tables show (when the catalog publishes them)."""
+
+
+def summary_kv(dtypes: Iterable[str]) -> str:
+    """:data:`SUMMARY_KV` if the catalog evaluates it (``dtypes``), else the catalog's first KV type."""
+    listed = list(dtypes)
+    return SUMMARY_KV if SUMMARY_KV in listed else listed[0]
+
+
+def missing_models(models: Iterable[str]) -> list[str]:
+    """The :data:`REPRESENTATIVES` ids that are not among ``models`` (catalog model ids)."""
+    known = set(models)
+    wanted = [*REPRESENTATIVES.values(), *(mid for ids in SIBLINGS.values() for mid in ids)]
+    return [mid for mid in wanted if mid not in known]
