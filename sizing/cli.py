@@ -12,9 +12,9 @@ import sys
 from pathlib import Path
 from typing import Callable, Sequence
 
-from sizing.catalog import DEFAULT_DIR, Catalog, load_catalog
+from sizing.catalog.loader import DEFAULT_DIR, Catalog, load_catalog
 from sizing.errors import CatalogError, UsageError
-from sizing.estimate import Request, estimate, estimate_frame
+from sizing.engine.estimate import Request, estimate, estimate_frame
 from sizing.kvdtypes import KV_CACHE_DTYPE_BYTES
 
 Handler = Callable[[argparse.Namespace, Catalog], int]
@@ -57,7 +57,7 @@ def request_of(ns: argparse.Namespace) -> Request:
 
 def cmd_estimate(ns: argparse.Namespace, cat: Catalog) -> int:
     """Print one case as a readable table, or as one JSON object with --json."""
-    from sizing.report import record  # noqa: PLC0415 - keeps `--help` fast
+    from sizing.review.report import record  # noqa: PLC0415 - keeps `--help` fast
     rec = record(estimate(cat, request_of(ns)), cat)
     if ns.json:
         print(json.dumps(rec, ensure_ascii=False, indent=2))
@@ -72,7 +72,7 @@ def cmd_estimate(ns: argparse.Namespace, cat: Catalog) -> int:
 
 def cmd_command(ns: argparse.Namespace, cat: Catalog) -> int:
     """Print the vLLM (or SGLang) command for one case."""
-    from sizing.commands import sglang_command, vllm_command  # noqa: PLC0415
+    from sizing.launch.commands import sglang_command, vllm_command  # noqa: PLC0415
     row = estimate(cat, request_of(ns))
     print(sglang_command(row, cat) if ns.engine == "sglang" else vllm_command(row, cat))
     return 0
@@ -80,7 +80,7 @@ def cmd_command(ns: argparse.Namespace, cat: Catalog) -> int:
 
 def cmd_explain(ns: argparse.Namespace, cat: Catalog) -> int:
     """Print a worked example step by step, every intermediate value with its unit."""
-    from sizing.explain import explain_text  # noqa: PLC0415
+    from sizing.render.explain import explain_text  # noqa: PLC0415
     frame = estimate_frame(cat, request_of(ns))
     print(explain_text(frame[frame["chosen"]].iloc[0], cat, "en"))
     return 0
@@ -88,8 +88,8 @@ def cmd_explain(ns: argparse.Namespace, cat: Catalog) -> int:
 
 def cmd_table(ns: argparse.Namespace, cat: Catalog) -> int:
     """Print the fit table, filtered, as markdown, CSV or JSON."""
-    from sizing.evaluate import evaluate  # noqa: PLC0415
-    from sizing.tables import check_ids, cli_table  # noqa: PLC0415
+    from sizing.engine.evaluate import evaluate  # noqa: PLC0415
+    from sizing.render.tables import check_ids, cli_table  # noqa: PLC0415
     check_ids(cat, ns.model, ns.server, ns.precision)
     print(cli_table(cat, evaluate(cat, ns.vllm_version), ns.model, ns.server, ns.precision, ns.format), end="")
     return 0
@@ -97,7 +97,7 @@ def cmd_table(ns: argparse.Namespace, cat: Catalog) -> int:
 
 def cmd_import_config(ns: argparse.Namespace, cat: Catalog) -> int:
     """Print a catalog models entry built from a Hugging Face config.json."""
-    from sizing.importer import entry_yaml  # noqa: PLC0415
+    from sizing.engine.importer import entry_yaml  # noqa: PLC0415
     print(entry_yaml(Path(ns.config), ns.id, cat), end="")
     return 0
 
@@ -129,7 +129,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def register_extra(sub: argparse._SubParsersAction) -> None:
     """Commands that live in their own modules (snapshots and revision diffs)."""
-    from sizing import snapshots  # noqa: PLC0415
+    from sizing.review import snapshots  # noqa: PLC0415
     snapshots.register(sub)
 
 
