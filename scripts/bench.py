@@ -71,7 +71,7 @@ def working_tree_files() -> list[str]:
 
 
 class _Env:
-    """The part of the mkdocs-macros environment ``sizing.docs_macros.define_env`` uses."""
+    """The part of the mkdocs-macros environment ``sizing.site.docs_macros.define_env`` uses."""
 
     def __init__(self, lang: str) -> None:
         self.conf: dict[str, Any] = {"theme": {"language": lang}}
@@ -87,7 +87,7 @@ def render_macros(page: Path, lang: str) -> tuple[str, int]:
     """The page with every macro call replaced by the text it renders; and how many calls there were."""
     import jinja2  # noqa: PLC0415 - a dependency of mkdocs-macros
 
-    from sizing.docs_macros import define_env  # noqa: PLC0415
+    from sizing.site.docs_macros import define_env  # noqa: PLC0415
     env = _Env(lang)
     define_env(env)
     text = page.read_text(encoding="utf-8")
@@ -138,8 +138,8 @@ def compare_builds(repeats: int, work: Path) -> dict[str, Any]:
 
 def evaluation_throughput(repeats: int) -> list[dict[str, Any]]:
     """Rows, best time and rows/s of ``evaluate`` at every scale."""
-    from sizing.catalog import load_catalog  # noqa: PLC0415
-    from sizing.evaluate import evaluate  # noqa: PLC0415
+    from sizing.catalog.loader import load_catalog  # noqa: PLC0415
+    from sizing.engine.evaluate import evaluate  # noqa: PLC0415
 
     base, results = load_catalog(ROOT / "catalog"), []
     for label, copies in SCALES.items():
@@ -201,7 +201,7 @@ def evaluation_memory() -> float:
     """Peak RSS (MB) of a fresh process that evaluates the 100× catalog."""
     label = list(SCALES)[-1]
     code = ("import resource, sys; sys.path.insert(0, '.'); from scripts.bench_sizing import SCALES, scaled;"
-            "from sizing.catalog import load_catalog; from sizing.evaluate import evaluate;"
+            "from sizing.catalog.loader import load_catalog; from sizing.engine.evaluate import evaluate;"
             f"evaluate(scaled(load_catalog('catalog'), *SCALES[{label!r}]));"
             "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True).stdout
@@ -240,7 +240,7 @@ def build_section(b: dict[str, Any]) -> list[str]:
 def evaluation_section(rows: list[dict[str, Any]], eval_mb: float) -> list[str]:
     """The throughput table and its target."""
     last = rows[-1]
-    return ["## Evaluation throughput (`sizing.evaluate.evaluate`)", "",
+    return ["## Evaluation throughput (`sizing.engine.evaluate.evaluate`)", "",
             "| Catalog | Rows | Best (s) | Rows/s |", "|---|---:|---:|---:|",
             *(f"| {r['catalog']} | {r['rows']:,} | {r['seconds']:.3f} | {r['rows_per_s']:,.0f} |" for r in rows), "",
             f"- 100× catalog: {last['seconds']:.2f} s. Target under {TARGETS['eval_100x']:.0f} s: "

@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""Benchmark ``sizing.evaluate``: the full catalog and 10× / 100× synthetic catalogs, vectorised vs per row.
+"""Benchmark ``sizing.engine.evaluate``: the full catalog and 10× / 100× synthetic catalogs, vectorised vs per row.
 
     python scripts/bench_sizing.py [--out benchmarks/sizing.md] [--loop-sample 150] [--repeats 3]
 
 The synthetic catalogs clone models (10×) and models and servers (100×) under new ids, so the matrix
-grows by exactly 10 and 100 times. The vectorised path is :func:`sizing.evaluate.evaluate`. The
-baseline evaluates one row at a time through :func:`sizing.estimate.estimate_frame` (the
+grows by exactly 10 and 100 times. The vectorised path is :func:`sizing.engine.evaluate.evaluate`. The
+baseline evaluates one row at a time through :func:`sizing.engine.estimate.estimate_frame` (the
 ``python -m sizing estimate`` path) for an evenly spaced sample of rows, checks each sampled result
 equals the matrix row, and extrapolates its per-row time to the whole matrix. Times are the best of
 ``--repeats`` runs (wall clock, ``time.perf_counter``).
@@ -29,9 +29,9 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from sizing.catalog import Catalog, load_catalog  # noqa: E402
-from sizing.estimate import Request, estimate_frame  # noqa: E402
-from sizing.evaluate import evaluate  # noqa: E402
+from sizing.catalog.loader import Catalog, load_catalog  # noqa: E402
+from sizing.engine.estimate import Request, estimate_frame  # noqa: E402
+from sizing.engine.evaluate import evaluate  # noqa: E402
 
 SCALES = {"full catalog": (1, 1), "10× (models ×10)": (10, 1), "100× (models ×10, servers ×10)": (10, 10)}
 """Label -> (model copies, server copies)."""
@@ -126,8 +126,8 @@ def markdown(results: list[dict[str, Any]], info: dict[str, str], sample: int, r
                      f"| {r['rows_per_s']:,.0f} | {r['loop_per_row'] * 1e3:.1f} | {r['loop_total']:,.0f} "
                      f"| {r['loop_total'] / r['seconds']:,.0f}× |")
     lines += ["", "## Machine", "", *(f"- {k}: {v}" for k, v in info.items()), "", "## Method", "",
-              f"- Vectorised: `sizing.evaluate.evaluate(catalog)`, best of {repeats} runs.",
-              f"- Per-row loop: `sizing.estimate.estimate_frame` on one request per row for {sample} evenly "
+              f"- Vectorised: `sizing.engine.evaluate.evaluate(catalog)`, best of {repeats} runs.",
+              f"- Per-row loop: `sizing.engine.estimate.estimate_frame` on one request per row for {sample} evenly "
               "spaced rows (each result checked equal to the matrix row), time per row × rows.",
               "- Synthetic catalogs clone every model with its checkpoints (ids suffixed `-xN`) and, for 100×, "
               "every server; GPUs, precisions and assumptions are the real ones.", ""]

@@ -32,7 +32,7 @@ sys.path.insert(0, str(ROOT))
 from scripts.engines import ENGINES, INSTALL_HINT, Engine  # noqa: E402
 from scripts.i18n_checks import CONFIGS, all_problems  # noqa: E402
 from sizing.errors import CatalogError  # noqa: E402
-from sizing.site import SNAPSHOT_VAR  # noqa: E402
+from sizing.site.context import SNAPSHOT_VAR  # noqa: E402
 
 CONTEXT_FILE = "context.pickle"
 """The catalog evaluated once by the build, loaded by every language's mkdocs process."""
@@ -100,8 +100,8 @@ def _prepare(work: Path) -> bool:
 
 def prepare(work: Path) -> int:
     """The ``prepare`` step: context saved to ``work``, downloads written to ``work/staged``."""
-    from sizing.site import active_context, prepare, save_context  # noqa: PLC0415 - heavy; only this process
-    from sizing.snapshots import write_downloads  # noqa: PLC0415
+    from sizing.site.context import active_context, prepare, save_context  # noqa: PLC0415 - heavy; only this process
+    from sizing.review.snapshots import write_downloads  # noqa: PLC0415
     try:
         ctx = prepare(active_context())
     except CatalogError as exc:

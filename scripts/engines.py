@@ -165,7 +165,7 @@ DIFFERENCES: tuple[Difference, ...] = (
         "Relative links in raw HTML are rewritten relative to the source file (downloads links pointed one "
         "folder too high).",
         "Zensical treats them like Markdown links.",
-        "Solved: sz_downloads is given the source's folder under Zensical (sizing/docs_macros.py).",
+        "Solved: sz_downloads is given the source's folder under Zensical (sizing/site/docs_macros.py).",
         "solved"),
     Difference(
         "validation",

@@ -43,7 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import pypi_release  # noqa: E402
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-DATA_DIR = REPO_ROOT / "sizing" / "data"
+DATA_DIR = REPO_ROOT / "sizing" / "launch" / "data"
 ENTRY = ("vllm.entrypoints.common.cli_args", "make_arg_parser")
 ARG_UTILS = "vllm.engine.arg_utils"
 PARSER_MODULE = "vllm.utils.argparse_utils"

@@ -4,7 +4,7 @@ English is the reference. For every page under ``docs/en`` the same file must ex
 ``docs/zh`` and ``docs/ru``, with the same sequence of ``{ #id }`` heading ids, the same sequence of
 Jinja expressions (whitespace-normalised) and the same fenced code blocks (by language tag). Every
 ``mkdocs.<lang>.yml`` must list the same files in its nav, in the same order. The message files are
-checked by :func:`sizing.i18n.load_messages`. ``scripts/docs.py check-i18n`` runs all of this.
+checked by :func:`sizing.render.i18n.load_messages`. ``scripts/docs.py check-i18n`` runs all of this.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 
 import yaml
 
-from sizing.i18n import LANGS, MESSAGES_DIR, MessageError, load_messages
+from sizing.render.i18n import LANGS, MESSAGES_DIR, MessageError, load_messages
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIGS: dict[str, str] = {"en": "mkdocs.yml", "zh": "mkdocs.zh.yml", "ru": "mkdocs.ru.yml"}

@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from sizing import cli_types as ty
-from sizing.catalog import DEFAULT_DIR, Catalog, load_catalog
+from sizing.catalog.loader import DEFAULT_DIR, Catalog, load_catalog
 from sizing.errors import CatalogError, UsageError
-from sizing.estimate import Request, estimate, estimate_frame
+from sizing.engine.estimate import Request, estimate, estimate_frame
 from sizing.kvdtypes import KV_CACHE_DTYPE_BYTES
 
 Handler = Callable[[argparse.Namespace, Catalog], int]
@@ -71,12 +71,13 @@ def request_of(ns: argparse.Namespace) -> Request:
 
 def cmd_estimate(ns: argparse.Namespace, cat: Catalog) -> int:
     """Print one case as a labelled summary, or as one JSON object with --json."""
-    from sizing.report import record  # noqa: PLC0415 - keeps `--help` fast
+    from sizing.review.report import record  # noqa: PLC0415 - keeps `--help` fast
     rec = record(estimate(cat, request_of(ns)), cat)
     if ns.json:
         print(json.dumps(rec, ensure_ascii=False, indent=2))
         return 0
-    from sizing import summary, terminal  # noqa: PLC0415
+    from sizing.render import summary  # noqa: PLC0415
+    from sizing.render import terminal  # noqa: PLC0415
     title = f"{rec['checkpoint']} on {rec['gpus']} × {rec['gpu']}, vLLM {rec['vllm_version']}"
     label = "Command:" if rec["fits"] else "Command as asked (will not start; `command` prints the nearest " \
                                            "launch that does):"
@@ -86,8 +87,8 @@ def cmd_estimate(ns: argparse.Namespace, cat: Catalog) -> int:
 
 def cmd_command(ns: argparse.Namespace, cat: Catalog) -> int:
     """Print the vLLM (or SGLang) command; never one its estimate says will not start unless --force."""
-    from sizing.commands import sglang_command, vllm_command  # noqa: PLC0415
-    from sizing.fallback import nearest_launch  # noqa: PLC0415
+    from sizing.launch.commands import sglang_command, vllm_command  # noqa: PLC0415
+    from sizing.launch.fallback import nearest_launch  # noqa: PLC0415
     req = request_of(ns)
     if ns.force:
         row = estimate(cat, req)
@@ -107,7 +108,7 @@ def cmd_command(ns: argparse.Namespace, cat: Catalog) -> int:
 
 def cmd_explain(ns: argparse.Namespace, cat: Catalog) -> int:
     """Print a worked example step by step, every intermediate value with its unit."""
-    from sizing.explain import explain_text  # noqa: PLC0415
+    from sizing.render.explain import explain_text  # noqa: PLC0415
     frame = estimate_frame(cat, request_of(ns))
     print(explain_text(frame[frame["chosen"]].iloc[0], cat, "en"))
     return 0
@@ -115,7 +116,7 @@ def cmd_explain(ns: argparse.Namespace, cat: Catalog) -> int:
 
 def resolve_table_ids(ns: argparse.Namespace, cat: Catalog) -> None:
     """Replace ``table``'s --model/--server/--precision with the catalog ids they denote (any case)."""
-    from sizing import ids  # noqa: PLC0415
+    from sizing.catalog import ids  # noqa: PLC0415
     if ns.model:
         found = ids.resolve_model(cat, ns.model)
         if found is None:
@@ -131,8 +132,8 @@ def resolve_table_ids(ns: argparse.Namespace, cat: Catalog) -> None:
 def cmd_table(ns: argparse.Namespace, cat: Catalog) -> int:
     """Print the fit table, filtered: text for a terminal, or markdown, CSV, JSON."""
     from sizing.cli_tables import cli_text_table  # noqa: PLC0415
-    from sizing.evaluate import evaluate  # noqa: PLC0415
-    from sizing.tables import cli_table  # noqa: PLC0415
+    from sizing.engine.evaluate import evaluate  # noqa: PLC0415
+    from sizing.render.tables import cli_table  # noqa: PLC0415
     resolve_table_ids(ns, cat)
     if ns.format == "text":
         print(cli_text_table(cat, ns.model, ns.server, ns.precision, ns.vllm_version), end="")
@@ -143,7 +144,7 @@ def cmd_table(ns: argparse.Namespace, cat: Catalog) -> int:
 
 def cmd_list(ns: argparse.Namespace, cat: Catalog) -> int:
     """Print the catalog's ids of one kind as a terminal table, JSON or CSV."""
-    from sizing.listing import KINDS  # noqa: PLC0415
+    from sizing.views.listing import KINDS  # noqa: PLC0415
     rows = KINDS[ns.kind](cat)
     if ns.format == "json":
         print(json.dumps(rows, ensure_ascii=False, indent=2))
@@ -154,7 +155,7 @@ def cmd_list(ns: argparse.Namespace, cat: Catalog) -> int:
         writer.writerows(rows)
         print(buffer.getvalue(), end="")
     else:
-        from sizing.terminal import text_table  # noqa: PLC0415
+        from sizing.render.terminal import text_table  # noqa: PLC0415
         numeric = [isinstance(v, (int, float)) and not isinstance(v, bool) for v in rows[0].values()]
         print(text_table(list(rows[0]), ([_cell(v) for v in r.values()] for r in rows), numeric), end="")
     return 0
@@ -175,7 +176,7 @@ def cmd_completion(ns: argparse.Namespace, cat: Catalog) -> int:
 
 def cmd_import_config(ns: argparse.Namespace, cat: Catalog) -> int:
     """Print a catalog models entry built from a Hugging Face config.json."""
-    from sizing.importer import entry_yaml  # noqa: PLC0415
+    from sizing.engine.importer import entry_yaml  # noqa: PLC0415
     print(entry_yaml(Path(ns.config), ns.id, cat), end="")
     return 0
 
@@ -232,7 +233,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def register_extra(sub: argparse._SubParsersAction) -> None:
     """Commands that live in their own modules (snapshots and revision diffs)."""
-    from sizing import snapshots  # noqa: PLC0415
+    from sizing.review import snapshots  # noqa: PLC0415
     snapshots.register(sub)
 
 

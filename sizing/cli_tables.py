@@ -1,17 +1,17 @@
 """``table --format text``: the fit table laid out for a terminal (the same cells as the Markdown).
 
-The rows and the cell texts are those of :func:`sizing.tables.cli_table` (English); the layout is
-:func:`sizing.terminal.text_table`'s, folded to the terminal width. Markdown code marks are dropped,
+The rows and the cell texts are those of :func:`sizing.render.tables.cli_table` (English); the layout is
+:func:`sizing.render.terminal.text_table`'s, folded to the terminal width. Markdown code marks are dropped,
 since a terminal shows them literally.
 """
 
 from __future__ import annotations
 
-from sizing.catalog import Catalog
-from sizing.evaluate import evaluate
-from sizing.tables import CELL_CONTEXT, NUMERIC, cell_words, format_cell, frame_columns
-from sizing.terminal import text_table
-from sizing.views import Filter, fit_view, select
+from sizing.catalog.loader import Catalog
+from sizing.engine.evaluate import evaluate
+from sizing.render.tables import CELL_CONTEXT, NUMERIC, cell_words, format_cell, frame_columns
+from sizing.render.terminal import text_table
+from sizing.views.matrix import Filter, fit_view, select
 
 
 SHORT = {"checkpoint": "Checkpoint", "precision": "Precision", "server": "Server", "kv_cache_dtype": "KV",

@@ -12,8 +12,8 @@ from __future__ import annotations
 import argparse
 import shlex
 
-from sizing.catalog import Catalog
-from sizing.ids import model_names
+from sizing.catalog.loader import Catalog
+from sizing.catalog.ids import model_names
 
 FUNCTION = "_sizing_complete"
 

@@ -3,7 +3,7 @@
 :data:`KV_CACHE_DTYPE_BYTES` maps each value our command line accepts onto the bytes one cached
 element takes (``auto`` is the model's own bf16, as vLLM's ``kv_cache_dtype="auto"`` resolves it for
 the bf16 checkpoints of the catalog). Every key is one of the choices of vLLM's ``--kv-cache-dtype``
-(``vllm/config/cache.py`` ``CacheDType``; the extracted list is ``sizing/data/vllm_choices-*.json``,
+(``vllm/config/cache.py`` ``CacheDType``; the extracted list is ``sizing/launch/data/vllm_choices-*.json``,
 checked by the tests). :data:`CATALOG_KV_DTYPES` is the subset a catalog may evaluate and publish.
 """
 

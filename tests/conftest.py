@@ -64,7 +64,7 @@ def built_site(engine: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def catalog():
     """The repository's validated catalog."""
-    from sizing.catalog import load_catalog
+    from sizing.catalog.loader import load_catalog
 
     return load_catalog(ROOT / "catalog")
 
@@ -72,6 +72,6 @@ def catalog():
 @pytest.fixture(scope="session")
 def matrix(catalog):
     """The whole catalog evaluated once (default vLLM release)."""
-    from sizing.evaluate import evaluate
+    from sizing.engine.evaluate import evaluate
 
     return evaluate(catalog)

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from sizing.cli import main
-from sizing.estimate import Request, estimate
+from sizing.engine.estimate import Request, estimate
 
 ROOT = Path(__file__).resolve().parent.parent
 M = ("--model", "Qwen/Qwen3-14B", "--server", "gpu-l40s")

@@ -7,9 +7,9 @@ from pathlib import Path
 
 from sizing import cli
 from sizing.kvdtypes import CATALOG_KV_DTYPES, KV_CACHE_DTYPE_BYTES
-from sizing.vllm_flags import VLLM_VERSION
+from sizing.launch.vllm_flags import VLLM_VERSION
 
-DATA = Path(__file__).resolve().parent.parent / "sizing" / "data"
+DATA = Path(__file__).resolve().parent.parent / "sizing" / "launch" / "data"
 
 
 def vllm_kv_choices() -> set[str]:

@@ -1,0 +1,1 @@
+"""Data in: the typed catalog schema and the validating loader."""

@@ -1,0 +1,261 @@
+"""Load and validate ``catalog/``: every file, every entry, every reference, before anything is computed.
+
+Each catalog file is a YAML mapping ``id -> entry``. Any problem raises :class:`CatalogError`
+naming file, entry and field. Duplicate keys (hence duplicate ids) are errors, never merged.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any, Literal, Mapping, TypeVar
+
+import yaml
+from pydantic import BaseModel, Field, TypeAdapter, ValidationError
+
+from sizing.engine import plans
+from sizing.errors import CatalogError
+from sizing.kvdtypes import CatalogKvDtype
+from sizing.catalog.schema import Assumption, Example, FieldProblem, Fraction, Gpu, Model, PosFloat, PosInt, PrecisionSpec, \
+    Server, Text
+
+DEFAULT_DIR = Path(__file__).resolve().parents[2] / "catalog"
+FILES: dict[str, type[BaseModel]] = {
+    "gpus": Gpu,
+    "servers": Server,
+    "models": Model,
+    "precisions": PrecisionSpec,
+    "assumptions": Assumption,
+    "examples": Example,
+}
+M = TypeVar("M", bound=BaseModel)
+
+
+@dataclass(frozen=True)
+class Catalog:
+    """The validated catalog. All mappings are keyed by id, in file order."""
+
+    gpus: Mapping[str, Gpu]
+    servers: Mapping[str, Server]
+    models: Mapping[str, Model]
+    precisions: Mapping[str, PrecisionSpec]
+    assumptions: Mapping[str, Assumption]
+    examples: Mapping[str, Example]
+
+    def assume(self, key: str) -> Any:
+        """The value of assumption ``key``."""
+        return self.assumptions[key].value
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """SafeLoader that refuses duplicate mapping keys."""
+
+
+def _construct_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode, deep: bool = False) -> dict:
+    seen: dict[Any, Any] = {}
+    for key_node, value_node in node.value:
+        key = loader.construct_object(key_node, deep=deep)
+        if key in seen:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"duplicate key {key!r}", key_node.start_mark)
+        seen[key] = loader.construct_object(value_node, deep=deep)
+    return seen
+
+
+_UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+
+
+def read_yaml(text: str, label: str) -> dict[str, Any]:
+    """Parse one catalog file's text into ``{id: raw entry}``; ``label`` names the file in errors."""
+    try:
+        data = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - SafeLoader subclass
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}" if mark else "(file)"
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise CatalogError(label, where, "", f"YAML error: {problem}") from None
+    if not isinstance(data, dict) or not data:
+        raise CatalogError(label, "", "", "must be a non-empty mapping of id -> entry")
+    return data
+
+
+def _describe(error: Mapping[str, Any]) -> str:
+    kind, ctx, value = error["type"], error.get("ctx") or {}, error.get("input")
+    shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."
+    if kind == "missing":
+        return "required field is missing"
+    if kind == "extra_forbidden":
+        return "unknown field"
+    for bound, words in (("gt", "greater than"), ("ge", "at least"), ("lt", "less than"), ("le", "at most")):
+        if bound in ctx and kind.startswith(("greater", "less")):
+            return f"must be {words} {ctx[bound]}, got {shown}"
+    message = error["msg"].removeprefix("Value error, ")
+    return f"{message[:1].lower()}{message[1:]}, got {shown}"
+
+
+def validate_entry(model: type[M], raw: Any, label: str, entry: str) -> M:
+    """Validate one raw entry against ``model``, converting the first problem to a CatalogError."""
+    if not isinstance(raw, dict):
+        raise CatalogError(label, entry, "", f"must be a mapping of fields, got {type(raw).__name__}")
+    try:
+        return model.model_validate(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        cross = (first.get("ctx") or {}).get("error")
+        if isinstance(cross, FieldProblem):
+            raise CatalogError(label, entry, ".".join(str(p) for p in (*first["loc"], cross.field)),
+                               cross.problem) from None
+        field = ".".join(str(part) for part in first["loc"])
+        raise CatalogError(label, entry, field, _describe(first)) from None
+
+
+def display_path(path: Path) -> str:
+    """``path`` relative to the working directory when it lies below it, else as given."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
+def _read_file(directory: Path, stem: str) -> tuple[str, str]:
+    path = directory / f"{stem}.yaml"
+    label = display_path(path)
+    if not path.is_file():
+        raise CatalogError(label, "", "", "file is missing")
+    try:
+        return path.read_bytes().decode("utf-8"), label
+    except UnicodeDecodeError as exc:
+        raise CatalogError(label, f"byte {exc.start}", "", "file is not valid UTF-8") from None
+
+
+def load_section(stem: str, text: str, label: str) -> dict[str, BaseModel]:
+    """Parse and validate one catalog file's text into ``{id: model}``."""
+    model = FILES[stem]
+    entries = {}
+    for entry, raw in read_yaml(text, label).items():
+        if not isinstance(entry, str) or not entry.strip():
+            raise CatalogError(label, str(entry), "", "id must be a non-empty string")
+        entries[entry] = validate_entry(model, raw, label, entry)
+    return entries
+
+
+def load_catalog(directory: str | Path = DEFAULT_DIR) -> Catalog:
+    """Read, validate and cross-check every catalog file in ``directory``."""
+    sections = {stem: load_section(stem, *_read_file(Path(directory), stem)) for stem in FILES}
+    catalog = Catalog(**sections)
+    check_references(catalog)
+    return catalog
+
+
+def catalog_from_texts(texts: Mapping[str, str]) -> Catalog:
+    """Build a catalog from ``{stem: yaml text}`` (used to evaluate other git revisions)."""
+    sections = {stem: load_section(stem, texts[stem], f"catalog/{stem}.yaml") for stem in FILES}
+    catalog = Catalog(**sections)
+    check_references(catalog)
+    return catalog
+
+
+def fill_assumptions(texts: Mapping[str, str], current: Catalog) -> tuple[dict[str, str], list[str]]:
+    """``texts`` with every assumption ``current`` has and ``texts`` lacks appended, and those keys.
+
+    Lets the current engine evaluate an older catalog (``diff``): a setting added since is taken at
+    its current default, and the caller says so.
+    """
+    label = "catalog/assumptions.yaml"
+    old = read_yaml(texts["assumptions"], label)
+    missing = [key for key in current.assumptions if key not in old]
+    if not missing:
+        return dict(texts), []
+    added = {key: current.assumptions[key].model_dump(mode="json", exclude_none=True) for key in missing}
+    dumped = yaml.safe_dump(added, sort_keys=False, allow_unicode=True)
+    text = texts["assumptions"].rstrip("\n") + "\n" + dumped
+    return {**texts, "assumptions": text}, missing
+
+
+def _require(ok: bool, label: str, entry: str, field: str, problem: str) -> None:
+    if not ok:
+        raise CatalogError(label, entry, field, problem)
+
+
+def _check_servers(cat: Catalog) -> None:
+    for sid, server in cat.servers.items():
+        _require(server.gpu in cat.gpus, "catalog/servers.yaml", sid, "gpu",
+                 f"unknown GPU {server.gpu!r} (not in catalog/gpus.yaml)")
+
+
+def _check_models(cat: Catalog) -> None:
+    seen: dict[str, str] = {}
+    for mid, model in cat.models.items():
+        for i, ckpt in enumerate(model.checkpoints):
+            field = f"checkpoints.{i}"
+            _require(ckpt.precision in cat.precisions, "catalog/models.yaml", mid, f"{field}.precision",
+                     f"unknown precision {ckpt.precision!r} (not in catalog/precisions.yaml)")
+            _require(ckpt.id not in seen, "catalog/models.yaml", mid, f"{field}.id",
+                     f"duplicate checkpoint id {ckpt.id!r} (also under {seen.get(ckpt.id)})")
+            seen[ckpt.id] = mid
+        _require(model.attention_heads % model.kv_heads == 0, "catalog/models.yaml", mid, "kv_heads",
+                 f"must divide attention_heads ({model.attention_heads}), got {model.kv_heads}")
+
+
+def _check_examples(cat: Catalog) -> None:
+    for eid, ex in cat.examples.items():
+        label = "catalog/examples.yaml"
+        _require(ex.model in cat.models, label, eid, "model", f"unknown model {ex.model!r}")
+        _require(ex.server in cat.servers, label, eid, "server", f"unknown server {ex.server!r}")
+        ids = [c.id for c in cat.models[ex.model].checkpoints]
+        _require(ex.checkpoint in ids, label, eid, "checkpoint",
+                 f"{ex.checkpoint!r} is not a checkpoint of {ex.model}")
+        _check_example_plan(cat, eid, ex)
+
+
+def _check_example_plan(cat: Catalog, eid: str, ex: Example) -> None:
+    """An example's length fits its model, and its TP × PP × DP plan fits its server and heads."""
+    model, server, label = cat.models[ex.model], cat.servers[ex.server], "catalog/examples.yaml"
+    _require(ex.max_model_len <= model.max_context, label, eid, "max_model_len",
+             f"must be at most the model's context ({model.max_context}), got {ex.max_model_len}")
+    sizes = {"tp": ex.tensor_parallel_size, "pp": ex.pipeline_parallel_size, "dp": ex.data_parallel_size}
+    found = plans.problem({**plans.model_sizes(model), **sizes, "gpus": server.gpus_per_node * server.nodes},
+                          ex.server)
+    if found:
+        raise CatalogError(label, eid, *found)
+
+
+def _check_assumptions(cat: Catalog) -> None:
+    for key, adapter in ASSUMPTION_TYPES.items():
+        _require(key in cat.assumptions, "catalog/assumptions.yaml", key, "", "required assumption is missing")
+        try:
+            adapter.validate_python(cat.assumptions[key].value, strict=True)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            field = ".".join(str(part) for part in ("value", *first["loc"]))
+            raise CatalogError("catalog/assumptions.yaml", key, field, _describe(first)) from None
+
+
+def check_references(cat: Catalog) -> None:
+    """Cross-file checks: every id a catalog entry names must exist; required assumptions present."""
+    _check_servers(cat)
+    _check_models(cat)
+    _check_examples(cat)
+    _check_assumptions(cat)
+    for pid, spec in cat.precisions.items():
+        _require(spec.online_from is None or spec.online_from in cat.precisions, "catalog/precisions.yaml",
+                 pid, "online_from", f"unknown precision {spec.online_from!r}")
+
+
+_NonNeg = Annotated[float, Field(ge=0, le=1e12, allow_inf_nan=False)]
+_ASSUMPTION_TYPES: dict[str, Any] = {
+    "gpu_memory_utilization": Fraction, "max_model_len": PosInt, "nvme_read_gbs": PosFloat,
+    "contexts": Annotated[list[PosInt], Field(min_length=1)],
+    "vllm_version": Annotated[str, Field(pattern=r"^\d+\.\d+(\.\d+)?$")],
+    "kv_cache_dtypes": Annotated[list[CatalogKvDtype], Field(min_length=1)],
+    **dict.fromkeys(("act_hidden_factor", "act_intermediate_factor", "sampler_bytes_per_logit", "profile_base_mib",
+                     "nontorch_mib", "nontorch_tp_mib", "cudagraph_mib_per_capture_layer", "cuda_context_mib",
+                     "extensible_margin_gib"), _NonNeg),
+    "cpu_cores_recommended": Annotated[list[Annotated[list[PosInt], Field(min_length=3, max_length=3)]],
+                                       Field(min_length=1)],
+    "serve_host": Text, "serve_port": Annotated[int, Field(gt=0, le=65535)], "max_num_seqs_floor": PosInt,
+    "dp_min_capacity_share": Fraction,
+}
+ASSUMPTION_TYPES = {key: TypeAdapter(kind) for key, kind in _ASSUMPTION_TYPES.items()}
+"""Every assumption the engine reads, with the type and range its value must have (all required)."""

@@ -1,0 +1,217 @@
+"""Case frames: one row per deployment, with every input column :func:`sizing.engine.memory.compute` needs.
+
+Rows are built from small per-entity column dicts (one per model × checkpoint, one per server)
+joined with pandas cross joins, so the number of Python calls grows with the catalog's entries,
+not with the number of combinations.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from pandas.api.internals import create_dataframe_from_blocks
+
+from sizing.catalog.loader import Catalog
+from sizing.catalog.schema import Checkpoint, Gpu, Model, PrecisionSpec, Server
+from sizing.units import MiB
+from sizing.engine.versions import max_capture_size
+from sizing.engine.weights import model_parts, part_bytes, weight_split
+
+@dataclass(frozen=True)
+class Knobs:
+    """vLLM settings shared by every row of a frame, named after vLLM's flags. 0/None = vLLM default."""
+
+    gpu_memory_utilization: float
+    max_model_len: int | None = None
+    max_num_batched_tokens: int | None = None
+    max_num_seqs: int | None = None
+    block_size: int | None = None
+    enforce_eager: bool = False
+    kv_cache_memory_bytes: int | None = None
+    llm_class: bool = False
+
+
+def model_columns(m: Model) -> dict[str, object]:
+    """Architecture columns of one model (counts, sizes, flags)."""
+    la, sw, moe = m.linear_attention, m.sliding_window, m.moe
+    inter = (moe.experts_per_token * moe.expert_intermediate_size
+             + moe.shared_experts * moe.shared_intermediate_size) if moe else m.intermediate_size
+    special = (sw.layers if sw else 0) + (la.layers if la else 0)
+    return {
+        "layers": m.layers, "hidden_size": m.hidden_size, "vocab_size": m.vocab_size,
+        "attention_heads": m.attention_heads, "kv_heads": m.kv_heads, "head_dim": m.head_dim,
+        "is_mla": m.mla is not None, "mla_dim": (m.mla.kv_lora_rank + m.mla.qk_rope_head_dim) if m.mla else 0,
+        "full_layers": m.layers - special, "sliding_layers": sw.layers if sw else 0,
+        "window": sw.window if sw else 0, "linear_layers": la.layers if la else 0,
+        "la_key_heads": la.num_key_heads if la else 0, "la_value_heads": la.num_value_heads if la else 0,
+        "la_key_dim": la.key_head_dim if la else 0, "la_value_dim": la.value_head_dim if la else 0,
+        "la_conv_kernel": la.conv_kernel if la else 1, "inter_per_token": inter,
+        "max_context": m.max_context, "model_dtype_bytes": 2, "is_moe": moe is not None,
+        "active_share": _active_share(m), "expert_intermediate": moe.expert_intermediate_size if moe else 0,
+    }
+
+
+def _active_share(m: Model) -> float:
+    """Share of routed-expert weights one decode step reads for one sequence (1.0 for dense)."""
+    return m.moe.experts_per_token / m.moe.experts if m.moe else 1.0
+
+
+def checkpoint_columns(m: Model, ckpt: Checkpoint, spec: PrecisionSpec, online: bool) -> dict[str, object]:
+    """Weight-byte columns of one checkpoint (whole model, before TP/PP division)."""
+    split = weight_split(m, ckpt, spec)
+    experts = sum(part_bytes(p, ckpt, spec, m) for p in model_parts(m) if p.name == "experts")
+    return {
+        "checkpoint": ckpt.id, "precision": ckpt.precision, "online_quantization": online,
+        "w_layer_sharded": split.layer_sharded, "w_layer_replicated": split.layer_replicated,
+        "w_embeddings": split.embeddings, "w_lm_head": split.lm_head, "w_total": split.total, "w_experts": experts,
+        "needs_hw": spec.needs_hw or "",
+    }
+
+
+def sm_version(gpu: Gpu) -> int:
+    """Compute capability as an integer (``sm_90`` -> 90), 0 when the architecture names none."""
+    match = re.search(r"sm_(\d+)", gpu.architecture)
+    return int(match[1]) if match else 0
+
+
+def gpu_columns(gpu_id: str, gpu: Gpu) -> dict[str, object]:
+    """Columns of one GPU type."""
+    return {
+        "gpu": gpu_id, "total_bytes": gpu.memory_mib * MiB, "memory_gb": gpu.memory_gb,
+        "bandwidth_gbs": gpu.bandwidth_gbs, "is_a100": "A100" in gpu.name, "hw_fp8": gpu.fp8, "hw_fp4": gpu.fp4,
+        "arch_sm": sm_version(gpu), "max_capture_size": max_capture_size(sm_version(gpu)),
+        "interconnect": gpu.interconnect.kind,
+    }
+
+
+def server_columns(sid: str, s: Server, gpu: Gpu) -> dict[str, object]:
+    """Columns of one server (GPU columns included)."""
+    return {
+        "server": sid, "gpus_per_node": s.gpus_per_node, "nodes": s.nodes,
+        "server_gpus": s.gpus_per_node * s.nodes, "server_kind": s.kind,
+        "price_monthly": s.price.monthly if s.price else np.nan,
+        "currency": s.price.currency if s.price else "",
+        "nvme_read_gbs": s.nvme.read_gbs if s.nvme else np.nan, "ram_gb": s.ram_gb or np.nan,
+        **gpu_columns(s.gpu, gpu),
+    }
+
+
+def checkpoints_of(cat: Catalog, m: Model) -> list[tuple[Checkpoint, bool]]:
+    """Published checkpoints of ``m`` plus online-quantised variants vLLM can make at load time.
+
+    An online variant (``--quantization fp8`` on the native checkpoint) is added for each
+    precision that declares ``online_from`` the native precision and has no published checkpoint.
+    """
+    native = m.checkpoints[0]
+    have = {c.precision for c in m.checkpoints}
+    online = [
+        (Checkpoint(id=native.id, precision=pid, keeps_bf16=["embeddings", "lm_head"]), True)
+        for pid, spec in cat.precisions.items()
+        if spec.online_from == native.precision and pid not in have and spec.vllm_quantization
+    ]
+    return [(c, False) for c in m.checkpoints] + online
+
+
+def model_frame(cat: Catalog) -> pd.DataFrame:
+    """One row per model × checkpoint (published and online)."""
+    rows = [
+        {"model": mid, **model_columns(m), **checkpoint_columns(m, c, cat.precisions[c.precision], online)}
+        for mid, m in cat.models.items()
+        for c, online in checkpoints_of(cat, m)
+    ]
+    return pd.DataFrame(rows)
+
+
+def server_frame(cat: Catalog) -> pd.DataFrame:
+    """One row per server."""
+    return pd.DataFrame([server_columns(sid, s, cat.gpus[s.gpu]) for sid, s in cat.servers.items()])
+
+
+def plan_frame(max_gpus_per_node: int, max_nodes: int) -> pd.DataFrame:
+    """Candidate plans: data parallel, tensor parallel within a node, TP × pipeline across nodes."""
+    rows = [{"plan": "dp", "tp": 1, "pp_nodes": False, "rank": 0}]
+    size, rank = 2, 1
+    while size <= max_gpus_per_node:
+        rows.append({"plan": "tp", "tp": size, "pp_nodes": False, "rank": rank})
+        size, rank = size * 2, rank + 1
+    if max_nodes > 1:
+        rows.append({"plan": "tp-pp", "tp": 0, "pp_nodes": True, "rank": rank})
+    return pd.DataFrame(rows)
+
+
+def repeat_frames(parts: list[tuple[pd.DataFrame, np.ndarray]]) -> pd.DataFrame:
+    """The columns of each small frame repeated at its row positions, side by side, as one DataFrame.
+
+    NumPy columns of one dtype are written straight into one 2-D block (the layout a consolidated
+    frame has, without the copy that consolidating costs). Text becomes categorical: cheap to compare
+    and group over a 700k-row matrix; :func:`sizing.engine.evaluate.restore_text` turns it back into text.
+    """
+    columns = [(name, frame[name], rows) for frame, rows in parts for name in frame.columns]
+    blocks, by_dtype = [], {}
+    for position, (_, column, rows) in enumerate(columns):
+        if isinstance(column.dtype, np.dtype):
+            by_dtype.setdefault(column.dtype, []).append(position)
+        else:
+            blocks.append((_repeat_extension(column, rows), np.array([position])))
+    rows_count = len(parts[0][1])
+    blocks += [(_block([columns[p][1:] for p in positions], dtype, rows_count), np.array(positions))
+               for dtype, positions in by_dtype.items()]
+    return create_dataframe_from_blocks(blocks, index=pd.RangeIndex(rows_count),
+                                        columns=pd.Index([name for name, _, _ in columns]))
+
+
+def _repeat_extension(column: pd.Series, rows: np.ndarray) -> pd.api.extensions.ExtensionArray:
+    """A text column as a categorical repeated at ``rows``; any other extension column taken as it is."""
+    if isinstance(column.dtype, pd.StringDtype):
+        codes, values = pd.factorize(column)
+        return pd.Categorical.from_codes(codes[rows], values)
+    return column.array.take(rows)
+
+
+def _block(columns: list[tuple[pd.Series, np.ndarray]], dtype: np.dtype, rows_count: int) -> np.ndarray:
+    """A (columns, rows) array of ``dtype``: each column's values taken at its row positions."""
+    block = np.empty((len(columns), rows_count), dtype=dtype)
+    for out, (column, rows) in zip(block, columns):
+        np.take(column.to_numpy(), rows, out=out, mode="clip")  # positions are valid; "clip" skips a buffer
+    return block
+
+
+def key_codes(column: pd.Series) -> tuple[np.ndarray, int]:
+    """Integer codes of a key column (a categorical's own codes; 0 for missing values) and a bound on them."""
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        codes, count = column.cat.codes.to_numpy(), len(column.cat.categories)
+    else:
+        codes, values = pd.factorize(column)
+        count = len(values)
+    return codes.astype(np.int64) + 1, count + 1
+
+
+def group_ids(df: pd.DataFrame, keys: list[str]) -> tuple[np.ndarray, int]:
+    """One integer per distinct combination of ``keys`` (as a groupby on them would group), and a bound on them."""
+    ids, bound = np.zeros(len(df), dtype=np.int64), 1
+    for key in keys:
+        codes, count = key_codes(df[key])
+        if bound * count > 4 * len(df) + 1024:
+            ids, bound = _renumber(ids, bound)
+        ids, bound = ids * count + codes, bound * count
+    return ids, bound
+
+
+def _renumber(ids: np.ndarray, bound: int) -> tuple[np.ndarray, int]:
+    """``ids`` (all below ``bound``) renumbered 0..k-1 over the k values in use."""
+    if bound > 64 * len(ids) + 1024:
+        codes, values = pd.factorize(ids)
+        return codes.astype(np.int64), len(values)
+    used = np.zeros(bound, dtype=bool)
+    used[ids] = True
+    return np.cumsum(used)[ids] - 1, int(used.sum())
+
+
+def per_group(reduce: np.ufunc, values: np.ndarray, ids: np.ndarray, bound: int) -> np.ndarray:
+    """``reduce`` (``np.fmax`` or ``np.fmin``: NaN skipped) of ``values`` over each row's group, per row."""
+    out = np.full(bound, np.nan)
+    reduce.at(out, ids, np.asarray(values, dtype=np.float64))
+    return out[ids]

@@ -1,0 +1,242 @@
+"""One deployment, as ``python -m sizing estimate`` describes it, computed by the same column rules.
+
+A :class:`Request` carries vLLM's own flag names. :func:`estimate_frame` turns it into a small case
+frame (one row per candidate plan when no parallelism is given) and runs it through
+:func:`sizing.engine.evaluate.finish`, so a single estimate and the full matrix can never disagree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from sizing.engine.cases import (Knobs, checkpoint_columns, checkpoints_of, gpu_columns, model_columns, plan_frame,
+                          server_columns)
+from sizing.catalog.loader import Catalog
+from sizing.errors import UsageError
+from sizing.engine import memory
+from sizing.catalog import ids
+from sizing.engine import plans
+from sizing.catalog import quantization as quant
+from sizing.engine.evaluate import apply_settings, coefficients, finish, gpu_memory_utilization, resolve_plans
+from sizing.catalog.schema import Checkpoint, Model
+from sizing.units import MiB
+from sizing.engine.versions import max_capture_size, rules_for
+
+
+PLAN_COLUMNS = ("attention_heads", "kv_heads", "la_value_heads", "linear_layers", "expert_intermediate",
+                "layers", "tp", "pp", "dp")
+
+
+@dataclass(frozen=True)
+class Request:
+    """One case, in vLLM's flag vocabulary (None = vLLM's or the catalog's default)."""
+
+    model: str
+    server: str | None = None
+    gpu: str | None = None
+    gpu_memory_mib: int | None = None
+    gpus: int | None = None
+    vllm_version: str | None = None
+    tensor_parallel_size: int | None = None
+    pipeline_parallel_size: int | None = None
+    data_parallel_size: int | None = None
+    gpu_memory_utilization: float | None = None
+    max_model_len: int | None = None
+    kv_cache_dtype: str = "auto"
+    max_num_batched_tokens: int | None = None
+    max_num_seqs: int | None = None
+    block_size: int | None = None
+    enforce_eager: bool = False
+    quantization: str | None = None
+    kv_cache_memory_bytes: int | None = None
+    llm_class: bool = False
+    dtype: str = "auto"
+    host: str | None = None
+    port: int | None = None
+
+
+def _config_path(name: str) -> Path | None:
+    """The config.json ``name`` points at: the file itself, or ``config.json`` in a model folder."""
+    path = Path(name)
+    try:
+        if path.is_dir() and (path / "config.json").is_file():
+            return path / "config.json"
+        return path if path.suffix == ".json" and path.is_file() else None
+    except OSError:  # a name no file system holds (too long, …): not a path
+        return None
+
+
+def find_model(cat: Catalog, name: str) -> tuple[str, Model, str | None]:
+    """(model id, model, checkpoint id or None) for a model or checkpoint id (any case), a config.json, or a
+    folder holding one."""
+    found = ids.resolve_model(cat, name)
+    if found in cat.models:
+        return found, cat.models[found], None
+    for mid, model in cat.models.items():
+        if any(c.id == found for c in model.checkpoints):
+            return mid, model, found
+    config = _config_path(name)
+    if config:
+        from sizing.engine.importer import model_from_config_file  # noqa: PLC0415 - only for file paths
+        model = model_from_config_file(config, cat)
+        return model.checkpoints[0].id, model, None
+    close = ids.did_you_mean(name, ids.model_names(cat))
+    raise UsageError(f"--model: {ids.shown(name)} is neither a catalog model, a checkpoint id nor a "
+                     f"config.json file{close}")
+
+
+def _label(cat: Catalog, ckpt: Checkpoint, online: bool) -> str:
+    spec = cat.precisions[ckpt.precision]
+    how = f"--quantization {spec.vllm_quantization}" if online else ckpt.id
+    return f"{ckpt.precision} ({how})"
+
+
+def pick_checkpoint(cat: Catalog, model: Model, ckpt_id: str | None, quantization: str | None
+                    ) -> tuple[Checkpoint, bool]:
+    """The checkpoint to load: the one named, else one of ``--quantization`` (vLLM's or the catalog's name),
+    else the native one."""
+    options = checkpoints_of(cat, model)
+    if ckpt_id:
+        return next((c, o) for c, o in options if c.id == ckpt_id and not o)
+    if not quantization:
+        return options[0]
+    formats = quant.formats_for(cat, quantization)
+    wanted = sorted(((c, o) for c, o in options if c.precision in formats),
+                    key=lambda option: formats.index(option[0].precision))
+    if not wanted:
+        have = [_label(cat, c, o) for c, o in options]
+        raise UsageError(quant.missing_message(quantization, model.checkpoints[0].id, have))
+    return wanted[0]
+
+
+CUSTOM = {"server_kind": "custom", "price_monthly": float("nan"), "currency": "", "nvme_read_gbs": float("nan"),
+          "ram_gb": float("nan")}
+
+
+def _custom_gpu(mib: int) -> dict[str, object]:
+    return {"gpu": f"{mib} MiB", "total_bytes": mib * MiB, "memory_gb": float("nan"), "bandwidth_gbs": float("nan"),
+            "is_a100": False, "hw_fp8": True, "hw_fp4": False, "arch_sm": 0, "max_capture_size": max_capture_size(0),
+            "interconnect": "pcie"}
+
+
+def hardware(cat: Catalog, req: Request) -> dict[str, object]:
+    """Server-like columns from --server, --gpu or --gpu-memory-mib, with --gpus overriding the count."""
+    if req.server:
+        sid = ids.resolve("--server", req.server, cat.servers, "server")
+        server = cat.servers[sid]
+        cols = server_columns(sid, server, cat.gpus[server.gpu])
+    elif req.gpu:
+        gid = ids.resolve("--gpu", req.gpu, cat.gpus, "GPU")
+        cols = {**CUSTOM, "server": gid, **gpu_columns(gid, cat.gpus[gid]), "gpus_per_node": 1, "nodes": 1}
+    elif req.gpu_memory_mib:
+        cols = {**CUSTOM, "server": f"{req.gpu_memory_mib} MiB", **_custom_gpu(req.gpu_memory_mib),
+                "gpus_per_node": 1, "nodes": 1}
+    else:
+        raise UsageError("give one of --server, --gpu or --gpu-memory-mib")
+    if req.gpus:
+        cols.update(_gpus_of(req, cols))
+    elif not req.server:  # a bare GPU type: as many GPUs as the plan asks for
+        sizes = (req.tensor_parallel_size, req.pipeline_parallel_size, req.data_parallel_size)
+        cols["gpus_per_node"] = int(np.prod([s or 1 for s in sizes]))
+    cols["server_gpus"] = int(cols["gpus_per_node"]) * int(cols["nodes"])
+    return cols
+
+
+def _gpus_of(req: Request, cols: dict[str, object]) -> dict[str, int]:
+    """GPUs per node and nodes for ``--gpus N``: on a server at most its GPUs, whole nodes beyond one."""
+    gpus, per_node, nodes = int(req.gpus or 0), int(cols["gpus_per_node"]), int(cols["nodes"])
+    if not req.server:
+        return {"gpus_per_node": gpus, "nodes": 1}
+    total = per_node * nodes
+    if gpus > total:
+        raise UsageError(f"--gpus {gpus}: server {cols['server']} has {total} GPU{'s' * (total != 1)}")
+    if gpus > per_node and gpus % per_node:
+        raise UsageError(f"--gpus {gpus}: server {cols['server']} has {nodes} nodes of {per_node} GPUs; "
+                         f"beyond one node give a multiple of {per_node}")
+    return {"gpus_per_node": min(gpus, per_node), "nodes": max(gpus // per_node, 1)}
+
+
+def plans_for(req: Request, per_node: int, nodes: int) -> pd.DataFrame:
+    """The explicit plan of the request, or every candidate plan when it names no parallelism."""
+    sizes = (req.tensor_parallel_size, req.pipeline_parallel_size, req.data_parallel_size)
+    if not any(sizes):
+        return plan_frame(per_node, nodes)
+    tp, pp, dp = (s or 1 for s in sizes)
+    plan = "tp-pp" if pp > 1 else ("tp" if tp > 1 else "dp")
+    return pd.DataFrame([{"plan": plan, "tp": tp, "pp": pp, "dp": dp, "rank": 0, "explicit": True}])
+
+
+def check_plan(row: pd.Series) -> None:
+    """Refuse an explicit plan vLLM would refuse (:func:`sizing.engine.plans.problem`): heads, layers, experts,
+    GPUs."""
+    columns = {key: row[key] for key in PLAN_COLUMNS}
+    found = plans.flag_problem({**columns, "gpus": row["server_gpus"]})
+    if found:
+        raise UsageError(found)
+
+
+def request_frame(cat: Catalog, req: Request) -> pd.DataFrame:
+    """The case frame of ``req``: one row per plan considered."""
+    mid, model, ckpt_id = find_model(cat, req.model)
+    ckpt, online = pick_checkpoint(cat, model, ckpt_id, req.quantization)
+    hw = hardware(cat, req)
+    spec = cat.precisions[ckpt.precision]
+    base = {"model": mid, **model_columns(model), **checkpoint_columns(model, ckpt, spec, online), **hw,
+            "kv_cache_dtype": req.kv_cache_dtype}
+    config = _config_path(req.model) if ckpt_id is None and mid not in cat.models else None
+    if config is not None and config.name == "config.json":  # a local model folder: vLLM serves the folder
+        base["checkpoint"] = str(config.parent)
+    plans = plans_for(req, int(hw["gpus_per_node"]), int(hw["nodes"]))
+    frame = pd.DataFrame([base]).merge(plans, how="cross")
+    if "explicit" in frame:
+        check_plan(frame.iloc[0])
+        return frame.drop(columns=["explicit"])
+    return resolve_plans(frame.assign(pp_nodes=frame["plan"] == "tp-pp"))
+
+
+def knobs_of(cat: Catalog, req: Request) -> Knobs:
+    """The Knobs of a request; an unset --gpu-memory-utilization takes the catalog's value."""
+    gmu = gpu_memory_utilization(cat, req.gpu_memory_utilization)
+    return Knobs(gmu, req.max_model_len, req.max_num_batched_tokens, req.max_num_seqs, req.block_size,
+                 req.enforce_eager, req.kv_cache_memory_bytes, req.llm_class)
+
+
+def estimate_frame(cat: Catalog, req: Request) -> pd.DataFrame:
+    """Every plan considered for ``req``, computed; the recommended row has ``chosen`` set."""
+    version = req.vllm_version or str(cat.assume("vllm_version"))
+    rules = rules_for(version)
+    frame = apply_settings(request_frame(cat, req), rules, knobs_of(cat, req))
+    if frame.empty:
+        raise UsageError("no valid parallel plan: TP must divide the attention and KV heads and the GPUs per node")
+    if req.max_model_len and req.max_model_len > int(frame["max_context"].iloc[0]):
+        raise UsageError(f"--max-model-len {req.max_model_len} exceeds the model's context "
+                         f"{int(frame['max_context'].iloc[0])}")
+    out = finish(frame.reset_index(drop=True), cat, rules)
+    out.attrs["vllm_version"] = version
+    return out
+
+
+def memory_estimate(cat: Catalog, req: Request) -> pd.Series:
+    """The memory columns only (weights, budget, blocks, tokens, concurrency, fits) of an explicit plan.
+
+    The same column rules as :func:`estimate`, without plan choice, advice and service metrics; for
+    callers that need many cases fast (calibration). The request must name its parallel sizes.
+    """
+    if not req.tensor_parallel_size:
+        raise UsageError("memory_estimate needs an explicit --tensor-parallel-size")
+    rules = rules_for(req.vllm_version or str(cat.assume("vllm_version")))
+    frame = apply_settings(request_frame(cat, req), rules, knobs_of(cat, req))
+    return memory.compute(frame, rules, coefficients(cat)).iloc[0]
+
+
+def estimate(cat: Catalog, req: Request) -> pd.Series:
+    """The recommended row for ``req`` (with ``vllm_version`` attached)."""
+    frame = estimate_frame(cat, req)
+    row = frame[frame["chosen"]].iloc[0].copy()
+    row["vllm_version"] = frame.attrs["vllm_version"]
+    row["dtype"], row["serve_host"], row["serve_port"] = req.dtype, req.host, req.port
+    return row

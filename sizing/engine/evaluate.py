@@ -1,0 +1,218 @@
+"""Evaluate every model × checkpoint × server × KV dtype × plan of the catalog into one DataFrame.
+
+:func:`evaluate` builds the case frame from the valid positions of the catalog's small frames (text
+as categoricals, turned back into text at the end), computes every row column-wise
+(:func:`sizing.engine.memory.compute`), then adds capacity at each published context length, decode
+ceilings, prices, the chosen plan per combination and, where nothing fits, the nearest change
+that would. One Python call per catalog entry, none per row.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from sizing.engine import kvcache as kv
+from sizing.engine import memory
+from sizing.engine import plans as plan_rules
+from sizing.engine.advice import add_nearest_change
+from sizing.engine.cases import (Knobs, group_ids, model_frame, per_group, plan_frame, repeat_frames,
+                          server_frame)
+from sizing.catalog.loader import Catalog
+from sizing.kvdtypes import KV_CACHE_DTYPE_BYTES
+from sizing.engine.overhead import Coefficients, default_batch
+from sizing.engine.versions import Rules, rules_for
+
+KEY = ["model", "checkpoint", "precision", "server", "kv_cache_dtype"]
+
+
+def coefficients(cat: Catalog) -> Coefficients:
+    """The calibrated overhead coefficients of the catalog's assumptions."""
+    return Coefficients.from_assumptions({k: a.value for k, a in cat.assumptions.items()})
+
+
+def size_plans(df: pd.DataFrame) -> None:
+    """tp, pp and dp of each plan template on its server: ``tp-pp`` runs one node's GPUs as TP on every node."""
+    df["tp"] = np.where(df["pp_nodes"], df["gpus_per_node"], df["tp"])
+    df["pp"] = np.where(df["pp_nodes"], df["nodes"], 1)
+    df["dp"] = df["server_gpus"] // (df["tp"] * df["pp"])
+
+
+def server_takes(df: pd.DataFrame) -> pd.Series:
+    """Whether the server can run the sized plan: TP divides a node's GPUs, one replica at least, PP on 2+ nodes."""
+    ok = (df["tp"] <= df["gpus_per_node"]) & (df["gpus_per_node"] % df["tp"] == 0) & (df["dp"] >= 1)
+    return ok & ~(df["pp_nodes"] & (df["nodes"] < 2))
+
+
+def model_takes(df: pd.DataFrame | dict[str, np.ndarray]) -> pd.Series | np.ndarray:
+    """Whether the model splits ``tp`` ways (:func:`sizing.engine.plans.model_takes`: heads, KV/GDN heads, experts).
+
+    ``df`` may also be a dict of arrays that broadcast (models down, TP sizes across).
+    """
+    return plan_rules.model_takes(df)
+
+
+def resolve_plans(df: pd.DataFrame) -> pd.DataFrame:
+    """Turn plan templates into tp/pp/dp per server and drop plans the model or server cannot take."""
+    df = df.copy()
+    size_plans(df)
+    return df[server_takes(df) & model_takes(df)].drop(columns=["pp_nodes"])
+
+
+def apply_settings(df: pd.DataFrame, rules: Rules, knobs: Knobs) -> pd.DataFrame:
+    """Add the vLLM settings columns (budget fraction, lengths, batch defaults, block size)."""
+    df["gpu_memory_utilization"] = knobs.gpu_memory_utilization
+    df["max_model_len"] = np.minimum(df["max_context"], knobs.max_model_len or df["max_context"])
+    tokens, seqs = default_batch(df["total_bytes"], df["is_a100"], llm_class=knobs.llm_class)
+    df["max_num_batched_tokens"] = knobs.max_num_batched_tokens or tokens
+    df["max_num_seqs"] = knobs.max_num_seqs or seqs
+    df["kv_bytes"] = np.asarray(df["kv_cache_dtype"].map(KV_CACHE_DTYPE_BYTES))
+    df["block_size_override"] = knobs.block_size or 0
+    mla_bs = np.where(df["arch_sm"] == 100, rules.mla_block_size_sm100,
+                      np.where(df["arch_sm"] == 90, max(rules.mla_min_block_size_sm90, rules.block_size),
+                               rules.block_size))
+    df["block_size_attention"] = np.where(df["is_mla"], mla_bs, rules.block_size)
+    df["enforce_eager"] = knobs.enforce_eager
+    df["kv_cache_memory_bytes"] = knobs.kv_cache_memory_bytes or 0
+    return df
+
+
+def server_plans(servers: pd.DataFrame, plans: pd.DataFrame) -> pd.DataFrame:
+    """Every plan template sized on every server (server-major), with ``ok``: whether the server takes it."""
+    sp = servers.merge(plans, how="cross")
+    size_plans(sp)
+    sp["ok"] = server_takes(sp)
+    return sp.drop(columns=["pp_nodes"])
+
+
+def case_rows(models: pd.DataFrame, sp: pd.DataFrame, plans: int, kv_dtypes: int) -> tuple[np.ndarray, ...]:
+    """Positions (model, server-plan, KV dtype) of every valid case, in model × server × KV × plan order.
+
+    A case is valid when its server takes the plan and its model splits the plan's TP ways; the KV
+    dtype changes neither, so validity is decided per model × server-plan, then repeated per KV dtype.
+    """
+    heads = {c: models[c].to_numpy()[:, None] for c in ("attention_heads", "kv_heads", "la_value_heads",
+                                                        "linear_layers", "expert_intermediate")}
+    sizes, size_of = np.unique(sp["tp"].to_numpy(), return_inverse=True)
+    takes = model_takes({**heads, "tp": sizes[None, :]})[:, size_of] & sp["ok"].to_numpy()
+    valid = np.broadcast_to(takes.reshape(len(models), -1, 1, plans),
+                            (len(models), len(sp) // plans, kv_dtypes, plans))
+    m, s, k, p = np.nonzero(valid)  # row-major: model, then server, KV dtype, plan
+    return m, s * plans + p, k
+
+
+def case_matrix(cat: Catalog, rules: Rules) -> pd.DataFrame:
+    """The cross product of models × checkpoints × servers × KV dtypes × valid plans, with settings.
+
+    Validity is decided on small frames (server × plan, then model × server-plan); the matrix is then
+    built once, column by column, from the positions of the valid cases.
+    """
+    servers, models = server_frame(cat), model_frame(cat)
+    plans = plan_frame(int(servers["gpus_per_node"].max()), int(servers["nodes"].max()))
+    kv_dtypes = pd.DataFrame({"kv_cache_dtype": list(cat.assume("kv_cache_dtypes"))})
+    sp = server_plans(servers, plans)
+    m, s, k = case_rows(models, sp, len(plans), len(kv_dtypes))
+    df = repeat_frames([(models, m), (sp[servers.columns], s), (kv_dtypes, k),
+                        (sp.drop(columns=[*servers.columns, "ok"]), s)])
+    knobs = Knobs(gpu_memory_utilization(cat), int(cat.assume("max_model_len")))
+    return apply_settings(df, rules, knobs)
+
+
+def gpu_memory_utilization(cat: Catalog, requested: float | None = None) -> float:
+    """The ``--gpu-memory-utilization`` of a case, a fraction in (0, 1]: ``requested``, else the catalog's."""
+    return requested or float(cat.assume("gpu_memory_utilization"))
+
+
+def add_contexts(df: pd.DataFrame, rules: Rules, contexts: list[int]) -> None:
+    """Concurrency per engine and whole sequences per server at each published context length."""
+    for ctx in contexts:
+        per_engine = memory.concurrency_at(df, rules, ctx)
+        usable = ctx <= df["max_context"]
+        df[f"concurrency_{ctx}"] = np.where(usable, per_engine, np.nan)
+        df[f"sequences_{ctx}"] = np.where(usable & df["fits"], np.floor(per_engine) * df["dp"], 0)
+
+
+def longest_context(df: pd.DataFrame) -> np.ndarray:
+    """Longest single sequence the KV pool holds, tokens (capped at the model's context)."""
+    fixed = df["groups_sliding"] * kv.sliding_blocks(np.maximum(df["window"], 1), df["max_num_batched_tokens"],
+                                                     df["max_context"], df["block_size"]) + df["groups_linear"]
+    spare = np.maximum(df["num_gpu_blocks"] - fixed, 0)
+    full = np.floor(spare / np.maximum(df["groups_full"], 1)) * df["block_size"]
+    length = np.where(df["groups_full"] > 0, full, np.where(spare > 0, df["max_context"], 0))
+    return np.minimum(length, df["max_context"]).astype(np.int64)
+
+
+def add_service_metrics(df: pd.DataFrame, contexts: list[int], nvme_default_gbs: float) -> None:
+    """Decode ceilings, longest context, price per GB of VRAM, load time, minimum CPU cores."""
+    bandwidth = df["bandwidth_gbs"] * 1e9
+    experts_idle = (1 - df["active_share"]) * df["w_experts"] * kv.stage_count(df["layers"], df["pp"]) / df["layers"]
+    df["weights_read_bytes"] = df["weights_bytes"] - experts_idle / df["tp"]
+    df["decode_tps_ceiling"] = bandwidth / df["weights_read_bytes"]
+    for ctx in contexts:
+        df[f"decode_tps_{ctx}"] = bandwidth / (df["weights_read_bytes"] + df["kv_bytes_per_token"] * ctx)
+    df["longest_context"] = longest_context(df)
+    df["price_per_gb_month"] = df["price_monthly"] / (df["memory_gb"] * df["server_gpus"])
+    df["cpu_cores_min"] = 2 + df["gpus_per_node"]
+    read = df["nvme_read_gbs"].fillna(nvme_default_gbs) * 1e9
+    df["load_time_s"] = df["w_total"] / read
+    df["ram_per_vram"] = df["ram_gb"] / (df["memory_gb"] * df["server_gpus"])
+
+
+REASONS = ("", "no-fit", "fits-one-gpu", "tp-needed", "tp-for-capacity", "pp-across-nodes")
+"""Why a row is the chosen plan of its combination ("" for the rows not chosen)."""
+
+
+def choose_plans(df: pd.DataFrame, dp_share: float) -> None:
+    """Mark the recommended plan of each combination.
+
+    The simplest plan that fits (data parallel first, then the smallest TP, then TP × PP) wins,
+    unless it serves fewer than ``dp_share`` of the full-length sequences the best fitting plan
+    serves; nothing fitting, the largest plan is shown with the reason ``no-fit``.
+    """
+    ids, bound = group_ids(df, KEY)
+    fits, rank = df["fits"].to_numpy(), df["rank"].to_numpy(np.float64)
+    served = np.where(fits, np.floor(df["max_concurrency"]) * df["dp"], np.nan)
+    enough = served >= dp_share * per_group(np.fmax, served, ids, bound)
+    best_rank = per_group(np.fmin, np.where(enough, rank, np.nan), ids, bound)
+    largest = per_group(np.fmax, rank, ids, bound)
+    df["chosen"] = np.where(np.isnan(best_rank), rank == largest, rank == best_rank)
+    simplest_fit = per_group(np.fmin, np.where(fits, rank, np.nan), ids, bound)
+    df["reason"] = plan_reasons(df, simplest_fit < rank)
+
+
+def plan_reasons(df: pd.DataFrame, tp_for_capacity: np.ndarray) -> pd.Categorical:
+    """The reason of each chosen row; ``tp_for_capacity``: a simpler plan fits, this one serves enough more."""
+    code = {reason: number for number, reason in enumerate(REASONS)}
+    tp_reason = np.where(tp_for_capacity, code["tp-for-capacity"], code["tp-needed"])
+    reason = np.select([~df["fits"], df["plan"] == "dp", df["plan"] == "tp"],
+                       [code["no-fit"], code["fits-one-gpu"], tp_reason], code["pp-across-nodes"])
+    return pd.Categorical.from_codes(np.where(df["chosen"], reason, code[""]), REASONS)
+
+
+def finish(df: pd.DataFrame, cat: Catalog, rules: Rules) -> pd.DataFrame:
+    """Compute a case frame and add contexts, service metrics, chosen plans and advice."""
+    contexts = [int(c) for c in cat.assume("contexts")]
+    df = memory.compute(df, rules, coefficients(cat))
+    add_contexts(df, rules, contexts)
+    add_service_metrics(df, contexts, float(cat.assume("nvme_read_gbs")))
+    choose_plans(df, float(cat.assume("dp_min_capacity_share")))
+    add_nearest_change(df)
+    restore_text(df)
+    df.attrs.update(rules=rules.line, contexts=contexts)
+    return df
+
+
+def restore_text(df: pd.DataFrame) -> None:
+    """Turn the categorical text columns the matrix is built with back into plain text."""
+    for name, column in df.items():
+        if isinstance(column.dtype, pd.CategoricalDtype):
+            df[name] = column.cat.categories.array.take(column.cat.codes.to_numpy(), allow_fill=True)
+
+
+def evaluate(cat: Catalog, version: str | None = None) -> pd.DataFrame:
+    """Every combination of the catalog, one row each, under the rules of vLLM ``version``."""
+    version = version or str(cat.assume("vllm_version"))
+    rules = rules_for(version)
+    df = finish(case_matrix(cat, rules), cat, rules)
+    df.attrs["vllm_version"] = version
+    return df

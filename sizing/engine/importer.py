@@ -1,0 +1,216 @@
+"""``import-config``: a catalog models entry from a Hugging Face ``config.json``, offline.
+
+Reads the architecture keys the engine models (``text_config`` for multimodal models) and the
+``quantization_config``; every other key is ignored. A key the engine needs and cannot find is a
+:class:`UsageError` naming it. The parameter count is derived from the architecture.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from sizing.catalog.loader import Catalog, validate_entry
+from sizing.errors import UsageError
+from sizing.catalog.schema import Model
+from sizing.engine.weights import total_params
+
+TIED_DEFAULT = {"gemma3_text": True, "gemma3": True, "gemma2": True}
+UNTIED_TYPES = {"llama", "llama4_text", "qwen2", "qwen3", "qwen3_moe", "qwen3_next", "mistral", "mixtral",
+                "deepseek_v2", "deepseek_v3", "kimi_k2", "gpt_oss", "glm4_moe", "phi3"}
+
+
+class Config:
+    """A config.json with a clear error for each missing key the engine needs."""
+
+    def __init__(self, raw: dict[str, Any], label: str) -> None:
+        text = raw.get("text_config") or {}
+        self.data, self.label = {**raw, **text}, label
+        self.model_type = str(text.get("model_type") or raw.get("model_type") or "")
+
+    def need(self, *keys: str) -> Any:
+        """The first present, non-null value among ``keys``; UsageError naming them when none is."""
+        for key in keys:
+            if self.data.get(key) is not None:
+                return self.data[key]
+        raise UsageError(f"{self.label}: missing key {' or '.join(keys)} (needed by the sizing engine)")
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """An optional key."""
+        value = self.data.get(key)
+        return default if value is None else value
+
+
+def tie_embeddings(cfg: Config) -> bool:
+    """``tie_word_embeddings``, or the transformers default of the model type."""
+    if cfg.get("tie_word_embeddings") is not None:
+        return bool(cfg.get("tie_word_embeddings"))
+    if cfg.model_type in TIED_DEFAULT:
+        return TIED_DEFAULT[cfg.model_type]
+    if cfg.model_type in UNTIED_TYPES:
+        return False
+    return bool(cfg.need("tie_word_embeddings"))
+
+
+def head_dim(cfg: Config) -> int:
+    """vLLM's head size: ``head_dim`` if positive, else hidden / heads (MLA: nope + rope)."""
+    if cfg.get("kv_lora_rank"):
+        return int(cfg.need("qk_nope_head_dim")) + int(cfg.need("qk_rope_head_dim"))
+    explicit = cfg.get("head_dim")
+    return int(explicit) if explicit else int(cfg.need("hidden_size")) // int(cfg.need("num_attention_heads"))
+
+
+def mla(cfg: Config) -> dict[str, Any] | None:
+    """MLA ranks, when the config has ``kv_lora_rank``."""
+    if not cfg.get("kv_lora_rank"):
+        return None
+    return {"kv_lora_rank": cfg.need("kv_lora_rank"), "qk_rope_head_dim": cfg.need("qk_rope_head_dim"),
+            "qk_nope_head_dim": cfg.need("qk_nope_head_dim"), "v_head_dim": cfg.need("v_head_dim"),
+            "q_lora_rank": cfg.get("q_lora_rank")}
+
+
+def sliding(cfg: Config, layers: int) -> dict[str, Any] | None:
+    """Sliding-window size and how many layers use it (``layer_types`` or Gemma's pattern)."""
+    types = cfg.get("layer_types")
+    window = cfg.get("sliding_window")
+    if types and window:
+        count = sum(1 for t in types if t == "sliding_attention")
+        return {"window": int(window), "layers": count} if count else None
+    pattern = cfg.get("sliding_window_pattern")
+    if window and pattern and cfg.get("use_sliding_window", True):
+        return {"window": int(window), "layers": layers - layers // int(pattern)}
+    return None
+
+
+def linear_attention(cfg: Config, layers: int) -> dict[str, Any] | None:
+    """Gated-DeltaNet layers of hybrid models (Qwen3-Next: one full-attention layer per interval)."""
+    interval = cfg.get("full_attention_interval")
+    if not interval:
+        return None
+    return {"kind": "gated_delta_net", "layers": layers - layers // int(interval),
+            "num_key_heads": cfg.need("linear_num_key_heads"), "num_value_heads": cfg.need("linear_num_value_heads"),
+            "key_head_dim": cfg.need("linear_key_head_dim"), "value_head_dim": cfg.need("linear_value_head_dim"),
+            "conv_kernel": cfg.need("linear_conv_kernel_dim")}
+
+
+def moe(cfg: Config) -> dict[str, Any] | None:
+    """Routed and shared experts, and the leading dense layers."""
+    experts = cfg.get("n_routed_experts") or cfg.get("num_experts") or cfg.get("num_local_experts")
+    if not experts:
+        return None
+    llama4 = cfg.model_type.startswith("llama4")
+    shared = cfg.get("n_shared_experts") or (1 if cfg.get("shared_expert_intermediate_size") or llama4 else 0)
+    size = cfg.need("moe_intermediate_size", "intermediate_size")
+    return {"experts": int(experts), "experts_per_token": int(cfg.need("num_experts_per_tok", "experts_per_token")),
+            "expert_intermediate_size": int(size), "shared_experts": int(shared),
+            "shared_intermediate_size": int(cfg.get("shared_expert_intermediate_size") or (size if shared else 0)),
+            "dense_layers": int(cfg.get("first_k_dense_replace", 0))}
+
+
+KEEP_PATTERNS = (("lm_head", "lm_head"), ("embed", "embeddings"), ("self_attn", "attention"),
+                 ("attn", "attention"), ("router", "router"), ("gate", "router"), ("shared_expert", "shared_experts"))
+
+
+def _excluded(qc: dict[str, Any]) -> list[str]:
+    names = qc.get("modules_to_not_convert") or qc.get("ignore") or qc.get("exclude_modules") or []
+    keeps = {part for name in names for pattern, part in KEEP_PATTERNS if pattern in str(name)}
+    return sorted(keeps | {"embeddings", "lm_head"})
+
+
+def precision_of(qc: dict[str, Any] | None) -> str:
+    """The catalog precision id of a ``quantization_config`` (bf16 when there is none)."""
+    if not qc:
+        return "bf16"
+    method = str(qc.get("quant_method", "")).lower()
+    algo = str(qc.get("quant_algo", "")).upper()
+    bits = int(qc.get("bits", qc.get("w_bit", 4)))
+    table = {"fp8": "fp8", "mxfp4": "mxfp4", "awq": "int4-awq", "gptq": "int4-gptq" if bits == 4 else "int8"}
+    if method in table:
+        return table[method]
+    if method == "modelopt":
+        return "nvfp4" if "FP4" in algo else "fp8"
+    if method == "compressed-tensors":
+        return "fp8" if "float" in json.dumps(qc.get("config_groups", {})) else "int4-gptq"
+    raise UsageError(f"quantization_config: unsupported quant_method {method!r}")
+
+
+def checkpoint(model_id: str, cfg: Config) -> dict[str, Any]:
+    """The checkpoint entry: precision from ``quantization_config`` and the modules it keeps in BF16."""
+    qc = cfg.get("quantization_config")
+    entry: dict[str, Any] = {"id": model_id, "precision": precision_of(qc)}
+    if qc:
+        entry["keeps_bf16"] = _excluded(qc)
+    return entry
+
+
+def raw_entry(cfg: Config, model_id: str) -> dict[str, Any]:
+    """The models entry (a plain dict, before validation), total parameters derived afterwards."""
+    layers = int(cfg.need("num_hidden_layers"))
+    heads = int(cfg.need("num_attention_heads"))
+    experts = moe(cfg)
+    entry = {
+        "name": model_id.split("/")[-1], "family": cfg.model_type or "unknown",
+        "architecture": (cfg.get("architectures") or [cfg.model_type])[0], "total_params_b": 1.0,
+        "layers": layers, "hidden_size": int(cfg.need("hidden_size")),
+        "intermediate_size": int(cfg.get("intermediate_size") or experts["expert_intermediate_size"] if experts
+                                 else cfg.need("intermediate_size")),
+        "attention_heads": heads, "kv_heads": int(cfg.get("num_key_value_heads", heads)), "head_dim": head_dim(cfg),
+        "vocab_size": int(cfg.need("vocab_size")), "tie_embeddings": tie_embeddings(cfg),
+        "max_context": int(cfg.need("max_position_embeddings")), "attention_bias": bool(cfg.get("attention_bias", False)),
+        "mla": mla(cfg), "sliding_window": sliding(cfg, layers), "linear_attention": linear_attention(cfg, layers),
+        "moe": experts, "checkpoints": [checkpoint(model_id, cfg)], "source": "config.json (python -m sizing import-config)",
+    }
+    return {k: v for k, v in entry.items() if v is not None}
+
+
+def _refuse_constant(name: str) -> None:
+    """``json.loads`` hook: NaN and infinities are not numbers a config.json may hold."""
+    raise ValueError(f"non-finite number {name} (a config.json holds finite numbers only)")
+
+
+def read_config(path: Path) -> dict[str, Any]:
+    """Parse ``path`` as JSON; UsageError on unreadable or non-object files."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"), parse_constant=_refuse_constant)
+    except ValueError as exc:
+        if exc.args and str(exc.args[0]).startswith("non-finite"):
+            raise UsageError(f"{path}: {exc.args[0]}") from None
+        raise UsageError(f"{path}: not a readable JSON config ({exc.__class__.__name__})") from None
+    except OSError as exc:
+        raise UsageError(f"{path}: not a readable JSON config ({exc.__class__.__name__})") from None
+    if not isinstance(data, dict):
+        raise UsageError(f"{path}: a config.json must be a JSON object")
+    return data
+
+
+def model_from_config(raw: dict[str, Any], model_id: str, label: str) -> Model:
+    """A validated :class:`Model` from config.json contents; total parameters from the architecture."""
+    entry = raw_entry(Config(raw, label), model_id)
+    model = validate_entry(Model, entry, label, model_id)
+    entry["total_params_b"] = round(total_params(model) / 1e9, 2)
+    return validate_entry(Model, entry, label, model_id)
+
+
+def default_id(raw: dict[str, Any], path: Path) -> str:
+    """The model id: ``_name_or_path`` when it looks like ORG/NAME, else ``local/<folder or stem>``."""
+    name = str(raw.get("_name_or_path", ""))
+    if name.count("/") == 1 and not name.startswith(("/", ".")):
+        return name
+    return f"local/{path.parent.name if path.name == 'config.json' else path.stem}"
+
+
+def model_from_config_file(path: Path, cat: Catalog | None = None, model_id: str | None = None) -> Model:
+    """A validated :class:`Model` from a config.json file (``cat`` is accepted for API symmetry)."""
+    raw = read_config(path)
+    return model_from_config(raw, model_id or default_id(raw, path), str(path))
+
+
+def entry_yaml(path: Path, model_id: str | None, cat: Catalog) -> str:
+    """The catalog/models.yaml entry for ``path``, as YAML text ready to paste."""
+    model = model_from_config_file(path, cat, model_id)
+    body = model.model_dump(mode="json", exclude_none=True, exclude_defaults=True)
+    body["tie_embeddings"] = model.tie_embeddings
+    return yaml.safe_dump({model.checkpoints[0].id: body}, sort_keys=False, allow_unicode=True, width=100)

@@ -1,0 +1,102 @@
+"""Ready-to-run ``vllm serve`` and SGLang commands for one evaluated row.
+
+Every flag emitted here is listed in :data:`VLLM_FLAGS` / :data:`SGLANG_FLAGS`; a test checks
+those lists against the flags extracted from the pinned releases' sources
+(``sizing/launch/data/vllm_flags-*.txt``). Numbers come from the row; nothing is typed by hand.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Mapping
+
+from sizing.catalog.loader import Catalog
+
+VLLM_FLAGS = (
+    "--tensor-parallel-size", "--pipeline-parallel-size", "--data-parallel-size", "--max-model-len",
+    "--gpu-memory-utilization", "--kv-cache-dtype", "--quantization", "--max-num-seqs",
+    "--distributed-executor-backend", "--host", "--port", "--api-key", "--dtype",
+)
+SGLANG_FLAGS = (
+    "--model-path", "--tp-size", "--dp-size", "--context-length", "--mem-fraction-static", "--kv-cache-dtype", "--quantization",
+    "--nnodes", "--node-rank", "--dist-init-addr", "--host", "--port", "--api-key",
+)
+SGLANG_KV = {"fp8": "fp8_e4m3"}
+CONTINUATION = " \\\n  "
+
+
+def suggested_max_num_seqs(row: Mapping[str, object], floor: int) -> int:
+    """``--max-num-seqs``: the power of two nearest above the 4K-token concurrency, within vLLM's default."""
+    keys = [str(k) for k in row.keys() if str(k).startswith("concurrency_")]
+    contexts = sorted(keys, key=lambda k: int(k.rsplit("_", 1)[1]))
+    concurrency = float(row[contexts[0]]) if contexts else float(row["max_concurrency"])
+    if not math.isfinite(concurrency) or concurrency < 1:
+        return floor
+    wanted = 2 ** math.ceil(math.log2(max(concurrency, 1)))
+    return int(min(max(wanted, floor), int(row["max_num_seqs"])))
+
+
+def _model_arg(row: Mapping[str, object]) -> str:
+    return str(row["checkpoint"])
+
+
+def host_port(row: Mapping[str, object], cat: Catalog) -> tuple[str, int]:
+    """``--host``/``--port`` of the row (from the command line), else the catalog's serve address."""
+    host, port = row.get("serve_host"), row.get("serve_port")
+    return str(host or cat.assume("serve_host")), int(port or cat.assume("serve_port"))
+
+
+def vllm_args(row: Mapping[str, object], cat: Catalog) -> list[str]:
+    """The flag/value pairs of ``vllm serve`` for ``row``, one string per line."""
+    args = []
+    for flag, key in (("--tensor-parallel-size", "tp"), ("--pipeline-parallel-size", "pp"),
+                      ("--data-parallel-size", "dp")):
+        if int(row[key]) > 1:
+            args.append(f"{flag} {int(row[key])}")
+    args.append(f"--max-model-len {int(row['max_model_len'])}")
+    if str(row.get("dtype") or "auto") != "auto":
+        args.append(f"--dtype {row['dtype']}")
+    args.append(f"--gpu-memory-utilization {float(row['gpu_memory_utilization']):.2f}")
+    if row["kv_cache_dtype"] != "auto":
+        args.append(f"--kv-cache-dtype {row['kv_cache_dtype']}")
+    if row["online_quantization"]:
+        args.append(f"--quantization {cat.precisions[str(row['precision'])].vllm_quantization}")
+    args.append(f"--max-num-seqs {suggested_max_num_seqs(row, int(cat.assume('max_num_seqs_floor')))}")
+    if int(row["pp"]) > 1 and int(row["nodes"]) > 1:
+        args.append("--distributed-executor-backend ray")
+    host, port = host_port(row, cat)
+    args.append(f"--host {host} --port {port}")
+    args.append('--api-key "$VLLM_API_KEY"')
+    return args
+
+
+def vllm_command(row: Mapping[str, object], cat: Catalog) -> str:
+    """The full ``vllm serve`` command for ``row``, one flag per continued line."""
+    return CONTINUATION.join([f"vllm serve {_model_arg(row)}", *vllm_args(row, cat)])
+
+
+def sglang_args(row: Mapping[str, object], cat: Catalog, node_rank: int = 0) -> list[str]:
+    """The flag/value pairs of ``python -m sglang.launch_server`` equivalent to ``row``."""
+    world = int(row["tp"]) * int(row["pp"])
+    args = [f"--model-path {_model_arg(row)}", f"--tp-size {world}"]
+    if int(row["dp"]) > 1:
+        args.append(f"--dp-size {int(row['dp'])}")
+    args += [f"--context-length {int(row['max_model_len'])}",
+             f"--mem-fraction-static {float(row['gpu_memory_utilization']):.2f}"]
+    if row["kv_cache_dtype"] != "auto":
+        args.append(f"--kv-cache-dtype {SGLANG_KV.get(str(row['kv_cache_dtype']), row['kv_cache_dtype'])}")
+    if row["online_quantization"]:
+        args.append(f"--quantization {cat.precisions[str(row['precision'])].vllm_quantization}")
+    if int(row["nodes"]) > 1 and int(row["pp"]) > 1:
+        args.append(f"--nnodes {int(row['nodes'])} --node-rank {node_rank} "
+                    f"--dist-init-addr {cat.assume('serve_host')}:20000")
+    if node_rank == 0:  # only the first node serves HTTP
+        host, port = host_port(row, cat)
+        args.append(f"--host {host} --port {port}")
+        args.append('--api-key "$VLLM_API_KEY"')
+    return args
+
+
+def sglang_command(row: Mapping[str, object], cat: Catalog, node_rank: int = 0) -> str:
+    """The SGLang launch command equivalent to ``row`` (multi-node rows: one per ``node_rank``)."""
+    return CONTINUATION.join(["python -m sglang.launch_server", *sglang_args(row, cat, node_rank)])

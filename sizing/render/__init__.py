@@ -1,0 +1,1 @@
+"""Words and numbers: Markdown, SVG and text per page language (no engine calls, no globals)."""

@@ -1,0 +1,246 @@
+"""The page macros: each ``f(lang, ctx, ...) -> str`` returns Markdown (or raw HTML) for one page language.
+
+:mod:`sizing.site.docs_macros` registers them under ``sz_`` names; pages call them identically in every
+language, e.g. ``{{ sz_table("what-fits") }}``. Everything is computed from the cached site
+context, which :mod:`sizing.site.docs_macros` passes as ``ctx`` (a :class:`sizing.views.bundle.SiteContext`
+prepared once per build): the macros compute nothing themselves and read no global state.
+
+Output contract: tables come wrapped in ``<div class="sz-sortable" markdown>`` (read by
+``overrides/assets/javascripts/tablesort-init.js``); the fit-table filter is an
+``<input class="sz-filter" data-target=…>`` (read by ``table-filter.js``); commands are fenced
+``bash`` blocks, byte-identical in every language; download links are raw HTML relative to the page.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any, Iterable
+
+from sizing.views.bundle import SiteContext
+from sizing.render.charts import concurrency_svg, price_svg
+from sizing.launch.commands import sglang_command, vllm_command
+from sizing.errors import UsageError
+from sizing.render.explain import Quantity, caption, explain_markdown, fmt_quantity
+from sizing.render.catalog_text import server_name
+from sizing.render.i18n import fmt_gib, fmt_number, fmt_percent, t
+from sizing.views.series import check_server, price_rows
+from sizing.render.tables import escape_cell, fit_spec, get_spec, markdown_rows, settings_note, to_markdown
+from sizing.units import MiB
+
+FIT_TABLES_ID = "sz-fit-tables"
+DOWNLOADS = ("fits.csv", "fits.json")
+
+
+def sortable(markdown: str) -> str:
+    """``markdown`` (a table) inside the container tablesort-init.js makes sortable."""
+    return f'\n<div class="sz-sortable" markdown>\n\n{markdown.strip()}\n\n</div>\n'
+
+
+# ---------------------------------------------------------------------------------------------
+# Tables
+# ---------------------------------------------------------------------------------------------
+
+
+def table(lang: str, ctx: SiteContext, table_id: str) -> str:
+    """``{{ sz_table("what-fits") }}``: one published table, sortable, with its settings note."""
+    return sortable(to_markdown(get_spec(ctx, table_id), lang, ctx))
+
+
+def filter_box(lang: str, target: str) -> str:
+    """A labelled text box that filters the rows of every table inside the element ``target``."""
+    label, hint = html.escape(t(lang, "filter_label")), html.escape(t(lang, "filter_placeholder"), quote=True)
+    return (f'<label class="sz-filter-label">{label} <input class="sz-filter" type="search" '
+            f'data-target="{target}" placeholder="{hint}" aria-label="{label}"></label>')
+
+
+def server_section(ctx: SiteContext, server: str, lang: str) -> str:
+    """One server's fit table under an H3 heading ``{ #fit-<server id> }`` with its GPUs."""
+    s = ctx.catalog.servers[server]
+    gpu = ctx.catalog.gpus[s.gpu]
+    line = t(lang, "fit_server_caption", gpus=fmt_number(s.gpus_per_node * s.nodes, lang), gpu=gpu.name,
+             memory=fmt_gib(gpu.memory_mib * MiB, lang))
+    table_md = "\n".join(markdown_rows(*_spec_rows(ctx, server), lang))
+    chart = concurrency_chart(lang, ctx, server)
+    return (f"### {escape_cell(server_name(lang, s.name))} {{ #fit-{server} }}\n\n{escape_cell(line)}\n"
+            + sortable(table_md)
+            + f"\n{chart}\n")
+
+
+def _spec_rows(ctx: SiteContext, server: str) -> tuple[Any, Any]:
+    """(columns, rows) of the fit table of ``server``."""
+    spec = fit_spec(server, ctx.contexts)
+    return spec.columns, spec.rows(ctx)
+
+
+def fit_tables(lang: str, ctx: SiteContext) -> str:
+    """``{{ sz_fit_tables() }}``: a filter box, the settings, then one sortable table per server."""
+    sections = "\n".join(server_section(ctx, sid, lang) for sid in ctx.catalog.servers)
+    note = settings_note(ctx, lang, "note_fit")
+    return (f"\n{filter_box(lang, FIT_TABLES_ID)}\n\n*{note}*\n\n"
+            f'<div id="{FIT_TABLES_ID}" markdown>\n\n{sections}\n</div>\n')
+
+
+# ---------------------------------------------------------------------------------------------
+# Charts
+# ---------------------------------------------------------------------------------------------
+
+
+def concurrency_chart(lang: str, ctx: SiteContext, server: str) -> str:
+    """``{{ sz_chart_concurrency("gpu-l40s") }}``: the concurrency figure of one server (its prepared series)."""
+    check_server(ctx.catalog, server)
+    return concurrency_svg(lang, ctx.catalog, server, ctx.series.get(server, ()), str(ctx.frame.attrs["vllm_version"]))
+
+
+def price_chart(lang: str, ctx: SiteContext) -> str:
+    """``{{ sz_chart_price() }}``: monthly price per GB of GPU memory of every priced server."""
+    return price_svg(lang, price_rows(ctx.catalog, ctx.frame))
+
+
+# ---------------------------------------------------------------------------------------------
+# Worked examples
+# ---------------------------------------------------------------------------------------------
+
+FIELDS: dict[str, tuple[str, str]] = {
+    "total_gib": ("total_bytes", "gib"), "budget_gib": ("budget_bytes", "gib"), "checkpoint_gib": ("w_total", "gib"),
+    "weights_gib": ("weights_bytes", "gib"), "activation_gib": ("activation_bytes", "gib"),
+    "nontorch_gib": ("nontorch_bytes", "gib"), "cudagraph_gib": ("cudagraph_bytes", "gib"),
+    "available_kv_gib": ("available_kv_bytes", "gib"), "kv_cache_gib": ("kv_cache_bytes", "gib"),
+    "kv_kib_per_token": ("kv_bytes_per_token", "kib"), "bytes_per_block_kib": ("bytes_per_block", "kib"),
+    "kv_cache_tokens": ("kv_cache_tokens", "count"), "num_gpu_blocks": ("num_gpu_blocks", "count"),
+    "max_concurrency": ("max_concurrency", "plain2"), "decode_tps_ceiling": ("decode_tps_ceiling", "tokens_per_s"),
+    "max_model_len": ("max_model_len", "count"), "gpu_memory_utilization": ("gpu_memory_utilization", "plain2"),
+    "block_size": ("block_size", "count"), "tp": ("tp", "count"), "pp": ("pp", "count"), "dp": ("dp", "count"),
+    "gpus": ("server_gpus", "count"),
+}
+"""Fields of :func:`value`; plus ``seq_<ctx>``, ``concurrency_<ctx>`` and ``decode_tps_<ctx>``."""
+PER_CONTEXT = {"seq": ("sequences", "count"), "concurrency": ("concurrency", "plain2"),
+               "decode_tps": ("decode_tps", "tokens_per_s")}
+
+
+def field_source(field: str, contexts: Iterable[int]) -> tuple[str, str]:
+    """(row column, quantity unit) of a :func:`value` field; an unknown field is an error listing them."""
+    if field in FIELDS:
+        return FIELDS[field]
+    prefix, _, ctx = field.rpartition("_")
+    if prefix in PER_CONTEXT and ctx.isdigit() and int(ctx) in contexts:
+        column, unit = PER_CONTEXT[prefix]
+        return f"{column}_{ctx}", unit
+    known = [*FIELDS, *(f"{p}_{c}" for p in PER_CONTEXT for c in contexts)]
+    raise UsageError(f"unknown field {field!r}; known: {', '.join(known)}")
+
+
+def value(lang: str, ctx: SiteContext, example_id: str, field: str) -> str:
+    """``{{ sz_value("example-1", "weights_gib") }}``: one number of a worked example, with its unit."""
+    column, unit = field_source(field, ctx.contexts)
+    return fmt_quantity(Quantity(float(ctx.example(example_id)[column]), unit), lang)
+
+
+def example(lang: str, ctx: SiteContext, example_id: str) -> str:
+    """``{{ sz_example("example-1") }}``: the worked example, every step with its unit."""
+    return "\n" + explain_markdown(ctx.example(example_id), ctx.catalog, lang)
+
+
+def engine_command(ctx: SiteContext, example_id: str, engine: str, node_rank: int = 0) -> str:
+    """The vLLM or SGLang command of an example, as plain text."""
+    row = ctx.example(example_id)
+    if engine == "vllm":
+        return vllm_command(row, ctx.catalog)
+    if engine == "sglang":
+        return sglang_command(row, ctx.catalog, node_rank)
+    raise UsageError(f"unknown engine {engine!r}; expected vllm or sglang")
+
+
+def fenced(command: str) -> str:
+    """``command`` in a fenced bash block."""
+    return f"\n```bash\n{command}\n```\n"
+
+
+def command(lang: str, ctx: SiteContext, example_id: str, engine: str = "vllm", node_rank: int = 0) -> str:
+    """``{{ sz_command("example-1") }}``: the launch command in a bash block (the same in every language)."""
+    del lang  # commands are identical in every language
+    return fenced(engine_command(ctx, example_id, engine, node_rank))
+
+
+def sglang_blocks(ctx: SiteContext, example_id: str, lang: str) -> str:
+    """The SGLang command, one block per node for multi-node plans (each under "On node N:")."""
+    row = ctx.example(example_id)
+    nodes = int(row["nodes"]) if int(row["pp"]) > 1 else 1
+    if nodes == 1:
+        return fenced(engine_command(ctx, example_id, "sglang"))
+    return "".join(f"\n{t(lang, 'sglang_node', rank=fmt_number(r, lang))}\n"
+                   + fenced(engine_command(ctx, example_id, "sglang", r)) for r in range(nodes))
+
+
+def parallel_tabs(lang: str, ctx: SiteContext, example_ids: str | Iterable[str]) -> str:
+    """``{{ sz_parallel_tabs(["dh-671b-fp8-8xh200", ...]) }}``: per example, vLLM and SGLang tabs."""
+    ids = [example_ids] if isinstance(example_ids, str) else list(example_ids)
+    parts = []
+    for eid in ids:
+        title, _ = caption(ctx.example(eid), ctx.catalog, lang)
+        parts.append(f"\n**{escape_cell(title)}**\n\n/// tab | vLLM\n    new: true\n"
+                     f"{fenced(engine_command(ctx, eid, 'vllm'))}\n///\n\n"
+                     f"/// tab | SGLang\n{sglang_blocks(ctx, eid, lang)}\n///\n")
+    return "".join(parts)
+
+
+# ---------------------------------------------------------------------------------------------
+# Downloads and calibration
+# ---------------------------------------------------------------------------------------------
+
+
+def downloads(lang: str, ctx: SiteContext, page_url: str | None = None) -> str:
+    """``{{ sz_downloads(page.url) }}``: raw links to downloads/fits.csv and fits.json of this language.
+
+    The links are relative to the page (``page_url`` as MkDocs gives it, e.g. ``fit-tables/``;
+    omitted means a page one folder below the language root). The files are written by
+    :func:`sizing.review.snapshots.write_downloads` when the site is built.
+    """
+    del ctx  # the same files for every catalog
+    depth = 1 if page_url is None else page_url.lstrip("/").count("/")
+    prefix = "../" * depth
+    links = [f'<a href="{prefix}downloads/{name}" download>{html.escape(t(lang, key))}</a>'
+             for name, key in zip(DOWNLOADS, ("download_csv", "download_json"))]
+    return f'\n<p class="sz-downloads">{" · ".join(links)}</p>\n'
+
+
+
+
+def calibration_value(metric: str, number: float, lang: str) -> str:
+    """A logged or predicted figure: GiB, tokens, concurrency, or a start/no-start verdict."""
+    if metric.startswith("no_fit"):
+        return f"✅ {t(lang, 'calib_starts')}" if number else f"❌ {t(lang, 'calib_does_not_start')}"
+    if metric in ("weights", "available_kv"):
+        return fmt_number(number, lang, 2)
+    return fmt_number(number, lang, 2 if metric == "concurrency" else 0)
+
+
+def calibration_rows(checks: Iterable[Any], lang: str) -> list[str]:
+    """One Markdown row per check."""
+    return [f"| {escape_cell(c.case)} | {escape_cell(t(lang, f'calib_metric_{c.metric}'))} | "
+            f"{calibration_value(c.metric, c.logged, lang)} | {calibration_value(c.metric, c.predicted, lang)} | "
+            f"{calibration_error(c, lang)} | {t(lang, 'word_yes' if c.ok else 'word_no')} |" for c in checks]
+
+
+def calibration_error(check: calibration.Check, lang: str) -> str:
+    """The error of a figure as a percentage; for a starts / does-not-start check, whether it matched."""
+    if check.metric.startswith("no_fit"):
+        return t(lang, "calib_match") if check.ok else "—"
+    return fmt_percent(check.error, lang, 2)
+
+
+def calibration_table(lang: str, ctx: SiteContext) -> str:
+    """``{{ sz_calibration_table() }}``: error per metric (median, worst), then every check.
+
+    The checks (:class:`sizing.review.calibration.Check`) and their summary are the ones
+    :func:`sizing.site.context.prepare` computed for ``ctx`` (none: empty tables)."""
+    checks = tuple(ctx.calibration)
+    head = [t(lang, k) for k in ("col_metric", "col_cases", "col_median_error", "col_worst_error")]
+    summary = [f"| {escape_cell(t(lang, f'calib_metric_{m}'))} | {fmt_number(s['cases'], lang)} | "
+               f"{fmt_percent(s['median'], lang, 2)} | {fmt_percent(s['worst'], lang, 2)} |"
+               for m, s in ctx.calibration_summary.items()]
+    detail = [t(lang, k) for k in ("col_case", "col_metric", "col_logged", "col_predicted", "col_error",
+                                   "col_within_tolerance")]
+    first = "\n".join(["| " + " | ".join(head) + " |", "|---|---:|---:|---:|", *summary])
+    second = "\n".join(["| " + " | ".join(detail) + " |", "|---|---|---:|---:|---:|---|",
+                        *calibration_rows(checks, lang)])
+    return sortable(first) + sortable(second)

@@ -1,0 +1,391 @@
+"""The rows of every published table, language-neutral: raw values (bytes, counts, ids, flags).
+
+Each public ``*_rows(ctx)`` function returns a DataFrame in a deterministic order (catalog order,
+which is also the order of the evaluated matrix). :mod:`sizing.render.tables` pairs each with its columns
+and formats the cells per language. Nothing here formats a number.
+
+Summary tables (what fits, recommendations, quick reference, throughput, GPU classes) describe one
+configuration: the recommended plan with ``--kv-cache-dtype fp8`` (:func:`summary_kv`) at the
+catalog's ``gpu_memory_utilization`` and ``max_model_len``; the per-server fit tables show every
+KV cache type.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+import pandas as pd
+
+from sizing.catalog.loader import Catalog
+from sizing.views import policy
+from sizing.views.bundle import SiteContext
+from sizing.views.policy import LONG_CONTEXT, QUICK_REFERENCE, REPRESENTATIVES, SHORT_CONTEXT, SIBLINGS
+from sizing.units import GB, GiB, MiB
+
+
+# ---------------------------------------------------------------------------------------------
+# Shared helpers
+# ---------------------------------------------------------------------------------------------
+
+
+def summary_kv(ctx: SiteContext) -> str:
+    """The KV cache type the summary tables use: fp8 when the catalog evaluates it, else its first."""
+    return policy.summary_kv(ctx.catalog.assume("kv_cache_dtypes"))
+
+
+def summary_contexts(ctx: SiteContext) -> list[int]:
+    """The short (4K) and long (32K) contexts of the summary tables that the catalog publishes."""
+    return [c for c in (SHORT_CONTEXT, LONG_CONTEXT) if c in ctx.contexts]
+
+
+def checkpoint_label(df: pd.DataFrame, cat: Catalog) -> pd.Series:
+    """The checkpoint as vLLM loads it: its id, plus ``--quantization X`` when quantised at load time."""
+    flag = df["precision"].map(lambda p: cat.precisions[p].vllm_quantization or "")
+    online = df["online_quantization"].astype(bool)
+    return df["checkpoint"].where(~online, df["checkpoint"] + " (--quantization " + flag + ")")
+
+
+def labelled(df: pd.DataFrame, cat: Catalog) -> pd.DataFrame:
+    """``df`` with display names: model_name, precision_name, server_name, checkpoint_label."""
+    out = df.copy()
+    out["model_name"] = out["model"].map(lambda m: cat.models[m].name)
+    out["precision_name"] = out["precision"].map(lambda p: cat.precisions[p].name)
+    out["server_name"] = out["server"].map(lambda s: cat.servers[s].name if s in cat.servers else s)
+    out["checkpoint_label"] = checkpoint_label(out, cat)
+    if "needs_hw" in out.columns:
+        out["weight_only"] = weight_only(out)
+    if "change" in out.columns:
+        out["change_value"] = named_checkpoint_change(out, cat)
+    return out
+
+
+def named_checkpoint_change(df: pd.DataFrame, cat: Catalog) -> pd.Series:
+    """``change_value`` with a suggested checkpoint's precision id replaced by its name:
+    ``Qwen/Qwen3-32B-AWQ (int4-awq)`` -> ``Qwen/Qwen3-32B-AWQ (INT4 AWQ)``."""
+    def named(code: object, value: object) -> object:
+        if code != "checkpoint" or not isinstance(value, str) or not value.endswith(")"):
+            return value
+        head, _, pid = value[:-1].rpartition(" (")
+        name = cat.precisions[pid].name.replace(" (", " ").replace(")", "") if pid in cat.precisions else ""
+        return f"{head} ({name})" if name else value
+    return pd.Series([named(c, v) for c, v in zip(df["change"], df["change_value"])], index=df.index)
+
+
+def weight_only(df: pd.DataFrame) -> pd.Series:
+    """``fp8``/``fp4`` where the format needs tensor cores the GPU lacks, else "".
+
+    vLLM then runs the checkpoint weight-only through its Marlin kernels, slower than native
+    (vllm/model_executor/layers/quantization/utils/marlin_utils_fp4.py, is_fp4_marlin_supported;
+    marlin_utils_fp8.py for FP8 on Ampere).
+    """
+    lacks = [bool(hw) and not bool(row.get(f"hw_{hw}", True)) for hw, row in
+             zip(df["needs_hw"], df.to_dict("records"))]
+    return df["needs_hw"].where(lacks, "")
+
+
+def size_class_models(ctx: SiteContext, size: str) -> list[str]:
+    """The representative of a size class and its same-architecture siblings present in the catalog."""
+    return [m for m in (REPRESENTATIVES[size], *SIBLINGS.get(size, ())) if m in ctx.catalog.models]
+
+
+def sibling_rows(df: pd.DataFrame, ctx: SiteContext, size: str) -> pd.DataFrame:
+    """Rows of a size class: its representative, plus sibling rows of precisions it lacks."""
+    models = size_class_models(ctx, size)
+    if not models:
+        return df.head(0)
+    own = df[df["model"] == models[0]]
+    extra = df[df["model"].isin(models[1:]) & ~df["precision"].isin(set(own["precision"]))]
+    return pd.concat([own, extra], ignore_index=True)
+
+
+@functools.lru_cache(maxsize=16)
+def chosen(ctx: SiteContext, kv: str | None = None, per_precision: bool = False) -> pd.DataFrame:
+    """The recommended row of every combination (optionally of one KV cache type), labelled.
+
+    ``per_precision`` keeps one checkpoint per model and precision (the first in catalog order),
+    as the summary tables list precisions, not every published checkpoint. Cached per context;
+    pandas copy-on-write keeps callers' changes out of the cached frame.
+    """
+    df = ctx.frame[ctx.frame["chosen"]]
+    if kv is not None:
+        df = df[df["kv_cache_dtype"] == kv]
+    if per_precision:
+        df = df.drop_duplicates(["model", "precision", "server", "kv_cache_dtype"])
+    return labelled(df, ctx.catalog).reset_index(drop=True)
+
+
+def add_sequences(df: pd.DataFrame, contexts: list[int]) -> pd.DataFrame:
+    """``seq_<ctx>`` columns: whole sequences per server, NaN beyond the model's context."""
+    for c in contexts:
+        df[f"seq_{c}"] = df[f"sequences_{c}"].where(c <= df["max_context"])
+    return df
+
+
+def main_models(ctx: SiteContext) -> list[str]:
+    """Models of the catalog examples and the size-class representatives, in catalog order."""
+    wanted = {ex.model for ex in ctx.catalog.examples.values()} | set(REPRESENTATIVES.values())
+    return [m for m in ctx.catalog.models if m in wanted]
+
+
+def total_vram_gb(df: pd.DataFrame) -> pd.Series:
+    """Nominal GPU memory of the whole server, decimal GB."""
+    return df["memory_gb"] * df["server_gpus"]
+
+
+# ---------------------------------------------------------------------------------------------
+# Fit tables and summaries of the matrix
+# ---------------------------------------------------------------------------------------------
+
+
+def fit_rows(ctx: SiteContext, server: str) -> pd.DataFrame:
+    """Every model × checkpoint × KV cache type on ``server``: verdict, plan, memory, sequences."""
+    df = chosen(ctx)
+    df = df[df["server"] == server].copy()
+    df["kv_cache_bytes"] = np.maximum(df["kv_cache_bytes"], 0)
+    return add_sequences(df, ctx.contexts).reset_index(drop=True)
+
+
+def what_fits_rows(ctx: SiteContext) -> pd.DataFrame:
+    """Every model and precision on each offer server, summary KV type: fits, plan, 4K/32K sequences."""
+    df = chosen(ctx, summary_kv(ctx), per_precision=True)
+    df = df[df["server_kind"] == "offer"].copy()
+    return add_sequences(df, summary_contexts(ctx)).reset_index(drop=True)
+
+
+def recommendation_rows(ctx: SiteContext, size: str) -> pd.DataFrame:
+    """Catalog servers on which the ``size`` class fits, per precision (largest weights first, then
+    smaller servers); siblings (:data:`SIBLINGS`) add the precisions the representative lacks."""
+    df = sibling_rows(chosen(ctx, summary_kv(ctx), per_precision=True), ctx, size)
+    df = df[df["fits"]].copy()
+    df["vram_gb"] = total_vram_gb(df)
+    df = df.sort_values(["w_total", "vram_gb", "server_gpus"], ascending=[False, True, True], kind="stable")
+    return add_sequences(df, summary_contexts(ctx)).reset_index(drop=True)
+
+
+def quick_reference_rows(ctx: SiteContext) -> pd.DataFrame:
+    """The seed's targets (:data:`QUICK_REFERENCE`): tier, model, server, and the computed verdict,
+    plan, weights and sequences of the recommended row (first checkpoint of the precision)."""
+    df = chosen(ctx, summary_kv(ctx), per_precision=True)
+    parts = []
+    for tier, size, precision, server in QUICK_REFERENCE:
+        if size not in REPRESENTATIVES or server not in ctx.catalog.servers:
+            continue
+        rows = sibling_rows(df[(df["server"] == server) & (df["precision"] == precision)], ctx, size)
+        parts.append(rows.head(1).assign(tier=tier))
+    if not parts:
+        return df.head(0)
+    return add_sequences(pd.concat(parts, ignore_index=True), summary_contexts(ctx))
+
+
+def throughput_rows(ctx: SiteContext) -> pd.DataFrame:
+    """Decode ceilings of the main models on the offer servers where they fit, tokens/s per sequence."""
+    df = chosen(ctx, summary_kv(ctx), per_precision=True)
+    keep = df["model"].isin(main_models(ctx)) & (df["server_kind"] == "offer") & df["fits"]
+    df = df[keep].copy()
+    for c in summary_contexts(ctx):
+        df[f"tps_{c}"] = df[f"decode_tps_{c}"].where(c <= df["max_context"])
+    return df.reset_index(drop=True)
+
+
+def price_rows(ctx: SiteContext) -> pd.DataFrame:
+    """Offer servers with a price: monthly price, total GPU memory, price per GB of it per month."""
+    df = labelled(ctx.frame.drop_duplicates("server"), ctx.catalog)
+    df = df[df["price_monthly"].notna()].copy()
+    df["vram_bytes"] = total_vram_gb(df) * GB
+    return df.reset_index(drop=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# Hardware guidance
+# ---------------------------------------------------------------------------------------------
+
+
+def weights_rows(ctx: SiteContext) -> pd.DataFrame:
+    """Weights of the 32B, 70B and 671B models per precision (all GPUs), and their file sizes."""
+    wanted = [m for k in ("32b", "70b", "671b") for m in size_class_models(ctx, k)]
+    df = ctx.frame.drop_duplicates(["model", "checkpoint", "precision"])
+    df = pd.concat([sibling_rows(df, ctx, k) for k in ("32b", "70b", "671b")], ignore_index=True)
+    df = labelled(df, ctx.catalog)
+    df["file_bytes"] = [_file_bytes(ctx.catalog, r.model, r.checkpoint, r.online_quantization, r.w_total)
+                        for r in df.itertuples()]
+    df["published_size"] = [_published_size(ctx.catalog, r.model, r.checkpoint) is not None
+                            and not r.online_quantization for r in df.itertuples()]
+    order = {m: i for i, m in enumerate(wanted)}
+    return df.sort_values("model", key=lambda s: s.map(order), kind="stable").reset_index(drop=True)
+
+
+def _published_size(cat: Catalog, model: str, checkpoint: str) -> float | None:
+    """The checkpoint's size on the Hub, decimal GB, when the catalog records it."""
+    return next((c.file_gb for c in cat.models[model].checkpoints if c.id == checkpoint), None)
+
+
+def _file_bytes(cat: Catalog, model: str, checkpoint: str, online: bool, w_total: float) -> float:
+    """Bytes of the checkpoint's files: the Hub size when known, else its weight bytes (NaN if online)."""
+    if online:
+        return math.nan
+    published = _published_size(cat, model, checkpoint)
+    return published * GB if published is not None else float(w_total)
+
+
+def gpu_class_rows(ctx: SiteContext) -> pd.DataFrame:
+    """Every GPU type: memory (nominal, nvidia-smi, budget at the catalog's utilisation), bandwidth,
+    formats and the largest model one GPU holds (budget and model blank when no server uses it)."""
+    budgets = ctx.frame.drop_duplicates("gpu").set_index("gpu")["budget_bytes"]
+    fits = single_gpu_fits(ctx)
+    rows = [{"gpu": gid, "gpu_name": g.name, "memory_bytes": g.memory_gb * GiB, "total_bytes": g.memory_mib * MiB,
+             "budget_bytes": budgets.get(gid, math.nan), "bandwidth_gbs": g.bandwidth_gbs,
+             "fp8": g.fp8, "fp4": g.fp4, "interconnect": interconnect_label(g.interconnect.kind,
+                                                                           g.interconnect.generation),
+             "largest_single_gpu": largest_single_gpu(fits, gid)}
+            for gid, g in ctx.catalog.gpus.items()]
+    return pd.DataFrame(rows)
+
+
+def interconnect_label(kind: str, generation: str) -> str:
+    """``NVLink 4 (NVSwitch, HGX)`` / ``PCIe 4.0 x16 (no NVLink)`` (no repeat when the text names it)."""
+    name = "NVLink" if kind == "nvlink" else "PCIe"
+    return generation if generation.lower().startswith(name.lower()) else f"{name} {generation}"
+
+
+def single_gpu_fits(ctx: SiteContext) -> pd.DataFrame:
+    """Rows where one GPU holds the model (TP 1, PP 1), largest model first, then largest weights.
+
+    Filters on whether the model *fits* one GPU, whichever plan the planner prefers for the
+    server: a model it splits over two GPUs for more cache still fits on one of them.
+    """
+    df = ctx.frame[(ctx.frame["kv_cache_dtype"] == summary_kv(ctx)) & (ctx.frame["tp"] == 1)
+                   & (ctx.frame["pp"] == 1) & ctx.frame["fits"]]
+    df = labelled(df, ctx.catalog)
+    df = df.assign(params=df["model"].map(lambda m: ctx.catalog.models[m].total_params_b))
+    return df.sort_values(["params", "w_total"], ascending=False, kind="stable")
+
+
+def largest_single_gpu(fits: pd.DataFrame, gpu: str) -> str:
+    """``Model, precision`` of the first row of ``fits`` on ``gpu`` (see :func:`single_gpu_fits`), or ""."""
+    rows = fits[fits["gpu"] == gpu]
+    return "" if rows.empty else f"{rows.iloc[0]['model_name']} ({rows.iloc[0]['precision_name']})"
+
+
+def cpu_core_rows(ctx: SiteContext) -> pd.DataFrame:
+    """GPUs per node -> vLLM's minimum of 2 + N physical cores, and the recommended range."""
+    ranges = ctx.catalog.assume("cpu_cores_recommended")
+    rows = [{"gpus": n, "cores_min": minimum_cores(n), "cores_low": low, "cores_high": high}
+            for n, low, high in ranges]
+    return pd.DataFrame(rows)
+
+
+def minimum_cores(gpus: int) -> int:
+    """vLLM's minimum physical cores for ``gpus`` GPUs: one API server, one engine core, one per GPU."""
+    return 2 + gpus
+
+
+def host_ram_rows(ctx: SiteContext) -> pd.DataFrame:
+    """Every server: total GPU memory against system RAM (decimal GB), where the catalog states RAM."""
+    rows = []
+    for sid, s in ctx.catalog.servers.items():
+        vram = ctx.catalog.gpus[s.gpu].memory_gb * s.gpus_per_node * s.nodes
+        ram = s.ram_gb * s.nodes if s.ram_gb else math.nan
+        rows.append({"server": sid, "server_name": s.name, "server_gpus": s.gpus_per_node * s.nodes,
+                     "vram_bytes": vram * GB, "ram_bytes": ram * GB, "ram_ratio": ram / vram,
+                     "ram_covers_vram": (ram >= vram) if s.ram_gb else None})
+    return pd.DataFrame(rows)
+
+
+def read_speed_gbs(ctx: SiteContext, server: str) -> float:
+    """Sustained NVMe read of ``server``, decimal GB/s (assumption ``nvme_read_gbs`` when not stated)."""
+    nvme = ctx.catalog.servers[server].nvme
+    return nvme.read_gbs if nvme else float(ctx.catalog.assume("nvme_read_gbs"))
+
+
+def offer_servers(ctx: SiteContext) -> list[str]:
+    """Ids of the offer servers, in catalog order."""
+    return [sid for sid, s in ctx.catalog.servers.items() if s.kind == "offer"]
+
+
+def disk_rows(ctx: SiteContext) -> pd.DataFrame:
+    """Published checkpoints: file size and load time from each offer server's NVMe (``load_<server>``, s)."""
+    df = ctx.frame[~ctx.frame["online_quantization"]].drop_duplicates(["model", "checkpoint"])
+    df = labelled(df, ctx.catalog)
+    df["file_bytes"] = [_file_bytes(ctx.catalog, r.model, r.checkpoint, False, r.w_total) for r in df.itertuples()]
+    for sid in offer_servers(ctx):
+        df[f"load_{sid}"] = df["file_bytes"] / (read_speed_gbs(ctx, sid) * GB)
+    return df.reset_index(drop=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# The catalog itself
+# ---------------------------------------------------------------------------------------------
+
+
+def attention_label(cat: Catalog, model: str) -> str:
+    """``MLA`` / ``GQA`` (or ``MHA``), plus sliding window or Gated DeltaNet layers when present."""
+    m = cat.models[model]
+    base = "MLA" if m.mla else ("MHA" if m.kv_heads == m.attention_heads else "GQA")
+    extras = [f"sliding window {m.sliding_window.window}" if m.sliding_window else "",
+              "Gated DeltaNet" if m.linear_attention else ""]
+    return " + ".join([base, *(e for e in extras if e)])
+
+
+def model_catalog_rows(ctx: SiteContext) -> pd.DataFrame:
+    """One row per catalog model: size, shape, context, attention kind, checkpoints, source."""
+    cat = ctx.catalog
+    rows = [{"model": mid, "name": m.name, "total_params_b": m.total_params_b,
+             "active_params_b": m.active_params_b if m.active_params_b else math.nan, "layers": m.layers,
+             "hidden_size": m.hidden_size, "attention_heads": m.attention_heads, "kv_heads": m.kv_heads,
+             "head_dim": m.head_dim, "max_context": m.max_context, "attention": attention_label(cat, mid),
+             "checkpoints": "; ".join(f"{c.id} ({cat.precisions[c.precision].name})" for c in m.checkpoints),
+             "source": m.source}
+            for mid, m in cat.models.items()]
+    return pd.DataFrame(rows)
+
+
+def gpu_catalog_rows(ctx: SiteContext) -> pd.DataFrame:
+    """One row per catalog GPU, as the catalog states it."""
+    rows = [{"gpu": gid, "name": g.name, "architecture": g.architecture, "memory_bytes": g.memory_gb * GiB,
+             "memory_mib": g.memory_mib, "bandwidth_gbs": g.bandwidth_gbs, "fp8": g.fp8, "fp4": g.fp4,
+             "interconnect": interconnect_label(g.interconnect.kind, g.interconnect.generation),
+             "link_gbs": g.interconnect.bandwidth_gbs, "source": g.source}
+            for gid, g in ctx.catalog.gpus.items()]
+    return pd.DataFrame(rows)
+
+
+def server_catalog_rows(ctx: SiteContext) -> pd.DataFrame:
+    """One row per catalog server: GPUs, host, price, locations (blank where the catalog says nothing)."""
+    cat = ctx.catalog
+    rows = [{"server": sid, "name": s.name, "kind": s.kind, "gpu_name": cat.gpus[s.gpu].name,
+             "gpus_per_node": s.gpus_per_node, "nodes": s.nodes, "cpu": s.cpu.model if s.cpu else "",
+             "cpu_cores": s.cpu.cores if s.cpu else math.nan,
+             "ram_bytes": s.ram_gb * GB if s.ram_gb else math.nan,
+             "nvme_read_gbs": s.nvme.read_gbs if s.nvme else math.nan,
+             "network_gbps": s.network_gbps or math.nan, "price_monthly": s.price.monthly if s.price else math.nan,
+             "currency": s.price.currency if s.price else "", "locations": ", ".join(s.locations)}
+            for sid, s in cat.servers.items()]
+    return pd.DataFrame(rows)
+
+
+def precision_catalog_rows(ctx: SiteContext) -> pd.DataFrame:
+    """One row per weight format: bits, grouping, bytes per parameter, hardware and vLLM flag."""
+    rows = [{"precision": pid, "name": p.name, "weight_bits": p.weight_bits,
+             "group_size": p.group_size or math.nan, "scale_bits": p.scale_bits, "zero_bits": p.zero_bits,
+             "bytes_per_param": p.bytes_per_param, "needs_hw": p.needs_hw or "",
+             "vllm_quantization": p.vllm_quantization or "", "online_from": p.online_from or ""}
+            for pid, p in ctx.catalog.precisions.items()]
+    return pd.DataFrame(rows)
+
+
+def assumption_value(value: object) -> str:
+    """An assumption's value as the catalog writes it (lists in brackets, strings bare)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return "[" + ", ".join(assumption_value(v) for v in value) + "]"
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def assumption_rows(ctx: SiteContext) -> pd.DataFrame:
+    """One row per assumption: key, value, reason."""
+    rows = [{"key": key, "value": assumption_value(a.value), "reason": a.reason}
+            for key, a in ctx.catalog.assumptions.items()]
+    return pd.DataFrame(rows)

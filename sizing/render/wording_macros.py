@@ -1,0 +1,97 @@
+"""Page macros that put computed numbers into sentences: counted nouns and the tables' own plan.
+
+``{{ sz_count("example-1", "seq_32768", "full_requests") }}`` gives ``9 full-context requests`` /
+``9 个满上下文请求`` / ``9 запросов полной длины``: the number from the worked example, the noun
+in the CLDR plural form the number needs (:func:`sizing.render.plural.plural`, message ``plural_<noun>``).
+``{{ sz_table_plan("dh-70b-tp4") }}`` is the plan the summary tables choose for an example's
+checkpoint, server and KV cache type, so prose that compares an example with its table row reads
+the same value the table shows.
+"""
+
+from __future__ import annotations
+
+from sizing.errors import UsageError
+from sizing.render.i18n import fmt_number
+from sizing.render.macros import field_source
+from sizing.render.plural import plural
+from sizing.views.bundle import SiteContext
+from sizing.render.table_rows import read_speed_gbs
+from sizing.render.tables import plan_label
+
+__all__ = ["count", "table_plan", "table_row"]
+
+
+def count(lang: str, ctx: SiteContext, example_id: str, field: str, noun: str) -> str:
+    """A whole-number field of a worked example followed by ``noun`` in its plural form."""
+    column, _ = field_source(field, ctx.contexts)
+    number = int(float(ctx.example(example_id)[column]))
+    return plural(lang, f"plural_{noun}", number, fmt_number(number, lang))
+
+
+def table_row(ctx: SiteContext, example_id: str):  # noqa: ANN201 - a pandas row
+    """The recommended matrix row for an example's checkpoint, server and KV cache type."""
+    ex = ctx.example(example_id)
+    f = ctx.frame
+    rows = f[f["chosen"] & (f["checkpoint"] == ex["checkpoint"]) & (f["server"] == ex["server"])
+             & (f["kv_cache_dtype"] == ex["kv_cache_dtype"]) & ~f["online_quantization"]]
+    if rows.empty:
+        raise UsageError(f"example {example_id!r}: no recommended row in the matrix")
+    return rows.iloc[0]
+
+
+def table_plan(lang: str, ctx: SiteContext, example_id: str) -> str:
+    """The plan label the tables show for an example's checkpoint and server."""
+    return plan_label(table_row(ctx, example_id), lang)
+
+
+def change(lang: str, ctx: SiteContext, example_id: str) -> str:
+    """For an example that does not fit, the nearest change that would make it fit (flags as code)."""
+    from sizing.render.tables import change_label
+
+    return change_label(ctx.example(example_id), lang)
+
+
+def server_fact(lang: str, ctx: SiteContext, server: str, field: str) -> str:
+    """One catalog fact of a server for prose: ``cpu`` (model), ``cores``, ``nvme`` (drives × TB),
+    ``network`` (Gbit/s) or ``ram`` (GB), formatted for ``lang``; an unknown field is an error."""
+    from sizing.render.i18n import NBSP, t
+
+    cat = ctx.catalog
+    if server not in cat.servers:
+        raise UsageError(f"unknown server {server!r}; see catalog/servers.yaml")
+    s = cat.servers[server]
+    facts = {
+        "cpu": lambda: s.cpu.model if s.cpu else "",
+        "cores": lambda: plural(lang, "plural_cores", s.cpu.cores, fmt_number(s.cpu.cores, lang)) if s.cpu else "",
+        "nvme": lambda: (f"{fmt_number(s.nvme.drives, lang)} × {fmt_number(s.nvme.drive_tb, lang, 2)}{NBSP}"
+                         f"{t(lang, 'unit_tb')}") if s.nvme else "",
+        "network": lambda: f"{fmt_number(s.network_gbps, lang)}{NBSP}{t(lang, 'unit_gbit_per_s')}"
+                           if s.network_gbps else "",
+        "ram": lambda: f"{fmt_number(s.ram_gb, lang)}{NBSP}{t(lang, 'unit_gb')}" if s.ram_gb else "",
+        "nvme_read": lambda: f"{fmt_number(read_speed_gbs(ctx, server), lang)}{NBSP}"
+                             f"{t(lang, 'unit_gb_per_s')}",
+    }
+    if field not in facts:
+        raise UsageError(f"unknown server field {field!r}; known: {', '.join(facts)}")
+    return facts[field]()
+
+
+def gpu_fact(lang: str, ctx: SiteContext, gpu: str, field: str) -> str:
+    """One memory fact of a catalog GPU for prose: ``nominal_gb`` ("80 GB" as sold), ``nominal_gib``
+    (the same, binary), ``smi_mib`` and ``smi_gib`` (the ``nvidia-smi`` total)."""
+    from sizing.render.i18n import NBSP, fmt_gib, t
+    from sizing.units import MiB
+
+    cat = ctx.catalog
+    if gpu not in cat.gpus:
+        raise UsageError(f"unknown GPU {gpu!r}; see catalog/gpus.yaml")
+    g = cat.gpus[gpu]
+    facts = {
+        "nominal_gb": lambda: f"{fmt_number(g.memory_gb, lang)}{NBSP}{t(lang, 'unit_gb')}",
+        "nominal_gib": lambda: f"{fmt_number(g.memory_gb, lang)}{NBSP}{t(lang, 'unit_gib')}",
+        "smi_mib": lambda: f"{fmt_number(g.memory_mib, lang)}{NBSP}{t(lang, 'unit_mib')}",
+        "smi_gib": lambda: fmt_gib(g.memory_mib * MiB, lang),
+    }
+    if field not in facts:
+        raise UsageError(f"unknown GPU field {field!r}; known: {', '.join(facts)}")
+    return facts[field]()

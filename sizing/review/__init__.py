@@ -1,0 +1,1 @@
+"""What a change does to published numbers: snapshots, diffs, calibration, the estimate record."""

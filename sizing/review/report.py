@@ -1,0 +1,53 @@
+"""Turn one evaluated row into the language-neutral record the CLI prints and the pages show.
+
+Memory in GiB (2^30), per-token KV in bytes and KiB, figures per GPU (one TP/PP rank) the way
+vLLM prints them at start-up.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Mapping
+
+from sizing.catalog.loader import Catalog
+from sizing.launch.commands import vllm_command
+from sizing.units import GiB, KiB
+
+
+def _num(value: Any, digits: int = 4) -> float | int | None:
+    """A JSON-safe number: NaN -> None, integers kept, floats rounded to ``digits``."""
+    value = float(value)
+    if not math.isfinite(value):
+        return None
+    return int(value) if value.is_integer() and abs(value) < 2**53 else round(value, digits)
+
+
+def _gib(row: Mapping[str, Any], key: str) -> float | None:
+    return _num(float(row[key]) / GiB)
+
+
+def record(row: Mapping[str, Any], cat: Catalog) -> dict[str, Any]:
+    """The estimate record of ``row`` (the ``estimate --json`` object)."""
+    contexts = [int(str(k).rsplit("_", 1)[1]) for k in row.keys() if str(k).startswith("concurrency_")]
+    return {
+        "model": row["model"], "checkpoint": row["checkpoint"], "precision": row["precision"],
+        "server": row["server"], "gpu": row["gpu"], "gpus": int(row["server_gpus"]), "plan": row["plan"],
+        "tensor_parallel_size": int(row["tp"]), "pipeline_parallel_size": int(row["pp"]),
+        "data_parallel_size": int(row["dp"]), "vllm_version": row.get("vllm_version"),
+        "gpu_memory_utilization": _num(row["gpu_memory_utilization"]), "max_model_len": int(row["max_model_len"]),
+        "kv_cache_dtype": row["kv_cache_dtype"], "max_num_batched_tokens": int(row["max_num_batched_tokens"]),
+        "max_num_seqs": int(row["max_num_seqs"]), "block_size": int(row["block_size"]),
+        "total_memory_gib": _gib(row, "total_bytes"), "budget_gib": _gib(row, "budget_bytes"),
+        "weights_gib": _gib(row, "weights_bytes"), "activation_peak_gib": _gib(row, "activation_bytes"),
+        "non_torch_gib": _gib(row, "nontorch_bytes"), "cuda_graphs_gib": _gib(row, "cudagraph_bytes"),
+        "available_kv_gib": _gib(row, "available_kv_bytes"), "kv_cache_gib": _gib(row, "kv_cache_bytes"),
+        "kv_bytes_per_token": int(row["kv_bytes_per_token"]), "kv_kib_per_token": _num(row["kv_bytes_per_token"] / KiB),
+        "kv_cache_groups": int(row["kv_groups"]), "bytes_per_block": int(row["bytes_per_block"]),
+        "num_gpu_blocks": int(row["num_gpu_blocks"]), "blocks_per_request": int(row["blocks_per_request"]),
+        "kv_cache_tokens": int(row["kv_cache_tokens"]), "max_concurrency": _num(row["max_concurrency"]),
+        "concurrency": {str(c): _num(row[f"concurrency_{c}"], 2) for c in contexts},
+        "longest_context": int(row["longest_context"]), "fits": bool(row["fits"]), "reason": row["reason"],
+        "change": row["change"] or None, "change_value": row["change_value"] or None,
+        "decode_tokens_per_s_ceiling": _num(row["decode_tps_ceiling"], 1),
+        "vllm_command": vllm_command(row, cat),
+    }

@@ -1,0 +1,447 @@
+"""Reviewable table changes: committed snapshots (``export``), catalog diffs (``diff``), site downloads.
+
+``python -m sizing export`` writes ``generated/``: one English Markdown snapshot per published table
+(the rows and columns the site shows, one row per line, unpadded cells) and ``fits.csv`` (the whole
+matrix, one row per stable id). ``export --check`` exits 1 with a unified diff when they are stale.
+
+``python -m sizing diff REV [REV2]`` evaluates ``catalog/`` as it was at two git revisions (read
+with ``git show``, no checkout; REV2 defaults to the working tree) with the current engine, and
+prints a report for a pull-request comment: verdict flips first, then per page and table the rows
+added or removed and every changed cell, old → new with its relative change.
+
+:func:`write_downloads` writes ``downloads/fits.csv`` and ``fits.json`` into a built language root.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import json
+import math
+import re
+import subprocess
+import sys
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from sizing.catalog.loader import FILES, Catalog, catalog_from_texts, fill_assumptions
+from sizing.cli_types import count as cli_count, limit as cli_limit
+from sizing.errors import CatalogError, UsageError
+from sizing.views.bundle import SiteContext, build_context
+from sizing.render.tables import NUMERIC, TableSpec, cell_words, format_cell, header, table_specs, to_markdown_en
+from sizing.views.matrix import ID_COLUMNS, matrix_view
+
+ROOT = Path(__file__).resolve().parent.parent
+BANNER = "<!-- generated — do not edit; run `python -m sizing export` -->"
+FIX = "python -m sizing export"
+WORKING_TREE = "working tree"
+DIFF_LINES = 200
+MAX_CHARS = 60_000
+FILLED: dict[str, list[str]] = {}
+"""Per revision read by :func:`catalog_at`: assumptions it lacked, taken at their current values."""
+
+# ---------------------------------------------------------------------------------------------
+# The matrix as CSV / JSON
+# ---------------------------------------------------------------------------------------------
+
+
+def matrix_frame(ctx: SiteContext) -> pd.DataFrame:
+    """Every matrix row (all plans) as :func:`sizing.views.matrix.matrix_view`, with a unique id, sorted by it."""
+    view = matrix_view(ctx.frame, ctx.contexts)
+    return view.sort_values("id", kind="stable").reset_index(drop=True)
+
+
+def matrix_csv(ctx: SiteContext) -> str:
+    """The whole matrix as CSV (floats to 6 significant digits, missing values empty)."""
+    return matrix_frame(ctx).to_csv(index=False, float_format="%.6g", lineterminator="\n")
+
+
+def _json_value(value: Any) -> Any:
+    """A JSON-safe scalar (NaN -> null, NumPy -> Python, floats to 6 significant digits)."""
+    value = value.item() if hasattr(value, "item") else value
+    if isinstance(value, float):
+        return None if math.isnan(value) else float(f"{value:.6g}")
+    return value
+
+
+def matrix_json(ctx: SiteContext, revision: str) -> str:
+    """The matrix as JSON: revision, vLLM version, contexts, then one row object per line."""
+    head = {"catalog_revision": revision, "vllm_version": ctx.frame.attrs["vllm_version"],
+            "vllm_rules": ctx.frame.attrs["rules"], "contexts": ctx.contexts}
+    rows = [json.dumps({k: _json_value(v) for k, v in r.items()}, ensure_ascii=False)
+            for r in matrix_frame(ctx).to_dict("records")]
+    meta = json.dumps(head, ensure_ascii=False)[1:-1]
+    return "{" + meta + ',"rows":[\n' + ",\n".join(rows) + "\n]}\n"
+
+
+def catalog_revision(directory: Path = ROOT) -> str:
+    """``git rev-parse HEAD`` of the repository holding ``directory``, or a note when there is none."""
+    try:
+        out = subprocess.run(["git", "-C", str(directory), "rev-parse", "HEAD"], capture_output=True, text=True,
+                             check=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return "unknown (not a git checkout)"
+    return out.stdout.strip()
+
+
+def download_texts(ctx: SiteContext) -> dict[str, str]:
+    """The downloads' contents by file name: ``fits.csv`` and ``fits.json`` (the same for every language)."""
+    return {"fits.csv": matrix_csv(ctx), "fits.json": matrix_json(ctx, catalog_revision(ctx.catalog_dir or ROOT))}
+
+
+def write_downloads(site_lang_dirs: str | Path | list[Path], ctx: SiteContext) -> list[Path]:
+    """Write ``downloads/fits.csv`` and ``downloads/fits.json`` of ``ctx`` under each language root (computed once)."""
+    roots = [Path(d) for d in site_lang_dirs] if isinstance(site_lang_dirs, list) else [Path(site_lang_dirs)]
+    texts, written = download_texts(ctx), []
+    for root in roots:
+        (root / "downloads").mkdir(parents=True, exist_ok=True)
+        for name, text in texts.items():
+            (root / "downloads" / name).write_text(text, encoding="utf-8")
+            written.append(root / "downloads" / name)
+    return written
+
+
+# ---------------------------------------------------------------------------------------------
+# export
+# ---------------------------------------------------------------------------------------------
+
+README = f"""{BANNER}
+
+# generated/
+
+Snapshots of every table the site publishes, computed from `catalog/` by `sizing/`: one Markdown
+file per table (English headers, one row per line) and `fits.csv`, the whole matrix with a stable
+row id. They exist so that a pull request shows what a catalog or engine change does to the
+published numbers. Never edit them by hand: run `{FIX}`; `{FIX} --check` fails when they are stale.
+"""
+
+
+def snapshot_markdown(spec: TableSpec, ctx: SiteContext) -> str:
+    """One table's snapshot: banner, its id as title, the English table and its note."""
+    return f"{BANNER}\n\n# {spec.id}\n\n{to_markdown_en(spec, ctx)}"
+
+
+def snapshot_files(ctx: SiteContext) -> dict[str, str]:
+    """Every file of ``generated/`` by name, with its content."""
+    files = {"README.md": README, "fits.csv": matrix_csv(ctx)}
+    files.update({f"{spec.id}.md": snapshot_markdown(spec, ctx) for spec in table_specs(ctx).values()})
+    return files
+
+
+def stale_files(out_dir: Path, files: dict[str, str]) -> dict[str, tuple[str, str]]:
+    """``{name: (on disk, expected)}`` for every file that differs, is missing or should not be there."""
+    present = {p.name: p.read_text(encoding="utf-8") for p in sorted(out_dir.glob("*")) if p.is_file()} \
+        if out_dir.is_dir() else {}
+    names = sorted(set(present) | set(files))
+    return {n: (present.get(n, ""), files.get(n, "")) for n in names if present.get(n) != files.get(n)}
+
+
+def file_diff(name: str, old: str, new: str, folder: str) -> str:
+    """A unified diff of one snapshot, cut to :data:`DIFF_LINES` lines."""
+    lines = list(difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
+                                      f"a/{folder}/{name}", f"b/{folder}/{name}"))
+    cut = lines[:DIFF_LINES] + ([f"... {len(lines) - DIFF_LINES} more diff lines\n"] if len(lines) > DIFF_LINES else [])
+    return "".join(line if line.endswith("\n") else line + "\n" for line in cut)
+
+
+def write_snapshots(out_dir: Path, files: dict[str, str]) -> list[str]:
+    """Make ``out_dir`` hold exactly ``files``; return the names written or removed."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    changed = stale_files(out_dir, files)
+    for name in changed:
+        path = out_dir / name
+        if name in files:
+            path.write_text(files[name], encoding="utf-8")
+        else:
+            path.unlink()
+    return list(changed)
+
+
+def cmd_export(ns: argparse.Namespace, cat: Catalog) -> int:
+    """``export``: write generated/; with ``--check`` print the diff and exit 1 when it is stale."""
+    files = snapshot_files(build_context(cat, Path(ns.catalog)))
+    out_dir = Path(ns.out) if ns.out else Path(ns.catalog).resolve().parent / "generated"
+    if out_dir.exists() and not out_dir.is_dir():
+        raise UsageError(f"--out {out_dir}: exists and is not a folder; give a folder (created if missing)")
+    if not ns.check:
+        changed = write_snapshots(out_dir, files)
+        print(f"{out_dir}: {len(changed)} file(s) updated" if changed else f"{out_dir}: up to date")
+        return 0
+    stale = stale_files(out_dir, files)
+    for name, (old, new) in stale.items():
+        sys.stdout.write(file_diff(name, old, new, out_dir.name))
+    if stale:
+        print(f"\n{out_dir} is stale: {len(stale)} file(s) differ from the catalog. Run `{FIX}` and commit the result.")
+        return 1
+    print(f"{out_dir} is up to date")
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
+# Catalogs at git revisions
+# ---------------------------------------------------------------------------------------------
+
+
+def git(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """Run ``git -C root args`` and capture its output."""
+    return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, check=False, timeout=60)
+
+
+def repo_of(catalog_dir: Path) -> tuple[Path, str]:
+    """(repository root, catalog folder relative to it) of ``catalog_dir``."""
+    out = git(catalog_dir, "rev-parse", "--show-toplevel")
+    if out.returncode != 0:
+        raise UsageError(f"{catalog_dir} is not inside a git repository")
+    root = Path(out.stdout.strip())
+    return root, catalog_dir.resolve().relative_to(root.resolve()).as_posix()
+
+
+def catalog_at(catalog_dir: Path, rev: str, current: Catalog | None = None) -> Catalog:
+    """The catalog as it was at git revision ``rev`` (``git show REV:catalog/<file>.yaml``).
+
+    With ``current``, assumptions added since ``rev`` are filled from it; their keys are in
+    ``FILLED[rev]`` for the report.
+    """
+    root, rel = repo_of(catalog_dir)
+    if git(root, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}").returncode != 0:
+        raise UsageError(f"unknown revision {rev!r}")
+    texts = {}
+    for stem in FILES:
+        shown = git(root, "show", f"{rev}:{rel}/{stem}.yaml")
+        if shown.returncode != 0:
+            raise UsageError(f"{rev}: {rel}/{stem}.yaml does not exist at this revision")
+        texts[stem] = shown.stdout
+    try:
+        if current is not None:
+            texts, FILLED[rev] = fill_assumptions(texts, current)
+        return catalog_from_texts(texts)
+    except CatalogError as exc:
+        raise UsageError(f"{rev}: {exc}") from None
+
+
+# ---------------------------------------------------------------------------------------------
+# Comparing two catalogs
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CellChange:
+    """One changed cell: row key, column header, shown text before and after, relative change."""
+
+    row: str
+    column: str
+    old: str
+    new: str
+    relative: float | None
+
+
+@dataclass
+class TableDiff:
+    """What changed in one published table."""
+
+    table: str
+    page: str
+    added: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    changed: list[CellChange] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return bool(self.added or self.removed or self.changed)
+
+
+@dataclass
+class Report:
+    """The comparison of two revisions: verdict flips, then table diffs in page order."""
+
+    base: str
+    head: str
+    flips: list[dict[str, Any]]
+    tables: list[TableDiff]
+    filled: dict[str, list[str]] = field(default_factory=dict)
+    """Per revision: assumptions it lacked, evaluated at the current catalog's values."""
+
+
+Cells = dict[str, dict[str, tuple[str, Any]]]
+
+
+def table_cells(spec: TableSpec, ctx: SiteContext) -> Cells:
+    """``{row key: {header: (English text, raw value)}}`` of one table."""
+    out: Cells = {}
+    heads, words = [(header(c, "en"), c) for c in spec.columns], cell_words("en")
+    for row in spec.rows(ctx).to_dict("records"):
+        key = " · ".join(str(row[k]) for k in spec.key)
+        out[key] = {h: (format_cell(c, row, "en", words), row.get(c.id) if c.kind in NUMERIC else None)
+                    for h, c in heads}
+    return out
+
+
+def relative_change(old: Any, new: Any) -> float | None:
+    """(new − old) / |old| for two finite numbers with old ≠ 0, else None."""
+    try:
+        a, b = float(old), float(new)
+    except (TypeError, ValueError):
+        return None
+    return (b - a) / abs(a) if math.isfinite(a) and math.isfinite(b) and a != 0 else None
+
+
+def diff_cells(old: Cells, new: Cells, table: str, page: str) -> TableDiff:
+    """Rows added and removed (by key) and changed cells of rows in both, in the new table's order."""
+    result = TableDiff(table, page, [k for k in new if k not in old], [k for k in old if k not in new])
+    for key in (k for k in new if k in old):
+        for column, (text, raw) in new[key].items():
+            before = old[key].get(column)
+            if before is not None and before[0] != text:
+                result.changed.append(CellChange(key, column, before[0], text, relative_change(before[1], raw)))
+    return result
+
+
+def verdict_flips(old: SiteContext, new: SiteContext) -> list[dict[str, Any]]:
+    """Recommended rows present in both revisions whose verdict changed (fits ↔ does not fit)."""
+    keys = list(ID_COLUMNS)
+    a = old.frame[old.frame["chosen"]].set_index(keys)["fits"]
+    b = new.frame[new.frame["chosen"]].set_index(keys)["fits"]
+    both = a.index.intersection(b.index, sort=False)
+    flipped = [k for k in both if bool(a[k]) != bool(b[k])]
+    return [{**dict(zip(keys, k)), "old": bool(a[k]), "new": bool(b[k])} for k in flipped]
+
+
+PAGE_CALL = re.compile(r"""sz_table\(\s*["']([^"']+)["']|(sz_fit_tables)\(""")
+
+
+def pages_of_tables(docs_dir: Path) -> dict[str, str]:
+    """``{table id or "fit-*": page file}`` from the macro calls of the English pages."""
+    found: dict[str, str] = {}
+    for page in sorted(docs_dir.glob("*.md")):
+        for table_id, fits in PAGE_CALL.findall(page.read_text(encoding="utf-8")):
+            found.setdefault("fit-*" if fits else table_id, page.name)
+    return found
+
+
+def page_of(table_id: str, pages: dict[str, str]) -> str:
+    """The page a table is published on, or ``(not on a page)``."""
+    return pages.get("fit-*" if table_id.startswith("fit-") and table_id not in pages else table_id,
+                     "(not on a page)")
+
+
+def compare(old: SiteContext, new: SiteContext, pages: dict[str, str], base: str, head: str) -> Report:
+    """The full comparison of two contexts."""
+    old_specs, new_specs = table_specs(old), table_specs(new)
+    ids = list(new_specs) + [t for t in old_specs if t not in new_specs]
+    diffs = []
+    for table_id in ids:
+        before = table_cells(old_specs[table_id], old) if table_id in old_specs else {}
+        after = table_cells(new_specs[table_id], new) if table_id in new_specs else {}
+        diffs.append(diff_cells(before, after, table_id, page_of(table_id, pages)))
+    order = {p: i for i, p in enumerate(dict.fromkeys(d.page for d in diffs))}
+    changed = sorted((d for d in diffs if d), key=lambda d: order[d.page])
+    return Report(base, head, verdict_flips(old, new), changed)
+
+
+# ---------------------------------------------------------------------------------------------
+# The report
+# ---------------------------------------------------------------------------------------------
+
+
+def _verdict(fits: bool) -> str:
+    return "✅ fits" if fits else "❌ does not fit"
+
+
+def _md(text: str) -> str:
+    """Text for a report table cell."""
+    return text.replace("|", "\\|")
+
+
+def _percent(relative: float | None) -> str:
+    return "" if relative is None else f"{relative:+.1%}"
+
+
+def flips_markdown(flips: list[dict[str, Any]]) -> list[str]:
+    """The verdict-flip section."""
+    if not flips:
+        return ["No verdict changes."]
+    lines = ["| Model | Checkpoint | Precision | Server | KV cache | Before | After |", "|---|---|---|---|---|---|---|"]
+    lines += [f"| {f['model']} | {f['checkpoint']} | {f['precision']} | {f['server']} | {f['kv_cache_dtype']} | "
+              f"{_verdict(f['old'])} | {_verdict(f['new'])} |" for f in flips]
+    return lines
+
+
+def table_markdown(diff: TableDiff, limit: int) -> list[str]:
+    """One table's section: added rows, removed rows, changed cells (at most ``limit``, 0 = all)."""
+    lines = [f"#### `{diff.table}` (`generated/{diff.table}.md`)", ""]
+    for label, keys in (("Rows added", diff.added), ("Rows removed", diff.removed)):
+        if keys:
+            lines += [f"{label} ({len(keys)}):", "", *(f"- {_md(k)}" for k in keys), ""]
+    if diff.changed:
+        shown = diff.changed if not limit else diff.changed[:limit]
+        lines += ["| Row | Column | Before | After | Change |", "|---|---|---:|---:|---:|"]
+        lines += [f"| {_md(c.row)} | {_md(c.column)} | {_md(c.old)} | {_md(c.new)} | {_percent(c.relative)} |"
+                  for c in shown]
+        if len(shown) < len(diff.changed):
+            lines.append(f"\n… and {len(diff.changed) - len(shown)} more changed cells (`--limit 0` lists all).")
+        lines.append("")
+    return lines
+
+
+def report_markdown(report: Report, limit: int = 100) -> str:
+    """The report as Markdown for a pull-request comment."""
+    cells = sum(len(d.changed) for d in report.tables)
+    rows = sum(len(d.added) + len(d.removed) for d in report.tables)
+    lines = [f"## Published tables: `{report.base}` → `{report.head}`", "",
+             f"**{len(report.flips)} verdict flip(s); {len(report.tables)} table(s) changed: "
+             f"{rows} row(s) added or removed, {cells} cell(s) changed.**", "",
+             *(f"_`{rev}` predates the assumption(s) {', '.join(f'`{k}`' for k in keys)}; "
+               f"evaluated with their current values._\n" for rev, keys in report.filled.items()),
+             "### Verdict flips", "",
+             *flips_markdown(report.flips), ""]
+    if not report.tables:
+        lines += ["No published table changes.", ""]
+    for page in dict.fromkeys(d.page for d in report.tables):
+        lines += [f"### {page}", ""]
+        for diff in (d for d in report.tables if d.page == page):
+            lines += table_markdown(diff, limit)
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def cut(markdown: str, max_chars: int) -> str:
+    """``markdown`` cut after its last whole line within ``max_chars`` (GitHub comments hold 65,536)."""
+    if len(markdown) <= max_chars:
+        return markdown
+    kept = markdown[:max_chars].rsplit("\n", 1)[0]
+    return f"{kept}\n\n… report cut at {max_chars:,} characters; run `python -m sizing diff` locally for all of it.\n"
+
+
+def report_json(report: Report) -> str:
+    """The report as JSON (every change, no limit)."""
+    return json.dumps(asdict(report), ensure_ascii=False, indent=2) + "\n"
+
+
+def cmd_diff(ns: argparse.Namespace, cat: Catalog) -> int:
+    """``diff REV [REV2]``: compare the catalog at two revisions (REV2: the working tree)."""
+    catalog_dir = Path(ns.catalog)
+    old = build_context(catalog_at(catalog_dir, ns.rev, cat))
+    new = build_context(catalog_at(catalog_dir, ns.rev2, cat) if ns.rev2 else cat)
+    pages = pages_of_tables(repo_of(catalog_dir)[0] / "docs" / "en")
+    report = compare(old, new, pages, ns.rev, ns.rev2 or WORKING_TREE)
+    report.filled = {rev: FILLED[rev] for rev in (ns.rev, ns.rev2) if rev and FILLED.get(rev)}
+    text = report_json(report) if ns.format == "json" else cut(report_markdown(report, ns.limit), ns.max_chars)
+    sys.stdout.write(text)
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add ``export`` and ``diff`` to ``python -m sizing``."""
+    export = sub.add_parser("export", help="write generated/ (table snapshots and fits.csv)")
+    export.add_argument("--check", action="store_true", help="exit 1 with a diff when generated/ is stale")
+    export.add_argument("--out", help="snapshot folder (default: generated/ next to the catalog folder)")
+    export.set_defaults(handler=cmd_export)
+    diff = sub.add_parser("diff", help="what a catalog change does to the published tables")
+    diff.add_argument("rev", metavar="REV", help="base revision, e.g. origin/main")
+    diff.add_argument("rev2", metavar="REV2", nargs="?", help="head revision (default: the working tree)")
+    diff.add_argument("--format", choices=("markdown", "json"), default="markdown")
+    diff.add_argument("--limit", type=cli_limit, default=100, help="changed cells listed per table (0 = all)")
+    diff.add_argument("--max-chars", type=cli_count("tokens"), default=MAX_CHARS,
+                      help="cut the Markdown report at this size")
+    diff.set_defaults(handler=cmd_diff)

@@ -1,0 +1,81 @@
+"""mkdocs-macros entry point (``plugins.macros.modules: [sizing.site.docs_macros]``): a thin shim.
+
+All logic lives in the rest of :mod:`sizing`. Each page macro is a plain function
+``f(lang, ctx, ...)`` of :mod:`sizing.render.macros`; :func:`define_env` registers it under an ``sz_``
+name and passes, read at call time, the language of the page being rendered and the site's
+prepared context (:func:`sizing.site.context.active_context`). Adding a macro is one line in
+:func:`define_env`::
+
+    _register(env, "sz_table", macros.table)   # {{ sz_table("what-fits") }}
+
+Only ``define_env`` with ``env.macro`` is used, the subset Zensical's macros extension supports.
+"""
+
+from __future__ import annotations
+
+import functools
+import posixpath
+from collections.abc import Callable
+from typing import Any
+
+from sizing.render import i18n
+from sizing.render import macros
+from sizing.render import wording_macros
+from sizing.site.context import SiteContext, active_context, calibrated_context
+
+
+def _register(env: Any, name: str, function: Callable[..., str],
+              context: Callable[[], SiteContext] | None = active_context) -> None:
+    """Register ``function(lang, context(), *args, **kwargs)`` as the macro ``name(*args, **kwargs)``
+    (``function(lang, *args, **kwargs)`` when ``context`` is None)."""
+    if not name.startswith("sz_"):
+        raise ValueError(f"macro {name!r}: site macros are named sz_…")
+
+    @functools.wraps(function)
+    def macro(*args: Any, **kwargs: Any) -> str:
+        if context is not None:
+            return function(i18n.page_lang(env), context(), *args, **kwargs)
+        return function(i18n.page_lang(env), *args, **kwargs)
+
+    env.macro(macro, name)
+
+
+def _source_relative(env: Any) -> bool:
+    """Whether relative links in raw HTML resolve against the page's source file, not its URL.
+
+    Zensical (its ``MacroEnv``) rewrites every relative ``href`` as it does Markdown links; MkDocs
+    leaves raw HTML as written, relative to the page's URL.
+    """
+    return type(env).__module__.split(".")[0] == "zensical"
+
+
+def _register_downloads(env: Any) -> None:
+    """``sz_downloads(page.url)``, given the URL its links must be relative to under this engine."""
+
+    def sz_downloads(page_url: str | None = None) -> str:
+        if page_url is not None and _source_relative(env):  # the source's folder: "fit-tables/" -> ""
+            folder = posixpath.dirname(page_url.strip("/"))
+            page_url = f"{folder}/" if folder else ""
+        return macros.downloads(i18n.page_lang(env), active_context(), page_url)
+
+    env.macro(sz_downloads, "sz_downloads")
+
+
+def define_env(env: Any) -> None:
+    """Register the site's macros with mkdocs-macros (called once per language build)."""
+    _register(env, "sz_t", i18n.t, context=None)  # {{ sz_t("col_model") }} -> the label in the page language
+    _register(env, "sz_chart_concurrency", macros.concurrency_chart)  # {{ sz_chart_concurrency("gpu-l40s") }}
+    _register(env, "sz_chart_price", macros.price_chart)  # {{ sz_chart_price() }}
+    _register(env, "sz_table", macros.table)  # {{ sz_table("what-fits") }}
+    _register(env, "sz_fit_tables", macros.fit_tables)  # {{ sz_fit_tables() }}
+    _register(env, "sz_example", macros.example)  # {{ sz_example("example-1") }}
+    _register(env, "sz_value", macros.value)  # {{ sz_value("example-1", "weights_gib") }}
+    _register(env, "sz_command", macros.command)  # {{ sz_command("example-1", engine="sglang") }}
+    _register(env, "sz_parallel_tabs", macros.parallel_tabs)  # {{ sz_parallel_tabs(["dh-70b-tp4"]) }}
+    _register_downloads(env)  # {{ sz_downloads(page.url) }}
+    _register(env, "sz_calibration_table", macros.calibration_table, calibrated_context)  # {{ sz_calibration_table() }}
+    _register(env, "sz_count", wording_macros.count)  # {{ sz_count("example-1", "seq_32768", "requests") }}
+    _register(env, "sz_table_plan", wording_macros.table_plan)  # {{ sz_table_plan("dh-70b-tp4") }}
+    _register(env, "sz_change", wording_macros.change)  # {{ sz_change("dh-70b-bf16-2x80") }}
+    _register(env, "sz_gpu_fact", wording_macros.gpu_fact)  # {{ sz_gpu_fact("a100-80gb", "smi_mib") }}
+    _register(env, "sz_server_fact", wording_macros.server_fact)  # {{ sz_server_fact("gpu-l40s", "cpu") }}

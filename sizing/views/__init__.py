@@ -1,0 +1,1 @@
+"""Language-neutral rows and series computed from an evaluated catalog (no words, no site)."""

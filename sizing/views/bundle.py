@@ -1,0 +1,71 @@
+"""The evaluated bundle the pages, the downloads and ``export``/``diff`` compute from (language-neutral).
+
+:class:`SiteContext` holds a catalog, its evaluated matrix, the evaluated worked examples and the
+views the build computes once (chart series, calibration checks). It knows nothing of mkdocs,
+environment variables or pickles; :mod:`sizing.site.context` caches it and fills the build-time views.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Mapping
+
+import pandas as pd
+
+from sizing.catalog.loader import Catalog
+from sizing.errors import UsageError
+from sizing.engine.estimate import Request, estimate
+from sizing.engine.evaluate import evaluate
+from sizing.catalog.schema import Example
+
+
+@dataclass(frozen=True, eq=False)
+class SiteContext:
+    """Everything the pages compute from: read-only by convention (the frames are shared).
+
+    Compared and hashed by identity, so functions of a context can be cached per context.
+    """
+
+    catalog: Catalog
+    frame: pd.DataFrame
+    examples: Mapping[str, pd.Series]
+    catalog_dir: Path | None = None
+    calibration: tuple[Any, ...] = ()
+    """Calibration checks (:class:`sizing.review.calibration.Check`) computed by the build's prepare step."""
+    calibration_summary: Mapping[str, Mapping[str, float]] = field(default_factory=lambda: MappingProxyType({}))
+    """Median and worst error per metric of those checks (:func:`sizing.review.calibration.summary`)."""
+    series: Mapping[str, tuple[Any, ...]] = field(default_factory=lambda: MappingProxyType({}))
+    """Each server's concurrency-chart series (:class:`sizing.views.series.Series`), computed likewise."""
+
+    @property
+    def contexts(self) -> list[int]:
+        """The published context lengths, tokens."""
+        return list(self.frame.attrs["contexts"])
+
+    def example(self, example_id: str) -> pd.Series:
+        """The evaluated row of catalog example ``example_id``."""
+        if example_id not in self.examples:
+            known = ", ".join(self.examples) or "(none)"
+            raise UsageError(f"unknown example {example_id!r}; catalog/examples.yaml has {known}")
+        return self.examples[example_id]
+
+
+def example_request(example: Example) -> Request:
+    """The :class:`Request` a catalog example describes (its checkpoint, server and plan)."""
+    return Request(model=example.checkpoint, server=example.server, kv_cache_dtype=example.kv_cache_dtype,
+                   max_model_len=example.max_model_len, tensor_parallel_size=example.tensor_parallel_size,
+                   pipeline_parallel_size=example.pipeline_parallel_size,
+                   data_parallel_size=example.data_parallel_size)
+
+
+def evaluate_examples(cat: Catalog) -> dict[str, pd.Series]:
+    """Every catalog example evaluated once with :func:`sizing.engine.estimate.estimate`, by id."""
+    return {eid: estimate(cat, example_request(ex)) for eid, ex in cat.examples.items()}
+
+
+def build_context(cat: Catalog, catalog_dir: Path | None = None) -> SiteContext:
+    """An uncached context for ``cat`` (no build-time views; used for other git revisions too)."""
+    examples = MappingProxyType(evaluate_examples(cat))
+    return SiteContext(cat, evaluate(cat), examples, catalog_dir)

@@ -1,0 +1,305 @@
+"""Real-browser quality gates: the built site in headless Chromium, driven by Playwright.
+
+The site is built once (``scripts/docs.py build --site DIR``, the ``built_site`` fixture) and served
+on 127.0.0.1 from a background thread. Debian's Chromium is used (Playwright's own browser download
+is not available); when it is missing it is installed with apt-get (CI runs as root).
+
+Checks: every page of every language loads without console errors or failed requests (one
+full-page screenshot each under ``test-artifacts/screenshots/``); the language selector keeps the
+reader on the same page; search finds words in each language; fit tables sort on a header click and
+filter through their filter box; code blocks carry Material's copy button.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import shutil
+import subprocess
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run", "--disable-quic"]
+SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"
+PREFIXES = {"en": "", "zh": "zh/", "ru": "ru/"}
+PAGES = ("", "choosing-a-gpu-server/", "deployment-hardware/", "fit-tables/", "methodology/", "catalog/")
+TIMEOUT_MS = 15_000
+SCREENSHOT_MS = 120_000
+"""Full-page PNGs of the long fit-table pages take several seconds each."""
+
+
+# ---------------------------------------------------------------------------------------------
+# fixtures: Chromium, the served site, a browser
+# ---------------------------------------------------------------------------------------------
+
+
+def apt_install(*packages: str) -> None:
+    """``apt-get update`` then ``apt-get install -y PACKAGES``; fail the session with apt's output."""
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    for command in (["apt-get", "update"], ["apt-get", "install", "-y", *packages]):
+        result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=1800, check=False)
+        if result.returncode != 0:
+            pytest.fail(f"{' '.join(command)} failed:\n{result.stdout[-2000:]}\n{result.stderr[-2000:]}")
+
+
+def has_chinese_font() -> bool:
+    """Whether fontconfig knows a font covering Chinese (screenshots of /zh/ need one)."""
+    if shutil.which("fc-list") is None:
+        return False
+    return bool(subprocess.run(["fc-list", ":lang=zh"], capture_output=True, text=True, check=False).stdout.strip())
+
+
+@pytest.fixture(scope="session")
+def chromium() -> str:
+    """The path of Debian's Chromium, installed with apt-get when missing (skips only if that is impossible)."""
+    if Path(CHROMIUM).exists():
+        return CHROMIUM
+    if shutil.which("apt-get") is None or os.geteuid() != 0:
+        pytest.skip(f"{CHROMIUM} is missing and cannot be installed here (needs apt-get and root)")
+    apt_install("chromium", *([] if has_chinese_font() else ["fonts-wqy-zenhei"]))
+    assert Path(CHROMIUM).exists(), f"apt-get installed chromium but {CHROMIUM} does not exist"
+    return CHROMIUM
+
+
+SITE_URL = "http://127.0.0.1:8000/"
+"""The configured ``site_url`` (mkdocs.yml); sitemaps carry it in every ``<loc>``."""
+
+
+class SiteHandler(SimpleHTTPRequestHandler):
+    """Static files, no log line per request, and sitemaps pointing at the origin actually served.
+
+    Material's language selector looks the current page up in the target language's sitemap and
+    only fixes the host name, not the port; serving on a free port, the sitemaps are rewritten so
+    the site behaves as it does when served at its ``site_url``.
+    """
+
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - stdlib signature
+        """Log nothing."""
+
+    def do_GET(self) -> None:
+        """Serve ``*/sitemap.xml`` with this server's origin, everything else unchanged."""
+        path = Path(self.translate_path(self.path))
+        if not path.name == "sitemap.xml" or not path.is_file():
+            super().do_GET()
+            return
+        origin = f"http://{self.headers.get('Host', '127.0.0.1')}/"
+        body = path.read_text(encoding="utf-8").replace(SITE_URL, origin).encode("utf-8")
+        self.send_response(200)
+        self.send_header("Content-Type", "application/xml")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+@pytest.fixture(scope="session")
+def site_url(built_site: Path) -> Iterator[str]:
+    """``http://127.0.0.1:PORT/`` serving the built site from a background thread on a free port."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(SiteHandler, directory=str(built_site)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="session")
+def browser(chromium: str) -> Iterator[object]:
+    """A headless Chromium launched through Playwright."""
+    from playwright.sync_api import sync_playwright  # noqa: PLC0415 - only when browser tests run
+
+    with sync_playwright() as playwright:
+        instance = playwright.chromium.launch(executable_path=chromium, headless=True, args=CHROMIUM_ARGS)
+        yield instance
+        instance.close()
+
+
+@dataclass
+class Problems:
+    """Console errors, uncaught exceptions and failed or erroneous requests seen by one page."""
+
+    items: list[str] = field(default_factory=list)
+
+    def watch(self, page: object) -> None:
+        """Record every problem ``page`` reports from now on."""
+        page.on("console", lambda msg: msg.type == "error" and self.items.append(f"console: {msg.text}"))
+        page.on("pageerror", lambda exc: self.items.append(f"page error: {exc}"))
+        page.on("requestfailed", lambda req: self.items.append(f"request failed: {req.url} {req.failure}"))
+        page.on("response", lambda res: res.status >= 400 and self.items.append(f"HTTP {res.status}: {res.url}"))
+
+
+@pytest.fixture
+def page(browser: object) -> Iterator[object]:
+    """A fresh light-mode page (1280×900) whose problems are collected in ``page.problems``."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme="light", locale="en-US")
+    tab = context.new_page()
+    tab.set_default_timeout(TIMEOUT_MS)
+    tab.problems = Problems()
+    tab.problems.watch(tab)
+    yield tab
+    context.close()
+
+
+def visit(page: object, url: str) -> None:
+    """Open ``url`` and wait until the network is idle and Material's scripts ran."""
+    page.goto(url, wait_until="networkidle")
+    page.wait_for_function("() => typeof document$ !== 'undefined'")
+
+
+# ---------------------------------------------------------------------------------------------
+# every page loads cleanly
+# ---------------------------------------------------------------------------------------------
+
+
+def screenshot_name(lang: str, path: str) -> str:
+    """``en-fit-tables.png``, ``zh-home.png``."""
+    return f"{lang}-{path.strip('/') or 'home'}.png"
+
+
+@pytest.mark.parametrize("path", PAGES, ids=[p.strip("/") or "home" for p in PAGES])
+@pytest.mark.parametrize("lang", PREFIXES)
+def test_page_loads_without_errors(page: object, site_url: str, lang: str, path: str) -> None:
+    """Assert the page loads with no console error, script error or failed request; save a screenshot."""
+    visit(page, f"{site_url}{PREFIXES[lang]}{path}")
+    assert page.evaluate("document.documentElement.lang") == lang
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / screenshot_name(lang, path)), full_page=True, timeout=SCREENSHOT_MS)
+    assert page.problems.items == []
+
+
+# ---------------------------------------------------------------------------------------------
+# language selector, search
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lang", ["zh", "ru"])
+def test_language_selector_keeps_the_page(page: object, site_url: str, lang: str) -> None:
+    """Assert choosing a language on /fit-tables/ lands on the same page in that language."""
+    visit(page, f"{site_url}fit-tables/")
+    page.wait_for_load_state("networkidle")  # the selector needs every language's sitemap first
+    page.hover(".md-header__option .md-select")
+    page.click(f"a.md-select__link[hreflang='{lang}']")
+    page.wait_for_url(f"{site_url}{lang}/**")
+    assert page.url == f"{site_url}{lang}/fit-tables/"
+    assert page.problems.items == []
+
+
+SEARCHES = {"en": "L40S", "zh": "显存", "ru": "память"}
+SEARCH_UI = {"mkdocs": ("", "input.md-search__input", ".md-search-result__item"),
+             "zensical": (".md-search__button", "dialog input[role='combobox']",
+                          "ol[role='listbox'] a[role='option']")}
+"""Per engine: what opens the search, its input, one result. Zensical's search is a dialog in a shadow root,
+which Playwright's CSS selectors pierce (scripts/engines.py difference "search-index")."""
+
+
+@pytest.mark.parametrize("lang", SEARCHES)
+def test_search_finds_a_word_in_each_language(page: object, site_url: str, engine: str, lang: str) -> None:
+    """Assert typing a word into the theme's search box lists results that contain it."""
+    word, (opener, box, result) = SEARCHES[lang], SEARCH_UI[engine]
+    visit(page, f"{site_url}{PREFIXES[lang]}")
+    if opener:
+        page.click(opener)
+    page.fill(box, word)
+    page.press(box, "End")  # Material searches on key events; an IME ends with one too
+    page.wait_for_selector(result)
+    results = page.locator(result)
+    assert results.count() > 0
+    assert word.lower() in results.first.inner_text().lower()
+    assert page.problems.items == []
+
+
+# ---------------------------------------------------------------------------------------------
+# fit tables: sorting and filtering; code blocks: copy button
+# ---------------------------------------------------------------------------------------------
+
+SORTABLE = "table.sz-sortable, .sz-sortable table"
+
+
+def column_values(page: object, table: object, index: int) -> list[str]:
+    """The sort keys (``data-sort`` or text) of column ``index`` in the table's visible body rows."""
+    return table.evaluate(
+        """(t, i) => Array.from(t.tBodies[0].rows).filter(r => !r.hidden).map(r => {
+               const c = r.cells[i]; return c ? (c.getAttribute('data-sort') ?? c.textContent.trim()) : ''; })""",
+        index)
+
+
+def is_monotonic(values: list[str]) -> bool:
+    """Whether ``values`` are sorted either way (as numbers when they all are, else as text)."""
+    try:
+        keys: list[object] = [float(v) for v in values]
+    except ValueError:
+        keys = [v.lower() for v in values]
+    return keys == sorted(keys) or keys == sorted(keys, reverse=True)
+
+
+def unsorted_column(page: object, table: object) -> int:
+    """The first column whose body is not already in order (so a click must change the row order)."""
+    headers = table.locator("thead th").count()
+    for index in range(headers):
+        if not is_monotonic(column_values(page, table, index)):
+            return index
+    pytest.fail("every column of the first sortable table is already sorted")
+
+
+def test_clicking_a_header_sorts_the_fit_table(page: object, site_url: str) -> None:
+    """Assert a header click puts the rows in that column's order, and a second click reverses it."""
+    visit(page, f"{site_url}fit-tables/")
+    table = page.locator(SORTABLE).first
+    table.wait_for()
+    assert table.locator("tbody tr").count() >= 3, "the first sortable table has fewer than three rows"
+    index = unsorted_column(page, table)
+    before = column_values(page, table, index)
+    table.locator("thead th").nth(index).click()
+    first = column_values(page, table, index)
+    table.locator("thead th").nth(index).click()
+    second = column_values(page, table, index)
+    assert first != before and is_monotonic(first) and sorted(first) == sorted(before)
+    assert second == first[::-1] or (is_monotonic(second) and second != first)
+    assert page.problems.items == []
+
+
+def test_filter_box_hides_rows_without_the_text(page: object, site_url: str) -> None:
+    """Assert typing into the filter box leaves only rows containing the text, and clearing restores all."""
+    visit(page, f"{site_url}fit-tables/")
+    box = page.locator("input.sz-filter").first
+    box.wait_for()
+    target = page.locator(f"#{box.get_attribute('data-target')}")
+    rows = target.locator("tbody tr")
+    total = rows.count()
+    word = rows.nth(total - 1).locator("td").first.inner_text().split()[0]
+    box.fill(word)
+    shown = target.locator("tbody tr:not([hidden])")
+    assert 0 < shown.count() < total, f"filtering on {word!r} kept {shown.count()} of {total} rows"
+    assert all(word.lower() in text.lower() for text in shown.all_inner_texts())
+    box.fill("")
+    assert target.locator("tbody tr:not([hidden])").count() == total
+
+
+COPY_BUTTON = "button.md-code__button[data-md-type='copy'], button.md-clipboard"
+"""Material 9.8's copy button (older releases: ``.md-clipboard``)."""
+
+
+def test_code_blocks_have_a_copy_button(page: object, site_url: str) -> None:
+    """Assert the first page with a code block shows Material's copy-to-clipboard button on it."""
+    for path in PAGES:
+        visit(page, f"{site_url}{path}")
+        blocks = page.locator("pre > code")
+        if blocks.count():
+            assert page.locator(COPY_BUTTON).count() >= 1, f"/{path}: code block without copy button"
+            return
+    pytest.fail("no English page has a code block")
+
+
+def test_screenshot_names_are_unique() -> None:
+    """Assert every page/language pair gets its own screenshot file."""
+    names = {screenshot_name(lang, path) for lang in PREFIXES for path in PAGES}
+    assert len(names) == len(PREFIXES) * len(PAGES)
+    assert all(re.fullmatch(r"(en|zh|ru)-[a-z-]+\.png", name) for name in names)

@@ -1,0 +1,69 @@
+"""Makefile set-up targets: the Python version is checked before .venv is made, a busy port before a build."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+
+
+def make(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["make", "--no-print-directory", "-C", str(ROOT), f"PY={sys.executable}", *args],
+                          capture_output=True, text=True, timeout=60, check=False)
+
+
+def test_an_old_python_is_named_before_anything_is_installed():
+    result = make("check-python", "PY_MIN=3.999")
+    assert result.returncode != 0
+    version = ".".join(map(str, sys.version_info[:2]))
+    assert f"Python 3.999 or newer is needed" in result.stderr and f"is {version}" in result.stderr
+    assert "make setup PY=" in result.stderr
+
+
+def test_the_running_python_passes_the_check():
+    assert make("check-python").returncode == 0
+
+
+def test_a_busy_port_fails_before_the_build_with_a_hint():
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        result = make("check-port", f"PORT={port}")
+    assert result.returncode != 0 and f"port {port}" in result.stderr and "make serve PORT=" in result.stderr
+
+
+def test_a_free_port_passes():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    assert make("check-port", f"PORT={port}").returncode == 0
+
+
+def test_serve_passes_the_port_to_the_server():
+    dry = make("-n", "serve", "PORT=8123")
+    assert "scripts/docs.py serve --port 8123" in dry.stdout
+
+
+def test_the_stamp_is_written_only_after_pip_succeeds():
+    recipe = make("-n", "-B", ".venv/.installed").stdout
+    assert recipe.index("pip install") < recipe.index("touch .venv/.installed")
+    assert "rm -rf .venv" in recipe.split("pip install", 1)[1].split("touch", 1)[0]
+
+
+def test_a_failed_first_set_up_leaves_no_venv(tmp_path):
+    """A pip failure (here: a requirement no index has) removes the .venv that run created."""
+    for name in ("Makefile", "constraints.txt", "requirements-zensical.txt"):
+        shutil.copy(ROOT / name, tmp_path / name)
+    (tmp_path / "requirements.txt").write_text("./no-such-package-dir\n", encoding="utf-8")
+    command = ["make", "--no-print-directory", "-C", str(tmp_path), f"PY={sys.executable}", "setup"]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=300, check=False)
+    assert result.returncode != 0 and "pip install failed" in result.stderr
+    assert not (tmp_path / ".venv").exists()

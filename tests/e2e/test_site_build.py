@@ -1,0 +1,142 @@
+"""Tests for `scripts/docs.py build`: the assembled trilingual site, and safe replacement of site/."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PREFIXES = {"en": "", "zh": "zh/", "ru": "ru/"}
+PAGES = ("choosing-a-gpu-server", "deployment-hardware", "fit-tables", "methodology", "catalog")
+_IGNORED = shutil.ignore_patterns(".git", ".venv", "__pycache__", ".pytest_cache", ".hypothesis", ".site-build-*",
+                                  "test-artifacts", "node_modules")
+
+
+def COPY_IGNORE(folder: str, names: list[str]) -> set[str]:  # noqa: N802 - used like the constant it was
+    """What copying the repository skips: caches anywhere; build output (site/, build/) at the root only."""
+    skipped = set(_IGNORED(folder, names))
+    if Path(folder).resolve() == ROOT:
+        skipped |= {"site", "build"} & set(names)
+    return skipped
+
+
+def _html_files(site: Path) -> list[Path]:
+    """Every HTML file of the assembled site."""
+    return sorted(site.rglob("*.html"))
+
+
+@pytest.mark.parametrize("lang", PREFIXES)
+def test_every_page_is_built_in_every_language(built_site: Path, lang: str) -> None:
+    """Assert the home page and the five other pages exist under each language root."""
+    root = built_site / PREFIXES[lang]
+    assert (root / "index.html").is_file()
+    for page in PAGES:
+        assert (root / page / "index.html").is_file(), f"{lang}: {page}"
+
+
+@pytest.mark.parametrize("lang", PREFIXES)
+def test_html_lang_matches_the_language_root(built_site: Path, lang: str) -> None:
+    """Assert every page under a language root declares that language on <html>."""
+    root = built_site / PREFIXES[lang]
+    pages = [root / "index.html", *(root / page / "index.html" for page in PAGES)]
+    for page in pages:
+        match = re.search(r"<html[^>]*\blang=\"([^\"]+)\"", page.read_text(encoding="utf-8"))
+        assert match and match.group(1) == lang, page
+
+
+def test_no_unrendered_macros_or_macro_errors(built_site: Path) -> None:
+    """Assert no HTML page contains literal {{ or a mkdocs-macros error block."""
+    for page in _html_files(built_site):
+        text = page.read_text(encoding="utf-8")
+        assert "{{" not in text, page
+        assert "Macro Rendering Error" not in text, page
+
+
+@pytest.mark.parametrize("lang", PREFIXES)
+def test_site_assets_are_local(built_site: Path, lang: str) -> None:
+    """Assert pages load the vendored scripts and site CSS, and no script or stylesheet from a CDN."""
+    root = built_site / PREFIXES[lang]
+    html = (root / "fit-tables" / "index.html").read_text(encoding="utf-8")
+    for asset in ("tablesort.min.js", "tablesort.number.min.js", "tablesort-init.js",
+                  "table-filter.js", "sizing.css"):
+        assert f"assets/{'javascripts' if asset.endswith('.js') else 'stylesheets'}/{asset}" in html
+        assert list(root.glob(f"assets/*/{asset}")), asset
+    assert _external_resources(html) == []
+
+
+def _external_resources(html: str) -> list[str]:
+    """Scripts, stylesheets, fonts and preconnects the page would fetch from another host."""
+    found = []
+    for tag in re.findall(r"<(?:script|link)\b[^>]*>", html):
+        if re.search(r"\brel=\"(canonical|alternate)\"", tag):
+            continue
+        url = re.search(r"\b(?:src|href)=\"([^\"]*)\"", tag)
+        if url and re.match(r"(https?:)?//", url.group(1)):
+            found.append(url.group(1))
+    return found
+
+
+SEARCH_INDEX = {"mkdocs": "search/search_index.json", "zensical": "search.json"}
+"""Each engine's search index (scripts/engines.py difference "search-index")."""
+
+
+def _search_config(built_site: Path, lang: str, engine: str = "mkdocs") -> dict:
+    """The search index header of one language."""
+    index = built_site / PREFIXES[lang] / SEARCH_INDEX[engine]
+    return json.loads(index.read_text(encoding="utf-8"))
+
+
+def test_chinese_search_is_segmented(built_site: Path, engine: str) -> None:
+    """Assert jieba split the Chinese text with U+200B and the separator splits on it (Zensical: the
+    index is for zh, which its search segments in the browser)."""
+    index = _search_config(built_site, "zh", engine)
+    if engine == "zensical":
+        assert index["config"]["lang"] == ["zh"]
+        return
+    assert "\\u200b" in index["config"]["separator"]
+    assert any("\u200b" in doc["text"] for doc in index["docs"])
+
+
+def test_russian_search_uses_russian_stemming(built_site: Path, engine: str) -> None:
+    """Assert the Russian index is built for Russian (and, with Material, English terms)."""
+    expected = ["ru"] if engine == "zensical" else ["ru", "en"]  # difference "search-lang"
+    assert _search_config(built_site, "ru", engine)["config"]["lang"] == expected
+
+
+def test_build_replaces_an_existing_site(run_docs, tmp_path: Path) -> None:  # noqa: ANN001
+    """Assert a successful build replaces the old site whole and leaves no work folder behind."""
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "stale.html").write_text("old", encoding="utf-8")
+    result = run_docs("build", "--site", str(site))
+    assert result.returncode == 0, result.stderr
+    assert not (site / "stale.html").exists()
+    assert (site / "zh" / "index.html").is_file()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
+
+
+def _snapshot(folder: Path) -> dict[str, bytes]:
+    """Every file under ``folder`` with its content."""
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
+def test_failed_build_leaves_the_site_untouched(run_docs, engine: str,  # noqa: ANN001
+                                                tmp_path: Path) -> None:
+    """Assert a page with an undefined macro fails the build (with either engine), shows why and keeps the
+    old site."""
+    repo = Path(shutil.copytree(ROOT, tmp_path / "repo", ignore=COPY_IGNORE))
+    broken = repo / "docs" / "ru" / "catalog.md"
+    broken.write_text(broken.read_text(encoding="utf-8") + "\n{{ sz_no_such_macro() }}\n", encoding="utf-8")
+    site = tmp_path / "published" / "site"
+    site.mkdir(parents=True)
+    (site / "index.html").write_text("<html lang=\"en\">previous site</html>", encoding="utf-8")
+    before = _snapshot(site)
+    result = run_docs("build", "--engine", engine, "--site", str(site), repo=repo)
+    assert result.returncode != 0
+    assert "sz_no_such_macro" in result.stderr and "left unchanged" in result.stderr
+    assert _snapshot(site) == before
+    assert sorted(p.name for p in site.parent.iterdir()) == ["site"]

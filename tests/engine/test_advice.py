@@ -1,0 +1,52 @@
+"""The nearest change for recommended rows that do not fit."""
+
+from __future__ import annotations
+
+from sizing.engine import kvcache as kv
+
+
+def test_shorter_context_is_suggested_when_the_pool_holds_at_least_4k(matrix):
+    rows = matrix[matrix["chosen"] & (matrix["change"] == "max-model-len")]
+    assert len(rows)
+    for _, row in rows.iterrows():
+        value = int(row["change_value"])
+        assert value % 1024 == 0 and 4096 <= value <= row["longest_context"] < row["max_model_len"]
+
+
+def test_fp8_kv_is_suggested_only_where_it_fits(matrix):
+    rows = matrix[matrix["chosen"] & (matrix["change"] == "kv-fp8")]
+    for _, row in rows.iterrows():
+        same = matrix[(matrix["checkpoint"] == row["checkpoint"]) & (matrix["precision"] == row["precision"])
+                      & (matrix["server"] == row["server"]) & (matrix["kv_cache_dtype"] == "fp8")]
+        assert row["kv_cache_dtype"] == "auto" and same["fits"].any()
+
+
+def test_a_smaller_checkpoint_is_one_that_fits_on_the_same_server(matrix):
+    rows = matrix[matrix["chosen"] & (matrix["change"] == "checkpoint")]
+    assert len(rows)
+    for _, row in rows.iterrows():
+        ckpt = row["change_value"].rsplit(" (", 1)[0]
+        other = matrix[(matrix["checkpoint"] == ckpt) & (matrix["server"] == row["server"])
+                       & (matrix["kv_cache_dtype"] == row["kv_cache_dtype"]) & matrix["fits"]]
+        assert len(other) and other["w_total"].max() < row["w_total"]
+
+
+def _room(row, gpus: int) -> float:
+    """Bytes left per GPU after weights split over ``gpus`` and one full request's KV cache."""
+    per_layer = kv.attention_bytes_per_token_layer(row["is_mla"], row["kv_heads"], row["head_dim"], row["mla_dim"],
+                                                   gpus, row["kv_bytes"])
+    request = int(per_layer) * (row["full_layers"] + row["sliding_layers"]) * row["max_model_len"]
+    fixed = row["activation_bytes"] + row["nontorch_bytes"] + row["cudagraph_bytes"]
+    return row["budget_bytes"] - fixed - row["w_total"] / gpus - request
+
+
+def test_more_gpus_is_the_smallest_power_of_two_that_holds_weights_and_one_request(matrix):
+    rows = matrix[matrix["chosen"] & (matrix["change"] == "more-gpus")]
+    assert len(rows)
+    for _, row in rows.head(200).iterrows():
+        gpus = int(row["change_value"])
+        assert gpus & (gpus - 1) == 0
+        if gpus <= 64:
+            assert _room(row, gpus) >= 0
+        if 1 < gpus <= 64:
+            assert _room(row, gpus // 2) < 0

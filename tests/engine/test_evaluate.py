@@ -1,0 +1,64 @@
+"""The full matrix: one row per combination, vectorised results equal single estimates."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from sizing.engine.estimate import Request, estimate_frame
+
+COMPARED = ["weights_bytes", "available_kv_bytes", "kv_bytes_per_token", "num_gpu_blocks", "kv_cache_tokens",
+            "max_concurrency", "fits"]
+
+
+def test_one_row_per_combination_and_plan(matrix, catalog):
+    keys = ["model", "checkpoint", "precision", "server", "kv_cache_dtype", "plan", "tp", "pp"]
+    assert not matrix.duplicated(keys).any()
+    assert set(matrix["model"]) == set(catalog.models)
+    assert set(matrix["server"]) == set(catalog.servers)
+    chosen = matrix[matrix["chosen"]].groupby(["model", "checkpoint", "precision", "server", "kv_cache_dtype"]).size()
+    assert (chosen == 1).all()
+
+
+def test_no_negative_or_nan_capacity(matrix):
+    for column in ("num_gpu_blocks", "kv_cache_tokens", "max_concurrency", "weights_bytes", "kv_bytes_per_token"):
+        values = matrix[column].to_numpy(dtype=float)
+        assert np.isfinite(values).all() and (values >= 0).all(), column
+
+
+@pytest.mark.parametrize("index", [0, 7, 101, 333, 777])
+def test_matrix_rows_equal_single_estimates(matrix, catalog, index):
+    row = matrix.iloc[index % len(matrix)]
+    req = Request(model=row["checkpoint"], server=row["server"], tensor_parallel_size=int(row["tp"]),
+                  pipeline_parallel_size=int(row["pp"]), data_parallel_size=int(row["dp"]),
+                  kv_cache_dtype=row["kv_cache_dtype"], max_model_len=int(row["max_model_len"]),
+                  quantization=row["precision"] if row["online_quantization"] else None)
+    single = estimate_frame(catalog, req).iloc[0]
+    for column in COMPARED:
+        assert single[column] == row[column], column
+
+
+def test_chosen_plan_prefers_data_parallel_when_one_gpu_holds_the_model(matrix):
+    rows = matrix[(matrix["checkpoint"] == "Qwen/Qwen3-14B-FP8") & (matrix["server"] == "gpu-rtx-pro")
+                  & (matrix["kv_cache_dtype"] == "fp8") & matrix["chosen"]]
+    assert rows["plan"].tolist() == ["dp"] and rows["dp"].tolist() == [2]
+    assert rows["reason"].tolist() == ["fits-one-gpu"]
+
+
+def test_non_fitting_rows_name_a_change(matrix):
+    misses = matrix[matrix["chosen"] & ~matrix["fits"]]
+    assert len(misses) and (misses["change"] != "").all()
+    assert set(misses["change"]) <= {"max-model-len", "kv-fp8", "checkpoint", "more-gpus"}
+
+
+def test_price_per_gb_of_the_two_offers(matrix):
+    price = matrix.drop_duplicates("server").set_index("server")["price_per_gb_month"]
+    assert price["gpu-l40s"] == pytest.approx(979 / 48) and round(price["gpu-l40s"], 2) == 20.40
+    assert price["gpu-rtx-pro"] == pytest.approx(2199 / 192) and round(price["gpu-rtx-pro"], 2) == 11.45
+
+
+def test_fp8_kv_doubles_gqa_tokens(matrix):
+    dense = matrix[(matrix["model"] == "Qwen/Qwen3-14B") & (matrix["plan"] == "dp")]
+    auto = dense[dense["kv_cache_dtype"] == "auto"].set_index(["checkpoint", "server"])["kv_bytes_per_token"]
+    fp8 = dense[dense["kv_cache_dtype"] == "fp8"].set_index(["checkpoint", "server"])["kv_bytes_per_token"]
+    assert (auto == 2 * fp8).all()

@@ -1,0 +1,63 @@
+"""import-config: catalog entries from real Hugging Face config.json files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from sizing.errors import UsageError
+from sizing.engine.importer import model_from_config, model_from_config_file
+
+DATA = Path(__file__).parents[1] / "data" / "hf_configs"
+
+
+def test_qwen3_14b_config(tmp_path):
+    model = model_from_config_file(DATA / "Qwen--Qwen3-14B.json", model_id="Qwen/Qwen3-14B")
+    assert (model.layers, model.kv_heads, model.head_dim, model.vocab_size) == (40, 8, 128, 151936)
+    assert model.total_params_b == pytest.approx(14.77, abs=0.01)
+    assert model.checkpoints[0].precision == "bf16"
+
+
+def test_fp8_quantization_config_keeps_lm_head(tmp_path):
+    model = model_from_config_file(DATA / "Qwen--Qwen3-32B-FP8.json", model_id="Qwen/Qwen3-32B-FP8")
+    ckpt = model.checkpoints[0]
+    assert ckpt.precision == "fp8" and {"embeddings", "lm_head"} <= set(ckpt.keeps_bf16)
+
+
+def test_deepseek_v3_mla_and_moe():
+    model = model_from_config_file(DATA / "deepseek-ai--DeepSeek-V3.json", model_id="deepseek-ai/DeepSeek-V3")
+    assert model.mla.kv_lora_rank + model.mla.qk_rope_head_dim == 576
+    assert (model.moe.experts, model.moe.dense_layers) == (256, 3)
+    assert model.total_params_b == pytest.approx(671, rel=0.01)
+
+
+def test_gpt_oss_sliding_layers_and_mxfp4():
+    model = model_from_config_file(DATA / "openai--gpt-oss-120b.json", model_id="openai/gpt-oss-120b")
+    assert (model.sliding_window.window, model.sliding_window.layers) == (128, 18)
+    assert model.checkpoints[0].precision == "mxfp4"
+    assert "attention" in model.checkpoints[0].keeps_bf16
+
+
+def test_multimodal_text_config_is_read():
+    model = model_from_config_file(DATA / "meta-llama--Llama-4-Scout-17B-16E-Instruct.json", model_id="x/scout")
+    assert (model.layers, model.hidden_size, model.moe.experts) == (48, 5120, 16)
+
+
+def test_missing_key_is_a_clear_error():
+    raw = json.loads((DATA / "Qwen--Qwen3-14B.json").read_text())
+    del raw["num_hidden_layers"]
+    with pytest.raises(UsageError, match="num_hidden_layers"):
+        model_from_config(raw, "Qwen/Qwen3-14B", "config.json")
+
+
+def test_cli_prints_a_loadable_entry(tmp_path):
+    from sizing.cli import main
+    import contextlib, io
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["import-config", str(DATA / "Qwen--Qwen3-30B-A3B.json"), "--id", "Qwen/Qwen3-30B-A3B"]) == 0
+    entry = yaml.safe_load(out.getvalue())
+    assert entry["Qwen/Qwen3-30B-A3B"]["moe"]["experts"] == 128

@@ -1,0 +1,41 @@
+"""KV-cache arithmetic: bytes per token, groups, blocks per request."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from sizing.engine import kvcache as kv
+
+
+def test_gqa_bytes_per_token_and_replication_past_kv_heads():
+    per_layer = kv.attention_bytes_per_token_layer(False, 8, 128, 0, np.array([1, 2, 4, 8, 16]), 2)
+    assert per_layer.tolist() == [4096, 2048, 1024, 512, 512]
+
+
+def test_mla_bytes_per_token_ignore_tp():
+    per_layer = kv.attention_bytes_per_token_layer(True, 128, 192, 576, np.array([1, 8]), 2)
+    assert per_layer.tolist() == [1152, 1152]
+
+
+def test_group_size_rule():
+    # gpt-oss-120b: 18 full + 18 sliding -> groups of 18; Gemma-3 27B: 10 full + 52 sliding -> 10
+    assert kv.group_size(np.array([18, 10, 62]), np.array([18, 52, 0]), np.array([0, 0, 0])).tolist() == [18, 10, 62]
+    # 12 full + 36 linear (Qwen3-Next): smallest bucket; 13 vs 11: largest (13 < 1.5 x 11)
+    assert kv.group_size(np.array([12, 13]), np.array([0, 11]), np.array([36, 0])).tolist() == [12, 13]
+
+
+def test_gpt_oss_120b_blocks_per_request_matches_the_reference_case():
+    # memory model c.3: 8,192 full blocks + cdiv(127 + 1024, 16) + 1 = 73 sliding blocks
+    needed = kv.blocks_per_request(131072, 16, 1, 1, 0, 128, 1024)
+    assert int(needed) == 8192 + 73
+
+
+def test_hybrid_block_size_covers_the_mamba_state():
+    state = kv.gdn_state_bytes(16, 32, 128, 128, 4, 1, 2)
+    assert int(state) == ((2 * 16 * 128 + 32 * 128) * 3 + 32 * 128 * 128) * 2
+    bs = kv.hybrid_block_size(16, state, 2048)
+    assert int(bs) * 2048 >= int(state) and int(bs) % 16 == 0
+
+
+def test_num_blocks_is_floor_and_never_negative():
+    assert kv.num_blocks(np.array([-5.0, 10.0, 9.99]), 5).tolist() == [0, 2, 1]

@@ -1,0 +1,35 @@
+"""Release lines of vLLM and their accounting rules."""
+
+from __future__ import annotations
+
+import pytest
+
+from sizing.errors import UsageError
+from sizing.engine.versions import rules_for
+
+
+@pytest.mark.parametrize(
+    ("version", "line", "block", "cudagraphs"),
+    [("0.6.4.post1", "V0 (≤ 0.7)", 16, False), ("0.9.2", "V1 0.8–0.9", 16, False),
+     ("0.10.1.1", "V1 0.10–0.19", 16, False), ("0.19.0", "V1 0.10–0.19", 16, False),
+     ("0.20.2", "V1 0.20–0.33", 16, True), ("0.34.0", "V1 ≥ 0.34", 64, True), ("1.0.0", "V1 ≥ 0.34", 64, True)],
+)
+def test_rules_for(version, line, block, cudagraphs):
+    rules = rules_for(version)
+    assert (rules.line, rules.block_size, rules.cudagraphs_budgeted) == (line, block, cudagraphs)
+
+
+def test_bad_version_is_a_usage_error():
+    with pytest.raises(UsageError, match="--vllm-version"):
+        rules_for("latest")
+
+
+def test_release_facts_live_in_versions() -> None:
+    """Assert the capture-size limit by SM and the MLA block sizes of the current line (vLLM 0.34)."""
+    from sizing.engine.versions import BATCH_DEFAULTS, max_capture_size, rules_for
+
+    assert [max_capture_size(sm) for sm in (0, 80, 89, 90, 100, 120)] == [512, 512, 512, 512, 1024, 512]
+    rules = rules_for("0.34.0")
+    assert (rules.mla_block_size_sm100, rules.mla_min_block_size_sm90, rules.extensible_activation_share) == \
+        (128, 64, 0.75)
+    assert (BATCH_DEFAULTS.big_gib, BATCH_DEFAULTS.large_gib, BATCH_DEFAULTS.small_tokens) == (160, 70, 2048)

@@ -1,0 +1,196 @@
+"""Tests for sizing.render.macros: the page macros' output, and one real mkdocs build of a page using them."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+import yaml
+
+from sizing.review import calibration
+from sizing.site import docs_macros
+from sizing.render import macros
+from sizing.site import context as site
+from sizing.catalog.loader import load_catalog
+from sizing.launch.commands import sglang_command, vllm_command
+from sizing.errors import UsageError
+from sizing.render.i18n import fmt_gib
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURE = ROOT / "tests" / "data" / "site_catalog"
+LANGS = ("en", "zh", "ru")
+HOSTILE = "Evil | <script>alert(1)</script> {{ 6 * 7 }}"
+
+
+def _ctx() -> site.SiteContext:
+    """The site context the macros are given (the test catalog, prepared and cached)."""
+    return site.active_context()
+
+
+@pytest.fixture(autouse=True)
+def test_catalog(monkeypatch: pytest.MonkeyPatch) -> site.SiteContext:
+    """Point the macros at the test catalog."""
+    monkeypatch.setenv(site.ENV_VAR, str(FIXTURE))
+    return site.active_context()
+
+
+def test_table_is_sortable_markdown(test_catalog: site.SiteContext) -> None:
+    """Assert sz_table wraps the table in the container tablesort-init.js looks for."""
+    out = macros.table("en", _ctx(), "price-per-gb")
+    assert out.startswith('\n<div class="sz-sortable" markdown>\n\n| Server |')
+    assert out.endswith("\n\n</div>\n")
+    with pytest.raises(UsageError, match="unknown table"):
+        macros.table("en", _ctx(), "nope")
+
+
+def test_fit_tables_have_a_filter_and_a_heading_per_server(test_catalog: site.SiteContext) -> None:
+    """Assert one H3 with the server's id per catalog server, all inside the filter's target."""
+    out = macros.fit_tables("zh", _ctx())
+    target = re.search(r'<input class="sz-filter"[^>]*data-target="([^"]+)"', out).group(1)
+    assert f'<div id="{target}" markdown>' in out
+    ids = re.findall(r"^### .+ \{ #(fit-[^ ]+) \}$", out, re.M)
+    assert ids == [f"fit-{s}" for s in test_catalog.catalog.servers]
+    assert out.count('<div class="sz-sortable" markdown>') == len(ids)
+    assert f"1 × NVIDIA L40S，每卡 {fmt_gib(test_catalog.catalog.gpus['l40s'].memory_mib * 2**20, 'zh')}" in out
+
+
+def test_value_formats_one_example_figure(test_catalog: site.SiteContext) -> None:
+    """Assert sz_value shows the example's numbers with units and the page language's separators."""
+    row = test_catalog.example("example-1")
+    assert macros.value("en", _ctx(), "example-1", "weights_gib") == fmt_gib(row["weights_bytes"], "en")
+    assert macros.value("ru", _ctx(), "example-1", "seq_32768") == str(int(row["sequences_32768"]))
+    assert macros.value("en", _ctx(), "example-1", "kv_kib_per_token") == "80\u00a0KiB"
+    assert macros.value("ru", _ctx(), "example-1", "decode_tps_ceiling").endswith("токена/с")
+
+
+def test_value_rejects_unknown_fields(test_catalog: site.SiteContext) -> None:
+    """Assert a misspelt field or an unpublished context is an error listing the fields."""
+    for field in ("weight_gib", "seq_1000"):
+        with pytest.raises(UsageError, match="weights_gib"):
+            macros.value("en", _ctx(), "example-1", field)
+
+
+def test_commands_are_fenced_and_language_neutral(test_catalog: site.SiteContext) -> None:
+    """Assert sz_command is the engine's command in a bash fence, identical in every language."""
+    row = test_catalog.example("example-2")
+    outputs = {macros.command(lang, _ctx(), "example-2") for lang in LANGS}
+    assert outputs == {f"\n```bash\n{vllm_command(row, test_catalog.catalog)}\n```\n"}
+    sglang = macros.command("en", _ctx(), "dh-671b-fp8-2n-8xh100", engine="sglang", node_rank=1)
+    assert sglang_command(test_catalog.example("dh-671b-fp8-2n-8xh100"), test_catalog.catalog, 1) in sglang
+    with pytest.raises(UsageError, match="engine"):
+        macros.command("en", _ctx(), "example-1", engine="tgi")
+
+
+def test_parallel_tabs_pair_vllm_and_sglang(test_catalog: site.SiteContext) -> None:
+    """Assert each example gets a new vLLM/SGLang tab set, multi-node SGLang one block per node."""
+    out = macros.parallel_tabs("en", _ctx(), ["dh-671b-fp8-8xh200", "dh-671b-fp8-2n-8xh100"])
+    assert out.count("/// tab | vLLM\n    new: true\n") == 2 and out.count("/// tab | SGLang\n") == 2
+    nodes = test_catalog.catalog.servers["ref-2n-8x-h100"].nodes
+    assert out.count("--node-rank") == nodes and "On node 1:" in out
+    assert macros.parallel_tabs("en", _ctx(), "example-1").count("/// tab |") == 2
+
+
+@pytest.mark.parametrize(("page_url", "prefix"), [(None, "../"), ("", ""), ("fit-tables/", "../"),
+                                                  ("guide/fit-tables/", "../../")])
+def test_download_links_are_relative_to_the_page(page_url: str | None, prefix: str) -> None:
+    """Assert the raw links reach the language root's downloads/ folder from the page."""
+    out = macros.downloads("en", site.active_context(), page_url)
+    assert re.findall(r'href="([^"]+)" download', out) == [f"{prefix}downloads/fits.csv",
+                                                            f"{prefix}downloads/fits.json"]
+
+
+def test_example_is_the_worked_table(test_catalog: site.SiteContext) -> None:
+    """Assert sz_example renders the example's steps with its checkpoint in the title."""
+    out = macros.example("ru", _ctx(), "example-1")
+    assert "**Qwen/Qwen3-14B-FP8 на GPU L40S: 1 GPU**" in out and "| Шаг | Расчёт | Результат |" in out
+
+
+def test_calibration_table_lists_every_check(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Assert the calibration table has a summary row per metric and a row per check (real catalog)."""
+    monkeypatch.delenv(site.ENV_VAR)
+    checks = calibration.results(load_catalog())
+    out = macros.calibration_table("en", site.calibrated_context())
+    rows = [line for line in out.splitlines() if line.startswith("| ") and not line.startswith("| Figure")]
+    metrics = {c.metric for c in checks}
+    assert len(rows) == len(metrics) + 1 + len(checks)
+    assert out.count('<div class="sz-sortable" markdown>') == 2
+
+
+def test_define_env_registers_the_site_macros() -> None:
+    """Assert every page macro is registered under its sz_ name."""
+    class Env:
+        conf = {"theme": {"language": "en"}}
+        names: list[str] = []
+
+        def macro(self, function, name=""):  # noqa: ANN001, ANN202 - stand-in for mkdocs-macros
+            self.names.append(name)
+
+    env = Env()
+    docs_macros.define_env(env)
+    assert {"sz_table", "sz_fit_tables", "sz_example", "sz_value", "sz_command", "sz_parallel_tabs",
+            "sz_downloads", "sz_calibration_table"} <= set(env.names)
+
+
+# --- a real build -----------------------------------------------------------------------------
+
+PAGE = """\
+# Page
+
+## Literal { #literal }
+
+{{ sz_literal() }}
+
+## Fit { #fit }
+
+{{ sz_fit_tables() }}
+
+## Commands { #commands }
+
+{{ sz_parallel_tabs(["example-1"]) }}
+"""
+
+
+def _mini_project(tmp: Path, catalog: Path) -> tuple[Path, dict[str, str]]:
+    """A one-page MkDocs project using the site's macros plus one returning Jinja syntax."""
+    (tmp / "docs").mkdir(parents=True)
+    (tmp / "docs" / "index.md").write_text(PAGE, encoding="utf-8")
+    (tmp / "literal_macros.py").write_text(textwrap.dedent("""\
+        from sizing.site.docs_macros import define_env as site_env
+
+        def define_env(env):
+            site_env(env)
+            env.macro(lambda: "{{ 6 * 7 }} {% if true %}yes{% endif %}", "sz_literal")
+        """), encoding="utf-8")
+    config = {"site_name": "mini", "docs_dir": "docs", "theme": {"name": "material", "language": "en"},
+              "markdown_extensions": ["attr_list", "md_in_html", "tables", "pymdownx.superfences",
+                                      {"pymdownx.blocks.tab": {"alternate_style": True}}],
+              "plugins": [{"macros": {"modules": ["literal_macros"], "on_error_fail": True,
+                                      "on_undefined": "strict"}}]}
+    (tmp / "mkdocs.yml").write_text(yaml.safe_dump(config), encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": f"{tmp}{os.pathsep}{ROOT}", site.ENV_VAR: str(catalog),
+           "NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true"}
+    return tmp, env
+
+
+def test_macro_output_is_not_rendered_again_and_catalog_text_stays_literal(tmp_path: Path) -> None:
+    """Assert mkdocs-macros leaves macro output alone and hostile catalog names reach HTML as text."""
+    catalog = Path(shutil.copytree(FIXTURE, tmp_path / "catalog"))
+    servers = yaml.safe_load((catalog / "servers.yaml").read_text(encoding="utf-8"))
+    servers["gpu-l40s"]["name"] = HOSTILE
+    (catalog / "servers.yaml").write_text(yaml.safe_dump(servers, allow_unicode=True), encoding="utf-8")
+    project, env = _mini_project(tmp_path / "project", catalog)
+    result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(project / "site")],
+                            cwd=project, env=env, capture_output=True, text=True, timeout=120, check=False)
+    assert result.returncode == 0, result.stderr
+    html = (project / "site" / "index.html").read_text(encoding="utf-8")
+    assert "{{ 6 * 7 }} {% if true %}yes{% endif %}" in html
+    assert "<script>alert" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert "{{ 6 * 7 }}" not in html.split('id="fit"')[1] and "&#123;&#123; 6 * 7 &#125;&#125;" in html
+    assert re.search(r'<h3 id="fit-gpu-l40s">Evil &#124; &lt;script&gt;', html)
+    assert 'class="tabbed-set' in html and ">SGLang</label>" in html

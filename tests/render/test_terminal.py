@@ -1,0 +1,21 @@
+"""sizing.render.terminal: text tables within a width, columns left out by priority and named."""
+
+from __future__ import annotations
+
+from sizing.render.terminal import text_table
+
+
+def test_a_table_fits_its_width_and_keeps_ids_whole():
+    advice = "a long piece of advice that may wrap"
+    rows = [[f"org/model-number-{i}", advice, f"{i * 1000:,}"] for i in range(5)]
+    text = text_table(["Id", "Advice", "Tokens"], rows, [False, False, True], width=60)
+    assert all(len(line) <= 60 for line in text.splitlines())
+    assert all(f"org/model-number-{i}" in text for i in range(5)) and "4,000" in text
+
+
+def test_columns_are_left_out_in_the_order_given_and_named():
+    headers = ["Id", *(f"Col{i}" for i in range(12))]
+    rows = [["model", *(f"{i:>8}" for i in range(12))]]
+    text = text_table(headers, rows, [False] + [True] * 12, width=50, drop_order=headers[1:])
+    assert all(len(line) <= 50 for line in text.splitlines())
+    assert "left out at this width: Col0" in " ".join(text.split())
