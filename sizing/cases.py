@@ -15,6 +15,7 @@ import pandas as pd
 from pandas.api.internals import create_dataframe_from_blocks
 
 from sizing.catalog import Catalog
+from sizing.profile_columns import profile_columns
 from sizing.schema import Checkpoint, Gpu, Model, PrecisionSpec, Server
 from sizing.units import MiB
 from sizing.weights import model_parts, part_bytes, weight_split
@@ -52,7 +53,7 @@ def model_columns(m: Model) -> dict[str, object]:
         "la_key_dim": la.key_head_dim if la else 0, "la_value_dim": la.value_head_dim if la else 0,
         "la_conv_kernel": la.conv_kernel if la else 1, "inter_per_token": inter,
         "max_context": m.max_context, "model_dtype_bytes": 2, "is_moe": moe is not None,
-        "active_share": _active_share(m),
+        "active_share": _active_share(m), **profile_columns(m),
     }
 
 
@@ -85,7 +86,7 @@ def gpu_columns(gpu_id: str, gpu: Gpu) -> dict[str, object]:
         "gpu": gpu_id, "total_bytes": gpu.memory_mib * MiB, "memory_gb": gpu.memory_gb,
         "bandwidth_gbs": gpu.bandwidth_gbs, "is_a100": "A100" in gpu.name, "hw_fp8": gpu.fp8, "hw_fp4": gpu.fp4,
         "arch_sm": sm_version(gpu), "max_capture_size": 1024 if sm_version(gpu) // 10 == 10 else 512,
-        "interconnect": gpu.interconnect.kind,
+        "interconnect": gpu.interconnect.kind, "nvswitch": "NVSwitch" in gpu.interconnect.generation,
     }
 
 

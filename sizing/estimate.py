@@ -47,6 +47,7 @@ class Request:
     quantization: str | None = None
     kv_cache_memory_bytes: int | None = None
     llm_class: bool = False
+    enable_expert_parallel: bool = False
 
 
 def find_model(cat: Catalog, name: str) -> tuple[str, Model, str | None]:
@@ -85,7 +86,7 @@ CUSTOM = {"server_kind": "custom", "price_monthly": float("nan"), "currency": ""
 def _custom_gpu(mib: int) -> dict[str, object]:
     return {"gpu": f"{mib} MiB", "total_bytes": mib * MiB, "memory_gb": float("nan"), "bandwidth_gbs": float("nan"),
             "is_a100": False, "hw_fp8": True, "hw_fp4": False, "arch_sm": 0, "max_capture_size": 512,
-            "interconnect": "pcie"}
+            "interconnect": "pcie", "nvswitch": False}
 
 
 def hardware(cat: Catalog, req: Request) -> dict[str, object]:
@@ -99,6 +100,8 @@ def hardware(cat: Catalog, req: Request) -> dict[str, object]:
         if req.gpu not in cat.gpus:
             raise UsageError(f"--gpu: unknown GPU {req.gpu!r}")
         cols = {**CUSTOM, "server": req.gpu, **gpu_columns(req.gpu, cat.gpus[req.gpu]), "gpus_per_node": 1, "nodes": 1}
+        if req.gpu_memory_mib:  # the GPU type's features with the total memory torch reported
+            cols["total_bytes"] = req.gpu_memory_mib * MiB
     elif req.gpu_memory_mib:
         cols = {**CUSTOM, "server": f"{req.gpu_memory_mib} MiB", **_custom_gpu(req.gpu_memory_mib),
                 "gpus_per_node": 1, "nodes": 1}
@@ -165,6 +168,7 @@ def estimate_frame(cat: Catalog, req: Request) -> pd.DataFrame:
     version = req.vllm_version or str(cat.assume("vllm_version"))
     rules = rules_for(version)
     frame = apply_settings(request_frame(cat, req), rules, knobs_of(cat, req))
+    frame["expert_parallel"] = req.enable_expert_parallel
     if frame.empty:
         raise UsageError("no valid parallel plan: TP must divide the attention and KV heads and the GPUs per node")
     if req.max_model_len and req.max_model_len > int(frame["max_context"].iloc[0]):
@@ -185,6 +189,7 @@ def memory_estimate(cat: Catalog, req: Request) -> pd.Series:
         raise UsageError("memory_estimate needs an explicit --tensor-parallel-size")
     rules = rules_for(req.vllm_version or str(cat.assume("vllm_version")))
     frame = apply_settings(request_frame(cat, req), rules, knobs_of(cat, req))
+    frame["expert_parallel"] = req.enable_expert_parallel
     return memory.compute(frame, rules, coefficients(cat)).iloc[0]
 
 

@@ -18,7 +18,7 @@ from sizing.advice import add_nearest_change
 from sizing.cases import (KV_BYTES, Knobs, group_ids, model_frame, per_group, plan_frame, repeat_frames,
                           server_frame)
 from sizing.catalog import Catalog
-from sizing.overhead import Coefficients, default_batch
+from sizing.overhead import Coefficients, default_batch, v0_batch
 from sizing.versions import Rules, rules_for
 
 KEY = ["model", "checkpoint", "precision", "server", "kv_cache_dtype"]
@@ -65,6 +65,8 @@ def apply_settings(df: pd.DataFrame, rules: Rules, knobs: Knobs) -> pd.DataFrame
     df["gpu_memory_utilization"] = knobs.gpu_memory_utilization
     df["max_model_len"] = np.minimum(df["max_context"], knobs.max_model_len or df["max_context"])
     tokens, seqs = default_batch(df["total_bytes"], df["is_a100"], llm_class=knobs.llm_class)
+    if rules.engine == "v0":
+        tokens, seqs = v0_batch(df["max_model_len"])
     df["max_num_batched_tokens"] = knobs.max_num_batched_tokens or tokens
     df["max_num_seqs"] = knobs.max_num_seqs or seqs
     df["kv_bytes"] = np.asarray(df["kv_cache_dtype"].map(KV_BYTES))

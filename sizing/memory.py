@@ -13,14 +13,26 @@ import pandas as pd
 
 from sizing import kvcache as kv
 from sizing import overhead as oh
+from sizing import weights as wt
 from sizing.units import GiB, MiB
 from sizing.versions import Rules
 
 
-def weights_per_gpu(df: pd.DataFrame) -> np.ndarray:
+def expert_padding(df: pd.DataFrame, rules: Rules) -> np.ndarray:
+    """Extra bytes per rank when the MoE kernels pad routed experts (MXFP4 only; see sizing.weights)."""
+    if "precision" not in df:
+        return np.zeros(len(df))
+    align_i, align_h = wt.mxfp4_alignment(df["arch_sm"], rules.minor)
+    split = np.where(df.get("expert_parallel", False), 1, df["tp"])
+    factor = wt.padded_expert_factor(df["moe_inter"], df["hidden_size"], split, align_i, align_h)
+    return np.where(df["precision"] == "mxfp4", df["w_experts"] / df["tp"] * (factor - 1), 0.0)
+
+
+def weights_per_gpu(df: pd.DataFrame, rules: Rules) -> np.ndarray:
     """Weight bytes on the fullest rank: sharded layers / TP + replicated layers, stage share, embeddings / TP."""
     stage_share = kv.stage_count(df["layers"], df["pp"]) / df["layers"]
-    layers = (df["w_layer_sharded"] / df["tp"] + df["w_layer_replicated"]) * stage_share
+    sharded = df["w_layer_sharded"] / df["tp"] + expert_padding(df, rules)
+    layers = (sharded + df["w_layer_replicated"]) * stage_share
     tied_copy = np.where(df["w_lm_head"] > 0, df["w_lm_head"], df["w_embeddings"])
     ends = np.where(df["pp"] > 1, np.maximum(df["w_embeddings"], tied_copy), df["w_embeddings"] + df["w_lm_head"])
     return (layers + ends / df["tp"]).to_numpy()
@@ -48,24 +60,64 @@ def add_kv_geometry(df: pd.DataFrame, rules: Rules) -> None:
     df["kv_groups"] = df["groups_full"] + df["groups_sliding"] + df["groups_linear"]
 
 
-def add_overheads(df: pd.DataFrame, rules: Rules, coef: oh.Coefficients) -> None:
-    """Weights, activation peak, non-torch and CUDA-graph memory per GPU, bytes."""
-    df["weights_bytes"] = weights_per_gpu(df)
-    tokens = df["max_num_batched_tokens"] if rules.chunked_prefill else np.maximum(df["max_model_len"],
-                                                                                   df["max_num_batched_tokens"])
-    df["profile_tokens"] = tokens
-    df["activation_bytes"] = oh.activation_peak(coef, tokens, df["hidden_size"], df["inter_per_token"] / df["tp"],
-                                                df["vocab_size"], df["max_num_seqs"])
-    df["nontorch_bytes"] = oh.nontorch(coef, df["tp"] * df["pp"])
+def profile_tokens(df: pd.DataFrame, rules: Rules) -> np.ndarray:
+    """Tokens of the profiled forward pass: max_num_batched_tokens (V0 without chunked prefill: ≥ max_model_len).
+
+    V0 turns chunked prefill on by itself above 32K tokens of context (:func:`sizing.overhead.v0_batch`).
+    """
+    mnbt = df["max_num_batched_tokens"].to_numpy()
+    if rules.chunked_prefill:
+        return mnbt
+    mml = df["max_model_len"].to_numpy()
+    return np.where(mml > oh.V0_LONG_CONTEXT, mnbt, np.maximum(mml, mnbt))
+
+
+def add_bases(df: pd.DataFrame, rules: Rules) -> None:
+    """The ``basis_<coefficient>`` columns of every fitted overhead term (bytes per unit coefficient)."""
+    tokens, tp = df["profile_tokens"], df["tp"]
+    df["basis_act_hidden_factor"] = oh.hidden_activation_basis(tokens, df["hidden_size"])
+    df["basis_act_mlp_factor"] = oh.dense_mlp_basis(tokens, df["dense_inter"] / tp)
+    world = tp * df["pp"]
+    nvls = (df["arch_sm"] >= 90) & df["nvswitch"].astype(bool)
+    for key, basis in oh.nontorch_basis(world, nvls).items():
+        df[f"basis_{key}"] = basis
     captures = oh.capture_sizes(df["max_num_seqs"], df["max_num_batched_tokens"], df["max_capture_size"])
     layers = kv.stage_count(df["layers"], df["pp"])
-    cudagraphs = oh.cudagraph_memory(coef, captures, layers, df["enforce_eager"])
+    df["basis_cudagraph_mib_per_capture_layer"] = oh.cudagraph_basis(captures, layers, df["enforce_eager"])
+
+
+def add_fixed_terms(df: pd.DataFrame, rules: Rules) -> None:
+    """Overhead terms whose shape the vLLM source fixes completely: MoE workspaces, MLA prefill, sampler."""
+    tokens, tp = df["profile_tokens"], df["tp"]
+    split = np.where(df.get("expert_parallel", False), 1, tp)
+    df["moe_workspace_bytes"] = oh.moe_workspace(tokens, df["moe_top_k"], df["moe_inter"], df["hidden_size"], split)
+    heads = np.maximum(df["attention_heads"] // tp, 1)
+    df["mla_prefill_bytes"] = oh.mla_prefill(tokens, heads, df["mla_nope_plus_v"], rules.engine == "v0")
+    df["sampler_bytes"] = oh.sampler_peak(df["max_num_seqs"], tokens, df["vocab_size"])
+
+
+def add_overheads(df: pd.DataFrame, rules: Rules, coef: oh.Coefficients) -> None:
+    """Weights, activation peak, non-torch and CUDA-graph memory per GPU, bytes."""
+    df["weights_bytes"] = weights_per_gpu(df, rules)
+    df["profile_tokens"] = profile_tokens(df, rules)
+    add_bases(df, rules)
+    add_fixed_terms(df, rules)
+    c = {name: getattr(coef, name) for name in oh.FITTED}
+    df["forward_bytes"] = (c["act_hidden_factor"] * df["basis_act_hidden_factor"]
+                           + c["act_mlp_factor"] * df["basis_act_mlp_factor"] + df["mla_prefill_bytes"])
+    df["activation_bytes"] = df["forward_bytes"] + df["sampler_bytes"] + df["moe_workspace_bytes"]
+    df["nontorch_bytes"] = sum(c[k] * df[f"basis_{k}"] for k in ("nontorch_mib", "nccl_mib", "nvls_mib"))
+    cudagraphs = c["cudagraph_mib_per_capture_layer"] * df["basis_cudagraph_mib_per_capture_layer"]
     df["cudagraph_bytes"] = cudagraphs if rules.cudagraphs_budgeted else 0.0
     df["cudagraph_after_bytes"] = 0.0 if rules.cudagraphs_budgeted else cudagraphs
 
 
 def add_budget(df: pd.DataFrame, rules: Rules, coef: oh.Coefficients) -> None:
-    """Budget, the printed 'Available KV cache memory', and the KV bytes blocks are cut from."""
+    """Budget, the printed 'Available KV cache memory' with its error band, and the KV bytes blocks are cut from.
+
+    ``kv_cache_bytes`` is the cautious end: the low end of the band, less what the release line
+    takes after the printed figure. With ``--kv-cache-memory-bytes`` there is no band.
+    """
     df["budget_bytes"] = np.ceil(df["gpu_memory_utilization"] * df["total_bytes"])
     non_kv = df["weights_bytes"] + df["activation_bytes"] + df["nontorch_bytes"]
     printed = df["budget_bytes"] - non_kv - (0 if rules.extensible_kv_cache else df["cudagraph_bytes"])
@@ -74,9 +126,13 @@ def add_budget(df: pd.DataFrame, rules: Rules, coef: oh.Coefficients) -> None:
         margin = np.maximum(coef.extensible_margin_gib * GiB, 0.75 * df["activation_bytes"])
         headroom = df["total_bytes"] - coef.cuda_context_mib * MiB - non_kv - df["cudagraph_bytes"] - margin
         effective = np.minimum(effective, headroom)
+    low, high = oh.kv_band(printed, coef)
     given = df["kv_cache_memory_bytes"] > 0
     df["available_kv_bytes"] = np.where(given, df["kv_cache_memory_bytes"], printed)
-    df["kv_cache_bytes"] = np.where(given, df["kv_cache_memory_bytes"], effective)
+    df["available_kv_low_bytes"] = np.where(given, df["kv_cache_memory_bytes"], low)
+    df["available_kv_high_bytes"] = np.where(given, df["kv_cache_memory_bytes"], high)
+    df["kv_cache_point_bytes"] = np.where(given, df["kv_cache_memory_bytes"], effective)
+    df["kv_cache_bytes"] = np.where(given, df["kv_cache_memory_bytes"], effective - (printed - low))
 
 
 def concurrency_at(df: pd.DataFrame, rules: Rules, context: np.ndarray | int) -> np.ndarray:
