@@ -211,6 +211,30 @@ def calibration_rows(checks: Iterable[calibration.Check], lang: str) -> list[str
             f"{fmt_percent(c.error, lang, 2)} | {t(lang, 'word_yes' if c.ok else 'word_no')} |" for c in checks]
 
 
+def _loo_row(label: str, stats: dict[str, float], lang: str) -> str:
+    cells = [fmt_percent(stats[k], lang, 2) for k in ("median", "loo_median", "loo_worst", "loo_signed_median")]
+    return f"| {escape_cell(label)} | {fmt_number(stats['cases'], lang)} | " + " | ".join(cells) + " |"
+
+
+def calibration_loo_table(lang: str) -> str:
+    """``{{ sz_calibration_loo_table() }}``: errors with each log left out, overall, per class and release line."""
+    ctx = active_context()
+    checks = list(calibration_checks(ctx))
+    overall = calibration.summary(checks)
+    rows = [_loo_row(t(lang, f"calib_group_{m}"), overall[m], lang) for m in ("available_kv", "weights")]
+    classes = calibration.group_summary(checks, "classes")
+    rows += [_loo_row(t(lang, f"calib_class_{k.replace('-', '_')}"), s, lang) for k, s in classes.items()]
+    lines = calibration.group_summary(checks, "line")
+    rows += [_loo_row(t(lang, "calib_line", line=k), s, lang) for k, s in lines.items()]
+    head = [t(lang, k) for k in ("col_loo_group", "col_cases", "col_in_sample_median", "col_loo_median",
+                                 "col_loo_worst", "col_loo_signed")]
+    coef = ctx.catalog.assumptions
+    low, high = (1 / (1 + float(coef[k].value)) - 1 for k in ("kv_band_optimistic", "kv_band_pessimistic"))
+    note = t(lang, "calib_band_note", low=fmt_percent(low, lang, 1), high=fmt_percent(high, lang, 1))
+    table = "\n".join(["| " + " | ".join(head) + " |", "|---|---:|---:|---:|---:|---:|", *rows])
+    return sortable(table) + "\n" + note + "\n"
+
+
 def calibration_table(lang: str) -> str:
     """``{{ sz_calibration_table() }}``: error per metric (median, worst), then every check."""
     checks = calibration_checks(active_context())

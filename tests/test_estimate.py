@@ -104,3 +104,17 @@ def test_a_local_config_json_is_served_from_its_folder(catalog, tmp_path):
     row = estimate(catalog, Request(model=str(folder / "config.json"), gpu="l40s", max_model_len=8192))
     assert row["checkpoint"] == str(folder)
     assert row["kv_bytes_per_token"] == 40 * 2 * 8 * 128 * 2
+
+
+def test_blocks_use_the_cautious_end_of_the_band_unless_kv_bytes_are_given(catalog):
+    from sizing.estimate import memory_estimate  # noqa: PLC0415
+
+    base = dict(model="Qwen/Qwen3-14B", gpu="h100-80gb", tensor_parallel_size=1, vllm_version="0.20.0",
+                max_model_len=32768)
+    row = memory_estimate(catalog, Request(**base))
+    band = catalog.assumptions
+    assert row["available_kv_low_bytes"] == pytest.approx(
+        row["available_kv_bytes"] / (1 + band["kv_band_optimistic"].value))
+    assert row["kv_cache_bytes"] == pytest.approx(row["available_kv_low_bytes"])
+    given = memory_estimate(catalog, Request(**base, kv_cache_memory_bytes=20 * GiB))
+    assert given["available_kv_low_bytes"] == given["available_kv_high_bytes"] == given["kv_cache_bytes"] == 20 * GiB
