@@ -1,6 +1,6 @@
 """Fit the residual overhead coefficients on real vLLM start-up logs and write the methodology numbers.
 
-    python scripts/calibrate.py            # fit, write catalog/assumptions.yaml values and calibration/results.*
+    python scripts/calibrate.py            # fit; write catalog/assumptions.yaml and calibration/results.*
     python scripts/calibrate.py --check    # exit 1 when the committed coefficients or results are stale
 
 The fit (sizing/calibration_fit.py) uses every reproducible log with an "Available KV cache
@@ -49,13 +49,16 @@ def pct(x: float) -> str:
 
 
 def case_table(checks: list[Check]) -> list[str]:
-    lines = ["| case | metric | logged | predicted | error | left-out error | within |", "|---|---|---|---|---|---|---|"]
+    lines = ["| case | metric | logged | predicted | error | left-out error | within |",
+             "|---|---|---|---|---|---|---|"]
     return lines + [f"| {c.case} | {c.metric} | {c.logged:.4g} | {c.predicted:.4g} | {pct(c.error)} | "
-                    f"{pct(c.loo_error) if c.loo is not None else '—'} | {'yes' if c.ok else 'NO'} |" for c in checks]
+                    f"{pct(c.loo_error) if c.loo is not None else '—'} | {'yes' if c.ok else 'NO'} |"
+                    for c in checks]
 
 
 def summary_table(stats: dict[str, dict[str, float]], first: str) -> list[str]:
-    lines = [f"| {first} | cases | median | worst | left-out median | left-out worst | left-out signed median |",
+    lines = [f"| {first} | cases | median | worst | left-out median | left-out worst | "
+             "left-out signed median |",
              "|---|---|---|---|---|---|---|"]
     return lines + [f"| {k} | {s['cases']} | {s['median']:.2%} | {s['worst']:.2%} | {s['loo_median']:.2%} | "
                     f"{s['loo_worst']:.2%} | {pct(s['loo_signed_median'])} |" for k, s in stats.items()]
@@ -67,7 +70,8 @@ def markdown(result: Run) -> str:
     lines = [BANNER, "", *case_table(checks), "", *summary_table(summary(checks), "metric"), "",
              "Available KV memory by architecture class:", "",
              *summary_table(group_summary(checks, "classes"), "class"), "",
-             "Available KV memory by vLLM release line:", "", *summary_table(group_summary(checks, "line"), "line"),
+             "Available KV memory by vLLM release line:", "",
+             *summary_table(group_summary(checks, "line"), "line"),
              "", "Logs not reproduced:", "", "| log | reason |", "|---|---|"]
     lines += [f"| {case} | {reason} |" for case, reason in result.skipped.items()]
     return "\n".join(lines) + "\n"

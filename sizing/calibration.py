@@ -24,7 +24,8 @@ from sizing.units import GiB, MiB
 
 ROOT = Path(__file__).resolve().parent.parent
 DIR = ROOT / "calibration"
-TOLERANCE = {"weights": 0.03, "available_kv": 0.10, "concurrency": 0.01, "tokens": 0.01, "tokens_min_rank": 0.02}
+TOLERANCE = {"weights": 0.03, "available_kv": 0.10, "concurrency": 0.01, "tokens": 0.01,
+             "tokens_min_rank": 0.02}
 
 
 @dataclass(frozen=True)
@@ -112,9 +113,9 @@ def _measure(log: dict[str, Any], row: Any, metric: str) -> tuple[float, float]:
 
 def classes_of(model: Model, spec: dict[str, Any]) -> tuple[str, ...]:
     """Architecture classes of a case: dense, MoE, MLA, sliding-window, hybrid, multimodal."""
-    found = [name for name, has in (("moe", model.moe), ("mla", model.mla), ("sliding-window", model.sliding_window),
-                                     ("hybrid", model.linear_attention), ("multimodal", spec.get("multimodal")))
-             if has]
+    flags = (("moe", model.moe), ("mla", model.mla), ("sliding-window", model.sliding_window),
+             ("hybrid", model.linear_attention), ("multimodal", spec.get("multimodal")))
+    found = [name for name, has in flags if has]
     return tuple(found) or ("dense",)
 
 
@@ -166,7 +167,7 @@ def _stats(errors: list[float], loo: list[float]) -> dict[str, float]:
 
 
 def summary(checks: list[Check]) -> dict[str, dict[str, float]]:
-    """Per metric: median and worst absolute relative error in sample and left out, and the signed LOO median."""
+    """Per metric: median and worst absolute relative error in sample and left out, signed LOO median."""
     by_metric: dict[str, list[Check]] = {}
     for check in checks:
         by_metric.setdefault(check.metric, []).append(check)
@@ -174,7 +175,7 @@ def summary(checks: list[Check]) -> dict[str, dict[str, float]]:
 
 
 def group_summary(checks: list[Check], key: str, metric: str = "available_kv") -> dict[str, dict[str, float]]:
-    """The :func:`summary` statistics of one metric per architecture class (``key="classes"``) or release line."""
+    """The :func:`summary` statistics of one metric per class (``key="classes"``) or per release line."""
     groups: dict[str, list[Check]] = {}
     for check in (c for c in checks if c.metric == metric):
         for name in (check.classes if key == "classes" else (check.line,)):

@@ -13,7 +13,9 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 import numpy as np
+import pandas as pd
 
+from sizing.memory import overhead_bases
 from sizing.overhead import FITTED
 
 BAND_QUANTILES = (0.1, 0.9)
@@ -38,7 +40,8 @@ def fit_case(case: str, logged_bytes: float, row: Mapping[str, Any], budgeted_gr
     """The :class:`FitCase` of an evaluated estimate ``row`` (see :func:`sizing.memory.compute`)."""
     fixed = float(row["sampler_bytes"]) + float(row["moe_workspace_bytes"]) + float(row["mla_prefill_bytes"])
     rest = float(row["budget_bytes"]) - float(row["weights_bytes"]) - fixed
-    basis = [float(row[f"basis_{name}"]) for name in FITTED]
+    bases = overhead_bases(pd.DataFrame([dict(row)]))
+    basis = [float(bases[name][0]) for name in FITTED]
     basis[FITTED.index("cudagraph_mib_per_capture_layer")] *= float(budgeted_graphs)
     return FitCase(case, logged_bytes, rest, tuple(basis))
 

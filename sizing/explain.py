@@ -105,8 +105,8 @@ def available_steps(row: Row, rules: Rules) -> list[Step]:
 
 def band_step(row: Row) -> Step:
     """"vLLM should report X (between L and H)": the leave-one-out error band; blocks use the low end."""
-    args = (("value", _q(row["available_kv_bytes"], "gib")), ("low", _q(row["available_kv_low_bytes"], "gib")),
-            ("high", _q(row["available_kv_high_bytes"], "gib")))
+    args = (("value", _q(row["available_kv_bytes"], "gib")),
+            ("low", _q(row["available_kv_low_bytes"], "gib")), ("high", _q(row["available_kv_high_bytes"], "gib")))
     return Step("available_kv_band", "step_available_band", (_q(row["available_kv_low_bytes"], "gib"),),
                 label_args=args)
 

@@ -212,12 +212,13 @@ def calibration_rows(checks: Iterable[calibration.Check], lang: str) -> list[str
 
 
 def _loo_row(label: str, stats: dict[str, float], lang: str) -> str:
-    cells = [fmt_percent(stats[k], lang, 2) for k in ("median", "loo_median", "loo_worst", "loo_signed_median")]
+    keys = ("median", "loo_median", "loo_worst", "loo_signed_median")
+    cells = [fmt_percent(stats[k], lang, 2) for k in keys]
     return f"| {escape_cell(label)} | {fmt_number(stats['cases'], lang)} | " + " | ".join(cells) + " |"
 
 
 def calibration_loo_table(lang: str) -> str:
-    """``{{ sz_calibration_loo_table() }}``: errors with each log left out, overall, per class and release line."""
+    """``{{ sz_calibration_loo_table() }}``: errors with each log left out, overall, per class and release."""
     ctx = active_context()
     checks = list(calibration_checks(ctx))
     overall = calibration.summary(checks)

@@ -18,14 +18,20 @@ from sizing.units import GiB, MiB
 from sizing.versions import Rules
 
 
+def _col(df: pd.DataFrame, name: str) -> np.ndarray:
+    return df[name].to_numpy()
+
+
 def expert_padding(df: pd.DataFrame, rules: Rules) -> np.ndarray:
     """Extra bytes per rank when the MoE kernels pad routed experts (MXFP4 only; see sizing.weights)."""
-    if "precision" not in df:
+    mask = (df["precision"] == "mxfp4").to_numpy(bool) if "precision" in df else np.zeros(len(df), bool)
+    if not mask.any():
         return np.zeros(len(df))
-    align_i, align_h = wt.mxfp4_alignment(df["arch_sm"], rules.minor)
-    split = np.where(df.get("expert_parallel", False), 1, df["tp"])
-    factor = wt.padded_expert_factor(df["moe_inter"], df["hidden_size"], split, align_i, align_h)
-    return np.where(df["precision"] == "mxfp4", df["w_experts"] / df["tp"] * (factor - 1), 0.0)
+    tp = _col(df, "tp")
+    align_i, align_h = wt.mxfp4_alignment(_col(df, "arch_sm"), rules.minor)
+    split = np.where(df["expert_parallel"].to_numpy(bool), 1, tp) if "expert_parallel" in df else tp
+    factor = wt.padded_expert_factor(_col(df, "moe_inter"), _col(df, "hidden_size"), split, align_i, align_h)
+    return np.where(mask, _col(df, "w_experts") / tp * (factor - 1), 0.0)
 
 
 def weights_per_gpu(df: pd.DataFrame, rules: Rules) -> np.ndarray:
@@ -61,7 +67,7 @@ def add_kv_geometry(df: pd.DataFrame, rules: Rules) -> None:
 
 
 def profile_tokens(df: pd.DataFrame, rules: Rules) -> np.ndarray:
-    """Tokens of the profiled forward pass: max_num_batched_tokens (V0 without chunked prefill: ≥ max_model_len).
+    """Tokens of the profiled forward pass: max_num_batched_tokens (V0 without chunked prefill: ≥ context).
 
     V0 turns chunked prefill on by itself above 32K tokens of context (:func:`sizing.overhead.v0_batch`).
     """
@@ -72,48 +78,50 @@ def profile_tokens(df: pd.DataFrame, rules: Rules) -> np.ndarray:
     return np.where(mml > oh.V0_LONG_CONTEXT, mnbt, np.maximum(mml, mnbt))
 
 
-def add_bases(df: pd.DataFrame, rules: Rules) -> None:
-    """The ``basis_<coefficient>`` columns of every fitted overhead term (bytes per unit coefficient)."""
-    tokens, tp = df["profile_tokens"], df["tp"]
-    df["basis_act_hidden_factor"] = oh.hidden_activation_basis(tokens, df["hidden_size"])
-    df["basis_act_mlp_factor"] = oh.dense_mlp_basis(tokens, df["dense_inter"] / tp)
-    world = tp * df["pp"]
-    nvls = (df["arch_sm"] >= 90) & df["nvswitch"].astype(bool)
-    for key, basis in oh.nontorch_basis(world, nvls).items():
-        df[f"basis_{key}"] = basis
-    captures = oh.capture_sizes(df["max_num_seqs"], df["max_num_batched_tokens"], df["max_capture_size"])
-    layers = kv.stage_count(df["layers"], df["pp"])
-    df["basis_cudagraph_mib_per_capture_layer"] = oh.cudagraph_basis(captures, layers, df["enforce_eager"])
+def overhead_bases(df: pd.DataFrame) -> dict[str, np.ndarray]:
+    """The basis of every fitted overhead term, by coefficient name (bytes per unit of coefficient).
+
+    Needs ``profile_tokens``; calibration fits against these, :func:`add_overheads` multiplies them.
+    """
+    tokens, tp = _col(df, "profile_tokens"), _col(df, "tp")
+    bases = {"act_hidden_factor": oh.hidden_activation_basis(tokens, _col(df, "hidden_size")),
+             "act_mlp_factor": oh.dense_mlp_basis(tokens, _col(df, "dense_inter") / tp)}
+    nvls = (_col(df, "arch_sm") >= 90) & _col(df, "nvswitch").astype(bool)
+    bases.update(oh.nontorch_basis(tp * _col(df, "pp"), nvls))
+    captures = oh.capture_sizes(_col(df, "max_num_seqs"), _col(df, "max_num_batched_tokens"),
+                                _col(df, "max_capture_size"))
+    layers = kv.stage_count(_col(df, "layers"), _col(df, "pp"))
+    bases["cudagraph_mib_per_capture_layer"] = oh.cudagraph_basis(captures, layers, _col(df, "enforce_eager"))
+    return bases
 
 
 def add_fixed_terms(df: pd.DataFrame, rules: Rules) -> None:
     """Overhead terms whose shape the vLLM source fixes completely: MoE workspaces, MLA prefill, sampler."""
-    tokens, tp = df["profile_tokens"], df["tp"]
-    split = np.where(df.get("expert_parallel", False), 1, tp)
-    df["moe_workspace_bytes"] = oh.moe_workspace(tokens, df["moe_top_k"], df["moe_inter"], df["hidden_size"], split)
-    heads = np.maximum(df["attention_heads"] // tp, 1)
-    df["mla_prefill_bytes"] = oh.mla_prefill(tokens, heads, df["mla_nope_plus_v"], rules.engine == "v0")
-    df["sampler_bytes"] = oh.sampler_peak(df["max_num_seqs"], tokens, df["vocab_size"])
+    tokens, tp = _col(df, "profile_tokens"), _col(df, "tp")
+    split = np.where(df["expert_parallel"].to_numpy(bool), 1, tp) if "expert_parallel" in df else tp
+    df["moe_workspace_bytes"] = oh.moe_workspace(tokens, _col(df, "moe_top_k"), _col(df, "moe_inter"),
+                                                 _col(df, "hidden_size"), split)
+    heads = np.maximum(_col(df, "attention_heads") // tp, 1)
+    df["mla_prefill_bytes"] = oh.mla_prefill(tokens, heads, _col(df, "mla_nope_plus_v"), rules.engine == "v0")
+    df["sampler_bytes"] = oh.sampler_peak(_col(df, "max_num_seqs"), tokens, _col(df, "vocab_size"))
 
 
 def add_overheads(df: pd.DataFrame, rules: Rules, coef: oh.Coefficients) -> None:
     """Weights, activation peak, non-torch and CUDA-graph memory per GPU, bytes."""
     df["weights_bytes"] = weights_per_gpu(df, rules)
     df["profile_tokens"] = profile_tokens(df, rules)
-    add_bases(df, rules)
     add_fixed_terms(df, rules)
-    c = {name: getattr(coef, name) for name in oh.FITTED}
-    df["forward_bytes"] = (c["act_hidden_factor"] * df["basis_act_hidden_factor"]
-                           + c["act_mlp_factor"] * df["basis_act_mlp_factor"] + df["mla_prefill_bytes"])
-    df["activation_bytes"] = df["forward_bytes"] + df["sampler_bytes"] + df["moe_workspace_bytes"]
-    df["nontorch_bytes"] = sum(c[k] * df[f"basis_{k}"] for k in ("nontorch_mib", "nccl_mib", "nvls_mib"))
-    cudagraphs = c["cudagraph_mib_per_capture_layer"] * df["basis_cudagraph_mib_per_capture_layer"]
+    term = {name: getattr(coef, name) * basis for name, basis in overhead_bases(df).items()}
+    forward = term["act_hidden_factor"] + term["act_mlp_factor"] + _col(df, "mla_prefill_bytes")
+    df["activation_bytes"] = forward + _col(df, "sampler_bytes") + _col(df, "moe_workspace_bytes")
+    df["nontorch_bytes"] = term["nontorch_mib"] + term["nccl_mib"] + term["nvls_mib"]
+    cudagraphs = term["cudagraph_mib_per_capture_layer"]
     df["cudagraph_bytes"] = cudagraphs if rules.cudagraphs_budgeted else 0.0
     df["cudagraph_after_bytes"] = 0.0 if rules.cudagraphs_budgeted else cudagraphs
 
 
 def add_budget(df: pd.DataFrame, rules: Rules, coef: oh.Coefficients) -> None:
-    """Budget, the printed 'Available KV cache memory' with its error band, and the KV bytes blocks are cut from.
+    """Budget, the printed 'Available KV cache memory' with its band, and the KV bytes blocks are cut from.
 
     ``kv_cache_bytes`` is the cautious end: the low end of the band, less what the release line
     takes after the printed figure. With ``--kv-cache-memory-bytes`` there is no band.

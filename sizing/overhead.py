@@ -12,8 +12,8 @@ The profile run's charge (``determine_available_memory``) is::
     forward peak (max_num_batched_tokens tokens) + sampler dummy run (max_num_seqs rows × vocab)
     + persistent fused-MoE workspaces + non-torch growth (+ CUDA graphs from 0.20 on)
 
-A term is linear in its coefficient, so each is computed as ``coefficient × basis``; the basis
-columns (see :data:`FITTED`) are what the calibration fits against.
+A term is linear in its coefficient, so each is computed as ``coefficient × basis``; the bases
+(:func:`sizing.memory.overhead_bases`, one per name in :data:`FITTED`) are what the calibration fits.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ V0_LONG_CONTEXT = 32768
 """Above this max_model_len the V0 OpenAI server enables chunked prefill by default (``use_long_context``)."""
 FITTED = ("act_hidden_factor", "act_mlp_factor", "nontorch_mib", "nccl_mib", "nvls_mib",
           "cudagraph_mib_per_capture_layer")
-"""The residual coefficients ``scripts/calibrate.py`` fits; each multiplies one ``basis_<name>`` column."""
+"""The residual coefficients ``scripts/calibrate.py`` fits; each multiplies one basis of its term."""
 
 
 @dataclass(frozen=True)
@@ -149,7 +149,8 @@ def mla_prefill(tokens: np.ndarray, heads_per_rank: np.ndarray, nope_plus_v: np.
     """
     if not attention_profiled:
         return np.zeros(np.shape(tokens))
-    return np.asarray(tokens, dtype=np.float64) * np.asarray(heads_per_rank) * np.asarray(nope_plus_v) * ACT_BYTES
+    width = np.asarray(heads_per_rank) * np.asarray(nope_plus_v)
+    return np.asarray(tokens, dtype=np.float64) * width * ACT_BYTES
 
 
 def sampler_peak(max_num_seqs: np.ndarray, tokens: np.ndarray, vocab: np.ndarray) -> np.ndarray:
@@ -176,7 +177,8 @@ def nontorch_basis(world: np.ndarray, nvls: np.ndarray) -> dict[str, np.ndarray]
     or newer NVSwitch nodes (``nvls_mib``).
     """
     multi = np.asarray(world) > 1
-    return {"nontorch_mib": np.full(np.shape(world), float(MiB)), "nccl_mib": np.where(multi, float(MiB), 0.0),
+    return {"nontorch_mib": np.full(np.shape(world), float(MiB)),
+            "nccl_mib": np.where(multi, float(MiB), 0.0),
             "nvls_mib": np.where(multi & np.asarray(nvls, dtype=bool), float(MiB), 0.0)}
 
 

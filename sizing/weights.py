@@ -117,9 +117,9 @@ def mxfp4_alignment(arch_sm: np.ndarray, minor: int) -> tuple[np.ndarray, np.nda
     """(intermediate, hidden) alignment of the MXFP4 MoE backend vLLM picks on each GPU row."""
     sm = np.asarray(arch_sm)
     hopper_triton = (sm >= 90) & (sm < 100) & (minor >= 12)
-    align_i = np.where(sm >= 100, MXFP4_FLASHINFER[0], np.where(hopper_triton, MXFP4_TRITON[0], MXFP4_MARLIN[0]))
-    align_h = np.where(sm >= 100, MXFP4_FLASHINFER[1], np.where(hopper_triton, MXFP4_TRITON[1], MXFP4_MARLIN[1]))
-    return align_i, align_h
+    picks = [np.where(sm >= 100, fi, np.where(hopper_triton, tr, ma))
+             for fi, tr, ma in zip(MXFP4_FLASHINFER, MXFP4_TRITON, MXFP4_MARLIN)]
+    return picks[0], picks[1]
 
 
 def padded_expert_factor(inter: np.ndarray, hidden: np.ndarray, split: np.ndarray,

@@ -1,4 +1,4 @@
-"""Our estimates against real vLLM start-up logs, in sample and left out; prints the error table (pytest -s)."""
+"""Our estimates against real vLLM start-up logs, in sample and left out (pytest -s prints the table)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ import pytest
 
 from sizing.calibration import load, run
 
-GATE = {"available_kv": {"median": 0.03, "worst": 0.10, "signed": 0.015}, "weights": {"median": 0.01, "worst": 0.03}}
+GATE = {"available_kv": {"median": 0.03, "worst": 0.10, "signed": 0.015},
+        "weights": {"median": 0.01, "worst": 0.03}}
 """Issue 9's acceptance bounds on the leave-one-out errors of every reproduced log."""
 
 
@@ -19,7 +20,8 @@ def result(catalog):
     found = run(catalog)
     print("\ncase | metric | logged | predicted | error | left out")
     for c in found.checks:
-        print(f"{c.case} | {c.metric} | {c.logged:.4g} | {c.predicted:.4g} | {c.error:+.2%} | {c.loo_error:+.2%}")
+        print(f"{c.case} | {c.metric} | {c.logged:.4g} | {c.predicted:.4g} | {c.error:+.2%} | "
+              f"{c.loo_error:+.2%}")
     return found
 
 
@@ -36,8 +38,9 @@ def test_every_log_is_either_reproduced_or_explained():
 
 
 def test_every_check_is_within_its_tolerance(result, outliers):
+    named = {case: set(o["bounds"]) for case, o in outliers.items()}
     failing = [f"{c.case}:{c.metric} logged {c.logged} predicted {c.predicted:.4g} ({c.error:+.2%})"
-               for c in result.checks if not c.ok and c.metric not in outliers.get(c.case, {}).get("bounds", {})]
+               for c in result.checks if not c.ok and c.metric not in named.get(c.case, set())]
     assert not failing, "\n".join(failing)
 
 
@@ -82,7 +85,8 @@ def test_committed_coefficients_and_methodology_numbers_are_up_to_date(result, c
     spec = importlib.util.spec_from_file_location("calibrate", script)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    assert module.with_values(module.ASSUMPTIONS.read_text(encoding="utf-8"), module.fitted_values(result)) \
-        == module.ASSUMPTIONS.read_text(encoding="utf-8"), "coefficients are stale: run python scripts/calibrate.py"
+    committed = module.ASSUMPTIONS.read_text(encoding="utf-8")
+    assert module.with_values(committed, module.fitted_values(result)) == committed, \
+        "coefficients are stale: run python scripts/calibrate.py"
     for path, text in module.outputs(result).items():
         assert path.read_text(encoding="utf-8") == text, f"{path} is stale: run python scripts/calibrate.py"

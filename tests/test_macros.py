@@ -188,8 +188,8 @@ def test_macro_output_is_not_rendered_again_and_catalog_text_stays_literal(tmp_p
     assert 'class="tabbed-set' in html and ">SGLang</label>" in html
 
 
-def test_calibration_loo_table_shows_left_out_errors_per_group_and_the_band(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Assert the leave-one-out table has the overall rows, a row per class and release line, and the band note."""
+def test_calibration_loo_table_has_left_out_errors_and_the_band(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Assert the leave-one-out table: overall rows, a row per class and release line, the band note."""
     monkeypatch.delenv(site.ENV_VAR)
     checks = calibration.results(load_catalog())
     out = macros.calibration_loo_table("en")

@@ -21,18 +21,18 @@ def test_hidden_activation_is_one_bf16_hidden_vector_per_token():
 def test_moe_workspace_follows_the_triton_experts_shapes():
     # DeepSeek-R1 at TP 8: M = 8192, top-8, N = 2048 / 8 = 256, K = 7168:
     # workspace13 8192 x 8 x max(512, 7168) + workspace2 8192 x 8 x 256 + output 8192 x 7168, 2 B each.
-    got = oh.moe_workspace(np.array([8192]), np.array([8]), np.array([2048]), np.array([7168]), np.array([8]))[0]
+    got = oh.moe_workspace(*map(np.array, ([8192], [8], [2048], [7168], [8])))[0]
     assert got == (8192 * 8 * 7168 + 8192 * 8 * 256 + 8192 * 7168) * 2
 
 
 def test_moe_workspace_with_expert_parallelism_uses_whole_experts_and_is_chunked():
     # MiniMax-M2.5 with EP: N = 1536 (not / TP), K = 3072; 65536 tokens are chunked to 32768.
-    got = oh.moe_workspace(np.array([65536]), np.array([8]), np.array([1536]), np.array([3072]), np.array([1]))[0]
+    got = oh.moe_workspace(*map(np.array, ([65536], [8], [1536], [3072], [1])))[0]
     assert got == 32768 * (8 * (max(2 * 1536, 3072) + 1536) + 3072) * 2
 
 
 def test_dense_models_have_no_moe_workspace():
-    assert oh.moe_workspace(np.array([8192]), np.array([0]), np.array([0]), np.array([4096]), np.array([1]))[0] == 0
+    assert oh.moe_workspace(*map(np.array, ([8192], [0], [0], [4096], [1])))[0] == 0
 
 
 def test_mla_prefill_decompresses_heads_per_rank_only_where_attention_is_profiled():

@@ -13,8 +13,9 @@ def test_dense_model_columns(catalog):
 def test_moe_mla_model_uses_its_dense_layers_and_latent_widths(catalog):
     m = catalog.models["deepseek-ai/DeepSeek-V3"]
     cols = profile_columns(m)
-    assert cols["dense_inter"] == max(m.intermediate_size, m.moe.shared_experts * m.moe.shared_intermediate_size)
-    assert cols["moe_top_k"] == m.moe.experts_per_token and cols["moe_inter"] == m.moe.expert_intermediate_size
+    shared = m.moe.shared_experts * m.moe.shared_intermediate_size
+    assert cols["dense_inter"] == max(m.intermediate_size, shared)
+    assert (cols["moe_top_k"], cols["moe_inter"]) == (m.moe.experts_per_token, m.moe.expert_intermediate_size)
     assert cols["mla_nope_plus_v"] == m.mla.qk_nope_head_dim + m.mla.v_head_dim
 
 

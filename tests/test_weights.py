@@ -73,7 +73,8 @@ def test_gpt_oss_120b_weights_per_rank_grow_with_tp_padding(catalog):
     from sizing.estimate import Request, memory_estimate  # noqa: PLC0415
 
     def weights(tp: int, gpu: str, version: str) -> float:
-        req = Request(model="openai/gpt-oss-120b", gpu=gpu, gpus=tp, tensor_parallel_size=tp, vllm_version=version)
+        req = Request(model="openai/gpt-oss-120b", gpu=gpu, gpus=tp, tensor_parallel_size=tp,
+                      vllm_version=version)
         return float(memory_estimate(catalog, req)["weights_bytes"])
 
     model = catalog.models["openai/gpt-oss-120b"]
@@ -90,8 +91,8 @@ def test_gpt_oss_120b_weights_per_rank_grow_with_tp_padding(catalog):
 
 def test_int4_group32_moe_checkpoint_keeps_everything_but_routed_experts_in_bf16(catalog):
     model = catalog.models["moonshotai/Kimi-K2-Instruct"]
-    ckpt = Checkpoint(id="moonshotai/Kimi-K2-Thinking", precision="int4-ct-g32",
-                      keeps_bf16=["embeddings", "lm_head", "router", "attention", "shared_experts", "dense_mlp"])
+    keeps = ["embeddings", "lm_head", "router", "attention", "shared_experts", "dense_mlp"]
+    ckpt = Checkpoint(id="moonshotai/Kimi-K2-Thinking", precision="int4-ct-g32", keeps_bf16=keeps)
     spec = catalog.precisions["int4-ct-g32"]
     assert spec.bytes_per_param == (4 + 16 / 32) / 8
     experts = 3 * 7168 * 2048 * 384 * (61 - 1)
@@ -109,4 +110,5 @@ def test_online_fp8_halves_the_linear_layers_only(catalog):
     ends = model.vocab_size * model.hidden_size * (1 if model.tie_embeddings else 2)
     norms = (2 * model.layers + 1) * model.hidden_size
     linear = total_params(model) - ends - norms
-    assert split.total == pytest.approx(linear * catalog.precisions["fp8"].bytes_per_param + (ends + norms) * 2)
+    fp8 = catalog.precisions["fp8"].bytes_per_param
+    assert split.total == pytest.approx(linear * fp8 + (ends + norms) * 2)
