@@ -55,6 +55,7 @@ def test_estimate_json_has_the_documented_fields(capsys):
                 "max_concurrency", "fits", "vllm_command"):
         assert key in data
     assert data["kv_bytes_per_token"] == 81920 and 14.8 <= data["weights_gib"] <= 15.7
+    assert data["available_kv_gib_low"] < data["available_kv_gib"] < data["available_kv_gib_high"]
 
 
 def test_short_flags_and_gpu_memory_mib(capsys):

@@ -181,8 +181,6 @@ class PrecisionSpec(Strict):
     needs_hw: Literal["fp8", "fp4"] | None = None
     vllm_quantization: Text | None = Field(None, description="--quantization value for online quantization")
     online_from: Precision | None = None
-    expert_pad: PosInt | None = Field(
-        None, description="vLLM's MoE kernels for this format pad each expert's intermediate size to this multiple")
 
     @property
     def bytes_per_param(self) -> float:

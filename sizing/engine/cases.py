@@ -16,6 +16,7 @@ from pandas.api.internals import create_dataframe_from_blocks
 
 from sizing.catalog.loader import Catalog
 from sizing.catalog.schema import Checkpoint, Gpu, Model, PrecisionSpec, Server
+from sizing.engine.profile_columns import profile_columns
 from sizing.units import MiB
 from sizing.engine.versions import max_capture_size
 from sizing.engine.weights import model_parts, part_bytes, weight_split
@@ -51,6 +52,7 @@ def model_columns(m: Model) -> dict[str, object]:
         "la_conv_kernel": la.conv_kernel if la else 1, "inter_per_token": inter,
         "max_context": m.max_context, "model_dtype_bytes": 2, "is_moe": moe is not None,
         "active_share": _active_share(m), "expert_intermediate": moe.expert_intermediate_size if moe else 0,
+        **profile_columns(m),
     }
 
 
@@ -83,7 +85,7 @@ def gpu_columns(gpu_id: str, gpu: Gpu) -> dict[str, object]:
         "gpu": gpu_id, "total_bytes": gpu.memory_mib * MiB, "memory_gb": gpu.memory_gb,
         "bandwidth_gbs": gpu.bandwidth_gbs, "is_a100": "A100" in gpu.name, "hw_fp8": gpu.fp8, "hw_fp4": gpu.fp4,
         "arch_sm": sm_version(gpu), "max_capture_size": max_capture_size(sm_version(gpu)),
-        "interconnect": gpu.interconnect.kind,
+        "interconnect": gpu.interconnect.kind, "nvswitch": "NVSwitch" in gpu.interconnect.generation,
     }
 
 

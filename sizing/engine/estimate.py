@@ -57,6 +57,7 @@ class Request:
     dtype: str = "auto"
     host: str | None = None
     port: int | None = None
+    enable_expert_parallel: bool = False
 
 
 def _config_path(name: str) -> Path | None:
@@ -120,7 +121,7 @@ CUSTOM = {"server_kind": "custom", "price_monthly": float("nan"), "currency": ""
 def _custom_gpu(mib: int) -> dict[str, object]:
     return {"gpu": f"{mib} MiB", "total_bytes": mib * MiB, "memory_gb": float("nan"), "bandwidth_gbs": float("nan"),
             "is_a100": False, "hw_fp8": True, "hw_fp4": False, "arch_sm": 0, "max_capture_size": max_capture_size(0),
-            "interconnect": "pcie"}
+            "interconnect": "pcie", "nvswitch": False}
 
 
 def hardware(cat: Catalog, req: Request) -> dict[str, object]:
@@ -132,6 +133,8 @@ def hardware(cat: Catalog, req: Request) -> dict[str, object]:
     elif req.gpu:
         gid = ids.resolve("--gpu", req.gpu, cat.gpus, "GPU")
         cols = {**CUSTOM, "server": gid, **gpu_columns(gid, cat.gpus[gid]), "gpus_per_node": 1, "nodes": 1}
+        if req.gpu_memory_mib:  # the GPU type's features with the total memory torch reported
+            cols["total_bytes"] = req.gpu_memory_mib * MiB
     elif req.gpu_memory_mib:
         cols = {**CUSTOM, "server": f"{req.gpu_memory_mib} MiB", **_custom_gpu(req.gpu_memory_mib),
                 "gpus_per_node": 1, "nodes": 1}
@@ -210,6 +213,7 @@ def estimate_frame(cat: Catalog, req: Request) -> pd.DataFrame:
     version = req.vllm_version or str(cat.assume("vllm_version"))
     rules = rules_for(version)
     frame = apply_settings(request_frame(cat, req), rules, knobs_of(cat, req))
+    frame["expert_parallel"] = req.enable_expert_parallel
     if frame.empty:
         raise UsageError("no valid parallel plan: TP must divide the attention and KV heads and the GPUs per node")
     if req.max_model_len and req.max_model_len > int(frame["max_context"].iloc[0]):
@@ -230,6 +234,7 @@ def memory_estimate(cat: Catalog, req: Request) -> pd.Series:
         raise UsageError("memory_estimate needs an explicit --tensor-parallel-size")
     rules = rules_for(req.vllm_version or str(cat.assume("vllm_version")))
     frame = apply_settings(request_frame(cat, req), rules, knobs_of(cat, req))
+    frame["expert_parallel"] = req.enable_expert_parallel
     return memory.compute(frame, rules, coefficients(cat)).iloc[0]
 
 

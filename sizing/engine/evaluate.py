@@ -20,7 +20,7 @@ from sizing.engine.cases import (Knobs, group_ids, model_frame, per_group, plan_
                           server_frame)
 from sizing.catalog.loader import Catalog
 from sizing.kvdtypes import KV_CACHE_DTYPE_BYTES
-from sizing.engine.overhead import Coefficients, default_batch
+from sizing.engine.overhead import Coefficients, default_batch, v0_batch
 from sizing.engine.versions import Rules, rules_for
 
 KEY = ["model", "checkpoint", "precision", "server", "kv_cache_dtype"]
@@ -64,6 +64,8 @@ def apply_settings(df: pd.DataFrame, rules: Rules, knobs: Knobs) -> pd.DataFrame
     df["gpu_memory_utilization"] = knobs.gpu_memory_utilization
     df["max_model_len"] = np.minimum(df["max_context"], knobs.max_model_len or df["max_context"])
     tokens, seqs = default_batch(df["total_bytes"], df["is_a100"], llm_class=knobs.llm_class)
+    if rules.engine == "v0":
+        tokens, seqs = v0_batch(df["max_model_len"])
     df["max_num_batched_tokens"] = knobs.max_num_batched_tokens or tokens
     df["max_num_seqs"] = knobs.max_num_seqs or seqs
     df["kv_bytes"] = np.asarray(df["kv_cache_dtype"].map(KV_CACHE_DTYPE_BYTES))

@@ -120,6 +120,16 @@ def _excluded(qc: dict[str, Any]) -> list[str]:
     return sorted(keeps | {"embeddings", "lm_head"})
 
 
+def compressed_tensors_precision(groups: dict[str, Any]) -> str:
+    """fp8, int4 with symmetric group-32 bf16 scales (Kimi-K2.5-style experts), else group-128 int4."""
+    if "float" in json.dumps(groups):
+        return "fp8"
+    weights = next(iter(groups.values()), {}).get("weights", {}) if groups else {}
+    if weights.get("num_bits") == 4 and weights.get("group_size") == 32 and weights.get("symmetric", True):
+        return "int4-ct-g32"
+    return "int4-gptq"
+
+
 def precision_of(qc: dict[str, Any] | None) -> str:
     """The catalog precision id of a ``quantization_config`` (bf16 when there is none)."""
     if not qc:
@@ -133,7 +143,7 @@ def precision_of(qc: dict[str, Any] | None) -> str:
     if method == "modelopt":
         return "nvfp4" if "FP4" in algo else "fp8"
     if method == "compressed-tensors":
-        return "fp8" if "float" in json.dumps(qc.get("config_groups", {})) else "int4-gptq"
+        return compressed_tensors_precision(qc.get("config_groups", {}))
     raise UsageError(f"quantization_config: unsupported quant_method {method!r}")
 
 

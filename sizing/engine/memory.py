@@ -13,14 +13,32 @@ import pandas as pd
 
 from sizing.engine import kvcache as kv
 from sizing.engine import overhead as oh
+from sizing.engine import weights as wt
 from sizing.units import GiB, MiB
 from sizing.engine.versions import Rules
 
 
-def weights_per_gpu(df: pd.DataFrame) -> np.ndarray:
+def _col(df: pd.DataFrame, name: str) -> np.ndarray:
+    return df[name].to_numpy()
+
+
+def expert_padding(df: pd.DataFrame, rules: Rules) -> np.ndarray:
+    """Extra bytes per rank when the MoE kernels pad routed experts (MXFP4 only; see sizing.engine.weights)."""
+    mask = (df["precision"] == "mxfp4").to_numpy(bool) if "precision" in df else np.zeros(len(df), bool)
+    if not mask.any():
+        return np.zeros(len(df))
+    tp = _col(df, "tp")
+    align_i, align_h = wt.mxfp4_alignment(_col(df, "arch_sm"), rules.minor)
+    split = np.where(df["expert_parallel"].to_numpy(bool), 1, tp) if "expert_parallel" in df else tp
+    factor = wt.padded_expert_factor(_col(df, "moe_inter"), _col(df, "hidden_size"), split, align_i, align_h)
+    return np.where(mask, _col(df, "w_experts") / tp * (factor - 1), 0.0)
+
+
+def weights_per_gpu(df: pd.DataFrame, rules: Rules) -> np.ndarray:
     """Weight bytes on the fullest rank: sharded layers / TP + replicated layers, stage share, embeddings / TP."""
     stage_share = kv.stage_count(df["layers"], df["pp"]) / df["layers"]
-    layers = (df["w_layer_sharded"] / df["tp"] + df["w_layer_replicated"]) * stage_share
+    sharded = df["w_layer_sharded"] / df["tp"] + expert_padding(df, rules)
+    layers = (sharded + df["w_layer_replicated"]) * stage_share
     tied_copy = np.where(df["w_lm_head"] > 0, df["w_lm_head"], df["w_embeddings"])
     ends = np.where(df["pp"] > 1, np.maximum(df["w_embeddings"], tied_copy), df["w_embeddings"] + df["w_lm_head"])
     return (layers + ends / df["tp"]).to_numpy()
@@ -48,24 +66,66 @@ def add_kv_geometry(df: pd.DataFrame, rules: Rules) -> None:
     df["kv_groups"] = df["groups_full"] + df["groups_sliding"] + df["groups_linear"]
 
 
+def profile_tokens(df: pd.DataFrame, rules: Rules) -> np.ndarray:
+    """Tokens of the profiled forward pass: max_num_batched_tokens (V0 without chunked prefill: ≥ context).
+
+    V0 turns chunked prefill on by itself above 32K tokens of context (:func:`sizing.engine.overhead.v0_batch`).
+    """
+    mnbt = df["max_num_batched_tokens"].to_numpy()
+    if rules.chunked_prefill:
+        return mnbt
+    mml = df["max_model_len"].to_numpy()
+    return np.where(mml > oh.V0_LONG_CONTEXT, mnbt, np.maximum(mml, mnbt))
+
+
+def overhead_bases(df: pd.DataFrame) -> dict[str, np.ndarray]:
+    """The basis of every fitted overhead term, by coefficient name (bytes per unit of coefficient).
+
+    Needs ``profile_tokens``; calibration fits against these, :func:`add_overheads` multiplies them.
+    """
+    tokens, tp = _col(df, "profile_tokens"), _col(df, "tp")
+    bases = {"act_hidden_factor": oh.hidden_activation_basis(tokens, _col(df, "hidden_size")),
+             "act_mlp_factor": oh.dense_mlp_basis(tokens, _col(df, "dense_inter") / tp)}
+    nvls = (_col(df, "arch_sm") >= 90) & _col(df, "nvswitch").astype(bool)
+    bases.update(oh.nontorch_basis(tp * _col(df, "pp"), nvls))
+    captures = oh.capture_sizes(_col(df, "max_num_seqs"), _col(df, "max_num_batched_tokens"),
+                                _col(df, "max_capture_size"))
+    layers = kv.stage_count(_col(df, "layers"), _col(df, "pp"))
+    bases["cudagraph_mib_per_capture_layer"] = oh.cudagraph_basis(captures, layers, _col(df, "enforce_eager"))
+    return bases
+
+
+def add_fixed_terms(df: pd.DataFrame, rules: Rules) -> None:
+    """Overhead terms whose shape the vLLM source fixes completely: MoE workspaces, MLA prefill, sampler."""
+    tokens, tp = _col(df, "profile_tokens"), _col(df, "tp")
+    split = np.where(df["expert_parallel"].to_numpy(bool), 1, tp) if "expert_parallel" in df else tp
+    df["moe_workspace_bytes"] = oh.moe_workspace(tokens, _col(df, "moe_top_k"), _col(df, "moe_inter"),
+                                                 _col(df, "hidden_size"), split)
+    heads = np.maximum(_col(df, "attention_heads") // tp, 1)
+    df["mla_prefill_bytes"] = oh.mla_prefill(tokens, heads, _col(df, "mla_nope_plus_v"), rules.engine == "v0")
+    df["sampler_bytes"] = oh.sampler_peak(_col(df, "max_num_seqs"), tokens, _col(df, "vocab_size"))
+
+
 def add_overheads(df: pd.DataFrame, rules: Rules, coef: oh.Coefficients) -> None:
     """Weights, activation peak, non-torch and CUDA-graph memory per GPU, bytes."""
-    df["weights_bytes"] = weights_per_gpu(df)
-    tokens = df["max_num_batched_tokens"] if rules.chunked_prefill else np.maximum(df["max_model_len"],
-                                                                                   df["max_num_batched_tokens"])
-    df["profile_tokens"] = tokens
-    df["activation_bytes"] = oh.activation_peak(coef, tokens, df["hidden_size"], df["inter_per_token"] / df["tp"],
-                                                df["vocab_size"], df["max_num_seqs"])
-    df["nontorch_bytes"] = oh.nontorch(coef, df["tp"] * df["pp"])
-    captures = oh.capture_sizes(df["max_num_seqs"], df["max_num_batched_tokens"], df["max_capture_size"])
-    layers = kv.stage_count(df["layers"], df["pp"])
-    cudagraphs = oh.cudagraph_memory(coef, captures, layers, df["enforce_eager"])
+    df["weights_bytes"] = weights_per_gpu(df, rules)
+    df["profile_tokens"] = profile_tokens(df, rules)
+    add_fixed_terms(df, rules)
+    term = {name: getattr(coef, name) * basis for name, basis in overhead_bases(df).items()}
+    forward = term["act_hidden_factor"] + term["act_mlp_factor"] + _col(df, "mla_prefill_bytes")
+    df["activation_bytes"] = forward + _col(df, "sampler_bytes") + _col(df, "moe_workspace_bytes")
+    df["nontorch_bytes"] = term["nontorch_mib"] + term["nccl_mib"] + term["nvls_mib"]
+    cudagraphs = term["cudagraph_mib_per_capture_layer"]
     df["cudagraph_bytes"] = cudagraphs if rules.cudagraphs_budgeted else 0.0
     df["cudagraph_after_bytes"] = 0.0 if rules.cudagraphs_budgeted else cudagraphs
 
 
 def add_budget(df: pd.DataFrame, rules: Rules, coef: oh.Coefficients) -> None:
-    """Budget, the printed 'Available KV cache memory', and the KV bytes blocks are cut from."""
+    """Budget, the printed 'Available KV cache memory' with its band, and the KV bytes blocks are cut from.
+
+    ``kv_cache_bytes`` is the cautious end: the low end of the band, less what the release line
+    takes after the printed figure. With ``--kv-cache-memory-bytes`` there is no band.
+    """
     df["budget_bytes"] = np.ceil(df["gpu_memory_utilization"] * df["total_bytes"])
     non_kv = df["weights_bytes"] + df["activation_bytes"] + df["nontorch_bytes"]
     printed = df["budget_bytes"] - non_kv - (0 if rules.extensible_kv_cache else df["cudagraph_bytes"])
@@ -74,9 +134,13 @@ def add_budget(df: pd.DataFrame, rules: Rules, coef: oh.Coefficients) -> None:
         margin = np.maximum(coef.extensible_margin_gib * GiB, rules.extensible_activation_share * df["activation_bytes"])
         headroom = df["total_bytes"] - coef.cuda_context_mib * MiB - non_kv - df["cudagraph_bytes"] - margin
         effective = np.minimum(effective, headroom)
+    low, high = oh.kv_band(printed, coef)
     given = df["kv_cache_memory_bytes"] > 0
     df["available_kv_bytes"] = np.where(given, df["kv_cache_memory_bytes"], printed)
-    df["kv_cache_bytes"] = np.where(given, df["kv_cache_memory_bytes"], effective)
+    df["available_kv_low_bytes"] = np.where(given, df["kv_cache_memory_bytes"], low)
+    df["available_kv_high_bytes"] = np.where(given, df["kv_cache_memory_bytes"], high)
+    df["kv_cache_point_bytes"] = np.where(given, df["kv_cache_memory_bytes"], effective)
+    df["kv_cache_bytes"] = np.where(given, df["kv_cache_memory_bytes"], effective - (printed - low))
 
 
 def concurrency_at(df: pd.DataFrame, rules: Rules, context: np.ndarray | int) -> np.ndarray:

@@ -7,7 +7,7 @@ Source: ``shared/reference/vllm-memory-model.md`` §0.1, (a), (b.4), (f). Each r
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from sizing.errors import UsageError
@@ -42,10 +42,11 @@ class Rules:
     mla_block_size_sm100: int = 128
     mla_min_block_size_sm90: int = 64
     extensible_activation_share: float = 0.75
+    minor: int = 0
 
 
 RULES: dict[str, Rules] = {
-    "v0": Rules("V0 (≤ 0.7)", "v0", 16, 0.90, False, False, False, "blocks", "tokens"),
+    "v0": Rules("V0 0.6.4–0.7", "v0", 16, 0.90, False, False, False, "blocks", "tokens"),
     "v1-early": Rules("V1 0.8–0.9", "v1", 16, 0.90, False, False, True, "blocks", "tokens"),
     "v1-hybrid": Rules("V1 0.10–0.19", "v1", 16, 0.90, False, False, True, "groups", "requests"),
     "v1-cudagraph": Rules("V1 0.20–0.33", "v1", 16, 0.92, True, False, True, "concurrency", "requests"),
@@ -92,12 +93,28 @@ def parse_version(version: str) -> tuple[int, int]:
     return int(match[1]), int(match[2])
 
 
-def rules_for(version: str) -> Rules:
-    """The accounting rules of the release line that ``version`` belongs to."""
+OLDEST, NEWEST = (0, 6, 4), (0, 34)
+"""The releases modelled: from 0.6.4 (PR #9352's profiler) to the current line."""
+
+
+def refusal(version: str) -> str | None:
+    """One line saying why ``version`` is not modelled, or None when it is."""
     major, minor = parse_version(version)
-    if major > 0:
-        return RULES["v1-extensible"]
-    for upper, key in _BOUNDS:
-        if minor < upper:
-            return RULES[key]
-    return RULES["v1-extensible"]
+    patch = re.match(r"\d+\.\d+\.(\d+)", version.strip())
+    if (major, minor, int(patch[1]) if patch else 0) < OLDEST:
+        return (f"--vllm-version {version}: releases before 0.6.4 profiled memory without the non-torch "
+                "term (PR #9352) and are not modelled; use 0.6.4 or newer")
+    if (major, minor) > NEWEST:
+        return (f"--vllm-version {version}: newer than the newest release line modelled "
+                f"({NEWEST[0]}.{NEWEST[1]}); its memory accounting is unknown")
+    return None
+
+
+def rules_for(version: str) -> Rules:
+    """The accounting rules of the release line that ``version`` belongs to (UsageError if not modelled)."""
+    reason = refusal(version)
+    if reason:
+        raise UsageError(reason)
+    major, minor = parse_version(version)
+    key = next((key for upper, key in _BOUNDS if minor < upper), "v1-extensible")
+    return replace(RULES[key], minor=minor)

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from sizing.catalog.schema import Checkpoint, Model, PrecisionSpec
 
 BF16_BYTES = 2
@@ -100,20 +102,45 @@ def _keeps(ckpt: Checkpoint, part: str) -> bool:
     return family in ckpt.keeps_bf16
 
 
-def expert_pad_factor(m: Model, spec: PrecisionSpec) -> float:
-    """Growth of routed-expert weights when vLLM pads the expert intermediate size (1.0 if it does not)."""
-    if m.moe is None or spec.expert_pad is None:
-        return 1.0
-    size = m.moe.expert_intermediate_size
-    return -(-size // spec.expert_pad) * spec.expert_pad / size
+MXFP4_MARLIN, MXFP4_TRITON, MXFP4_FLASHINFER = (128, 256), (256, 1), (256, 256)
+"""(intermediate-per-rank, hidden) alignments of vLLM's MXFP4 MoE backends.
+
+Source: ``vllm/model_executor/layers/quantization/mxfp4.py`` ``Mxfp4MoEMethod.create_weights``:
+Marlin (Ampere/Ada, and Hopper up to 0.11) rounds the per-partition intermediate size to 128 and
+the hidden size to 256; FlashInfer TRT-LLM on Blackwell rounds both to 256; the Triton-kernels
+path on Hopper from 0.12 pads the per-partition intermediate size only (to 256 in the 0.14 log
+``gpt-oss-120b-h100-tp1-weights-v0141``, whose 64.38 GiB the Marlin shape would overshoot).
+"""
+
+
+def mxfp4_alignment(arch_sm: np.ndarray, minor: int) -> tuple[np.ndarray, np.ndarray]:
+    """(intermediate, hidden) alignment of the MXFP4 MoE backend vLLM picks on each GPU row."""
+    sm = np.asarray(arch_sm)
+    hopper_triton = (sm >= 90) & (sm < 100) & (minor >= 12)
+    picks = [np.where(sm >= 100, fi, np.where(hopper_triton, tr, ma))
+             for fi, tr, ma in zip(MXFP4_FLASHINFER, MXFP4_TRITON, MXFP4_MARLIN)]
+    return picks[0], picks[1]
+
+
+def padded_expert_factor(inter: np.ndarray, hidden: np.ndarray, split: np.ndarray,
+                         align_i: np.ndarray, align_h: np.ndarray) -> np.ndarray:
+    """Growth of each rank's routed-expert bytes when vLLM pads ``inter / split`` and ``hidden``.
+
+    ``split`` is the tensor-parallel size (1 with expert parallelism, where each rank holds whole
+    experts). Every expert matrix is ``intermediate × hidden``, so the factor is the padded area
+    over the real one.
+    """
+    part = np.asarray(inter, dtype=np.float64) / np.asarray(split)
+    h = np.asarray(hidden, dtype=np.float64)
+    padded = np.ceil(part / align_i) * align_i * (np.ceil(h / align_h) * align_h)
+    return np.where(part > 0, padded / np.maximum(part * h, 1), 1.0)
 
 
 def part_bytes(part: Part, ckpt: Checkpoint, spec: PrecisionSpec, m: Model) -> float:
     """Bytes of ``part`` of model ``m`` in checkpoint ``ckpt`` (precision ``spec``), all layers, all ranks."""
     if not part.quantisable or _keeps(ckpt, part.name):
         return part.params * BF16_BYTES
-    padding = expert_pad_factor(m, spec) if part.name == "experts" else 1.0
-    return part.params * spec.bytes_per_param * padding
+    return part.params * spec.bytes_per_param
 
 
 @dataclass(frozen=True)

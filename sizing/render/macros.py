@@ -228,6 +228,30 @@ def calibration_error(check: calibration.Check, lang: str) -> str:
     return fmt_percent(check.error, lang, 2)
 
 
+def _loo_row(label: str, stats: dict[str, float], lang: str) -> str:
+    keys = ("median", "loo_median", "loo_worst", "loo_signed_median")
+    cells = [fmt_percent(stats[k], lang, 2) for k in keys]
+    return f"| {escape_cell(label)} | {fmt_number(stats['cases'], lang)} | " + " | ".join(cells) + " |"
+
+
+def calibration_loo_table(lang: str, ctx: SiteContext) -> str:
+    """``{{ sz_calibration_loo_table() }}``: errors with each log left out, overall, per class and release."""
+    overall, groups = ctx.calibration_summary, ctx.calibration_groups
+    rows = [_loo_row(t(lang, f"calib_group_{m}"), overall[m], lang) for m in ("available_kv", "weights")
+            if m in overall]
+    classes = groups.get("classes", {})
+    rows += [_loo_row(t(lang, f"calib_class_{k.replace('-', '_')}"), s, lang) for k, s in classes.items()]
+    lines = groups.get("line", {})
+    rows += [_loo_row(t(lang, "calib_line", line=k), s, lang) for k, s in lines.items()]
+    head = [t(lang, k) for k in ("col_loo_group", "col_cases", "col_in_sample_median", "col_loo_median",
+                                 "col_loo_worst", "col_loo_signed")]
+    coef = ctx.catalog.assumptions
+    low, high = (1 / (1 + float(coef[k].value)) - 1 for k in ("kv_band_optimistic", "kv_band_pessimistic"))
+    note = t(lang, "calib_band_note", low=fmt_percent(low, lang, 1), high=fmt_percent(high, lang, 1))
+    table = "\n".join(["| " + " | ".join(head) + " |", "|---|---:|---:|---:|---:|---:|", *rows])
+    return sortable(table) + "\n" + note + "\n"
+
+
 def calibration_table(lang: str, ctx: SiteContext) -> str:
     """``{{ sz_calibration_table() }}``: error per metric (median, worst), then every check.
 

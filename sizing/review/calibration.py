@@ -9,29 +9,37 @@ to compare). :func:`results` runs every case through :func:`sizing.engine.estima
 from __future__ import annotations
 
 import statistics
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from sizing.review.calibration_fit import FitCase, fit_case, leave_one_out
 from sizing.catalog.loader import Catalog
-from sizing.engine.estimate import Request, memory_estimate
+from sizing.engine.estimate import Request, find_model, memory_estimate
+from sizing.catalog.schema import Model
+from sizing.engine.versions import rules_for
 from sizing.units import GiB, MiB
 
-DIR = Path(__file__).resolve().parents[2] / "calibration"
-TOLERANCE = {"weights": 0.03, "available_kv": 0.05, "concurrency": 0.01, "tokens": 0.01, "tokens_min_rank": 0.02}
+ROOT = Path(__file__).resolve().parents[2]
+DIR = ROOT / "calibration"
+TOLERANCE = {"weights": 0.03, "available_kv": 0.10, "concurrency": 0.01, "tokens": 0.01,
+             "tokens_min_rank": 0.02}
 
 
 @dataclass(frozen=True)
 class Check:
-    """One compared figure: logged vs predicted, relative error, and whether it is within tolerance."""
+    """One compared figure: logged vs predicted (in sample and, where a coefficient is fitted, left out)."""
 
     case: str
     metric: str
     logged: float
     predicted: float
     tolerance: float
+    loo: float | None = None
+    classes: tuple[str, ...] = ()
+    line: str = ""
 
     @property
     def error(self) -> float:
@@ -39,6 +47,13 @@ class Check:
         if self.metric.startswith("no_fit"):
             return 0.0 if self.predicted == self.logged else 1.0
         return (self.predicted - self.logged) / abs(self.logged)
+
+    @property
+    def loo_error(self) -> float:
+        """The leave-one-out relative error (the in-sample one where nothing fitted depends on the case)."""
+        if self.loo is None:
+            return self.error
+        return (self.loo - self.logged) / abs(self.logged)
 
     @property
     def ok(self) -> bool:
@@ -54,21 +69,22 @@ def load(directory: Path = DIR) -> tuple[dict[str, dict[str, Any]], dict[str, An
 
 def request(log: dict[str, Any], spec: dict[str, Any], kv_bytes: int | None = None) -> Request:
     """The estimate request that reproduces ``log`` under ``spec`` (optionally with the logged KV bytes)."""
-    total = float(spec["total_gib"])
+    mib = spec.get("total_mib") or round(float(spec["total_gib"]) * GiB / MiB)
     kv_dtype = log.get("kv_cache_dtype") or "auto"
+    model = str(ROOT / spec["model"]) if spec["model"].endswith(".json") else spec["model"]
     return Request(
-        model=spec["model"], gpu_memory_mib=round(total * GiB / MiB), vllm_version=spec["version"],
+        model=model, gpu=spec.get("gpu"), gpu_memory_mib=int(mib), vllm_version=spec["version"],
         tensor_parallel_size=log.get("tp") or spec.get("tp") or 1, pipeline_parallel_size=log.get("pp") or 1,
         gpu_memory_utilization=log.get("gpu_memory_utilization") or _default_gmu(spec["version"]),
         max_model_len=log.get("max_model_len") or spec.get("max_model_len"),
         kv_cache_dtype="auto" if kv_dtype in ("auto", None) else kv_dtype,
         max_num_batched_tokens=spec.get("max_num_batched_tokens"), max_num_seqs=spec.get("max_num_seqs"),
-        enforce_eager=bool(spec.get("enforce_eager")),
+        enforce_eager=bool(spec.get("enforce_eager")), block_size=spec.get("block_size"),
+        enable_expert_parallel=bool(spec.get("enable_expert_parallel")),
         kv_cache_memory_bytes=kv_bytes, llm_class=spec.get("entrypoint") == "llm")
 
 
 def _default_gmu(version: str) -> float:
-    from sizing.engine.versions import rules_for  # noqa: PLC0415 - tiny helper
     return rules_for(version).default_gmu
 
 
@@ -95,22 +111,75 @@ def _measure(log: dict[str, Any], row: Any, metric: str) -> tuple[float, float]:
     return 0.0, 0.0 if not bool(row["fits"]) else 1.0
 
 
+def classes_of(model: Model, spec: dict[str, Any]) -> tuple[str, ...]:
+    """Architecture classes of a case: dense, MoE, MLA, sliding-window, hybrid, multimodal."""
+    flags = (("moe", model.moe), ("mla", model.mla), ("sliding-window", model.sliding_window),
+             ("hybrid", model.linear_attention), ("multimodal", spec.get("multimodal")))
+    found = [name for name, has in flags if has]
+    return tuple(found) or ("dense",)
+
+
+@dataclass(frozen=True)
+class Run:
+    """Every check of every reproducible case, the fit inputs, and the cases left out with their reasons."""
+
+    checks: list[Check]
+    fit_cases: list[FitCase]
+    skipped: dict[str, str]
+
+
+def _case_checks(case_id: str, log: dict[str, Any], case: dict[str, Any], cat: Catalog,
+                 fits: list[FitCase]) -> list[Check]:
+    rows = _rows(log, case, cat)
+    req = request(log, case)
+    rules = rules_for(case["version"])
+    meta = {"classes": classes_of(find_model(cat, req.model)[1], case), "line": rules.line}
+    if "available_kv" in case["checks"]:
+        graphs = rules.cudagraphs_budgeted and not rules.extensible_kv_cache
+        fits.append(fit_case(case_id, log["available_kv_gib"] * GiB, rows[False], graphs))
+    return [Check(case_id, metric, *map(float, _measure(log, rows[metric in GIVEN_KV], metric)),
+                  TOLERANCE.get(metric, 0.0), **meta) for metric in case["checks"]]
+
+
+def run(cat: Catalog, directory: Path = DIR) -> Run:
+    """Every check in file order, with leave-one-out predictions on the fitted available-KV checks."""
+    logs, spec = load(directory)
+    checks: list[Check] = []
+    fits: list[FitCase] = []
+    for case_id, case in spec["cases"].items():
+        checks += _case_checks(case_id, logs[case_id], case, cat, fits)
+    loo = {k: v / GiB for k, v in leave_one_out(fits).items()} if len(fits) > 1 else {}
+    checks = [replace(c, loo=loo.get(c.case)) if c.metric == "available_kv" else c for c in checks]
+    return Run(checks, fits, dict(spec["skipped"]))
+
+
 def results(cat: Catalog, directory: Path = DIR) -> list[Check]:
     """Every check of every reproducible case, in file order."""
-    logs, spec = load(directory)
-    checks = []
-    for case_id, case in spec["cases"].items():
-        rows = _rows(logs[case_id], case, cat)
-        checks += [Check(case_id, metric, *map(float, _measure(logs[case_id], rows[metric in GIVEN_KV], metric)),
-                         TOLERANCE.get(metric, 0.0)) for metric in case["checks"]]
-    return checks
+    return run(cat, directory).checks
+
+
+def _stats(errors: list[float], loo: list[float]) -> dict[str, float]:
+    absolute = [abs(e) for e in errors]
+    loo_abs = [abs(e) for e in loo]
+    return {"cases": len(errors), "median": statistics.median(absolute), "worst": max(absolute),
+            "loo_median": statistics.median(loo_abs), "loo_worst": max(loo_abs),
+            "loo_signed_median": statistics.median(loo)}
 
 
 def summary(checks: list[Check]) -> dict[str, dict[str, float]]:
-    """Median and worst absolute relative error per metric (verdict checks count failures)."""
-    by_metric: dict[str, list[float]] = {}
+    """Per metric: median and worst absolute relative error in sample and left out, signed LOO median."""
+    by_metric: dict[str, list[Check]] = {}
     for check in checks:
-        by_metric.setdefault(check.metric, []).append(abs(check.error))
-    return {m: {"cases": len(e), "median": statistics.median(e), "worst": max(e)} for m, e in by_metric.items()}
+        by_metric.setdefault(check.metric, []).append(check)
+    return {m: _stats([c.error for c in cs], [c.loo_error for c in cs]) for m, cs in by_metric.items()}
+
+
+def group_summary(checks: list[Check], key: str, metric: str = "available_kv") -> dict[str, dict[str, float]]:
+    """The :func:`summary` statistics of one metric per class (``key="classes"``) or per release line."""
+    groups: dict[str, list[Check]] = {}
+    for check in (c for c in checks if c.metric == metric):
+        for name in (check.classes if key == "classes" else (check.line,)):
+            groups.setdefault(name, []).append(check)
+    return {g: _stats([c.error for c in cs], [c.loo_error for c in cs]) for g, cs in sorted(groups.items())}
 
 

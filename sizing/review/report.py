@@ -41,6 +41,8 @@ def record(row: Mapping[str, Any], cat: Catalog) -> dict[str, Any]:
         "weights_gib": _gib(row, "weights_bytes"), "activation_peak_gib": _gib(row, "activation_bytes"),
         "non_torch_gib": _gib(row, "nontorch_bytes"), "cuda_graphs_gib": _gib(row, "cudagraph_bytes"),
         "available_kv_gib": _gib(row, "available_kv_bytes"), "kv_cache_gib": _gib(row, "kv_cache_bytes"),
+        "available_kv_gib_low": _gib(row, "available_kv_low_bytes"),
+        "available_kv_gib_high": _gib(row, "available_kv_high_bytes"),
         "kv_bytes_per_token": int(row["kv_bytes_per_token"]), "kv_kib_per_token": _num(row["kv_bytes_per_token"] / KiB),
         "kv_cache_groups": int(row["kv_groups"]), "bytes_per_block": int(row["bytes_per_block"]),
         "num_gpu_blocks": int(row["num_gpu_blocks"]), "blocks_per_request": int(row["blocks_per_request"]),

@@ -18,7 +18,7 @@ from pathlib import Path
 from types import MappingProxyType
 
 from sizing.views.bundle import SiteContext, build_context, evaluate_examples, example_request
-from sizing.review.calibration import results, summary
+from sizing.review.calibration import group_summary, results, summary
 from sizing.catalog.loader import DEFAULT_DIR, load_catalog
 from sizing.views.series import all_series
 
@@ -53,7 +53,9 @@ def with_calibration(ctx: SiteContext) -> SiteContext:
     if ctx.calibration:
         return ctx
     checks = tuple(results(ctx.catalog))
-    return dataclasses.replace(ctx, calibration=checks, calibration_summary=MappingProxyType(summary(list(checks))))
+    groups = {key: group_summary(list(checks), key) for key in ("classes", "line")}
+    return dataclasses.replace(ctx, calibration=checks, calibration_summary=MappingProxyType(summary(list(checks))),
+                               calibration_groups=MappingProxyType(groups))
 
 
 def prepare(ctx: SiteContext) -> SiteContext:
@@ -66,7 +68,7 @@ def save_context(ctx: SiteContext, path: Path) -> None:
     if ctx.catalog_dir is None:
         raise ValueError("save_context: the context has no catalog folder to fingerprint")
     payload = (fingerprint(ctx.catalog_dir), ctx.catalog, ctx.frame, dict(ctx.examples), ctx.catalog_dir,
-               ctx.calibration, dict(ctx.calibration_summary), dict(ctx.series))
+               ctx.calibration, dict(ctx.calibration_summary), dict(ctx.series), dict(ctx.calibration_groups))
     path.write_bytes(pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL))
 
 
@@ -75,11 +77,11 @@ def _saved(resolved: str) -> SiteContext | None:
     path = os.environ.get(SNAPSHOT_VAR)
     if not path or not Path(path).is_file():
         return None
-    stamp, cat, frame, examples, catalog_dir, checks, summed, series = pickle.loads(Path(path).read_bytes())  # noqa: S301
+    stamp, cat, frame, examples, catalog_dir, checks, summed, series, groups = pickle.loads(Path(path).read_bytes())  # noqa: S301
     if catalog_dir != Path(resolved) or stamp != fingerprint(Path(resolved)):
         return None
     return SiteContext(cat, frame, MappingProxyType(examples), catalog_dir, checks, MappingProxyType(summed),
-                       MappingProxyType(series))
+                       MappingProxyType(series), MappingProxyType(groups))
 
 
 @functools.lru_cache(maxsize=4)

@@ -38,6 +38,10 @@ class SiteContext:
     """Median and worst error per metric of those checks (:func:`sizing.review.calibration.summary`)."""
     series: Mapping[str, tuple[Any, ...]] = field(default_factory=lambda: MappingProxyType({}))
     """Each server's concurrency-chart series (:class:`sizing.views.series.Series`), computed likewise."""
+    calibration_groups: Mapping[str, Mapping[str, Mapping[str, float]]] = field(
+        default_factory=lambda: MappingProxyType({}))
+    """The available-KV error statistics per architecture class (``"classes"``) and per release line
+    (``"line"``) (:func:`sizing.review.calibration.group_summary`)."""
 
     @property
     def contexts(self) -> list[int]:

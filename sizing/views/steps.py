@@ -87,11 +87,21 @@ def available_steps(row: Row, rules: Rules) -> list[Step]:
     if float(row.get("kv_cache_memory_bytes") or 0) > 0:
         formula, terms = "formula_available_given", ()
     steps = [Step("available_kv", "step_available", (_q(row["available_kv_bytes"], "gib"),), formula, terms)]
-    if not math.isclose(float(row["kv_cache_bytes"]), float(row["available_kv_bytes"])):
+    if not formula == "formula_available_given":
+        steps.append(band_step(row))
+    if not math.isclose(float(row["kv_cache_bytes"]), float(row["available_kv_low_bytes"])):
         steps.append(Step("kv_cache", "step_kv_cache", (_q(row["kv_cache_bytes"], "gib"),), "formula_kv_extensible",
-                          (("available", _q(row["available_kv_bytes"], "gib")),
+                          (("available", _q(row["available_kv_low_bytes"], "gib")),
                            ("cudagraphs", _q(row["cudagraph_bytes"], "gib")))))
     return steps
+
+
+def band_step(row: Row) -> Step:
+    """"vLLM should report X (between L and H)": the leave-one-out error band; blocks use the low end."""
+    args = (("value", _q(row["available_kv_bytes"], "gib")),
+            ("low", _q(row["available_kv_low_bytes"], "gib")), ("high", _q(row["available_kv_high_bytes"], "gib")))
+    return Step("available_kv_band", "step_available_band", (_q(row["available_kv_low_bytes"], "gib"),),
+                label_args=args)
 
 
 def kv_token_step(row: Row) -> Step:

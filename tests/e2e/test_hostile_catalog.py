@@ -293,7 +293,7 @@ CASES = [
          set_assumption("vllm_version", "latest")),
     Case("assumption-kv-dtype-unknown", "assumptions", "'auto' or 'fp8'", set_assumption("kv_cache_dtypes", ["fp4"])),
     Case("assumption-coefficient-nan", "assumptions", "finite number",
-         set_assumption("profile_base_mib", float("nan"))),
+         set_assumption("nontorch_mib", float("nan"))),
     Case("assumption-without-reason", "assumptions", "required field is missing",
          set_field("assumptions", "reason", DELETE)),
     Case("precision-online_from-unknown", "precisions", "unknown precision 'bf17'",

@@ -104,3 +104,28 @@ def test_a_local_config_json_is_served_from_its_folder(catalog, tmp_path):
     row = estimate(catalog, Request(model=str(folder / "config.json"), gpu="l40s", max_model_len=8192))
     assert row["checkpoint"] == str(folder)
     assert row["kv_bytes_per_token"] == 40 * 2 * 8 * 128 * 2
+
+
+def test_blocks_use_the_cautious_end_of_the_band_unless_kv_bytes_are_given(catalog):
+    from sizing.engine.estimate import memory_estimate  # noqa: PLC0415
+
+    base = dict(model="Qwen/Qwen3-14B", gpu="h100-80gb", tensor_parallel_size=1, vllm_version="0.20.0",
+                max_model_len=32768)
+    row = memory_estimate(catalog, Request(**base))
+    band = catalog.assumptions
+    assert row["available_kv_low_bytes"] == pytest.approx(
+        row["available_kv_bytes"] / (1 + band["kv_band_optimistic"].value))
+    assert row["kv_cache_bytes"] == pytest.approx(row["available_kv_low_bytes"])
+    given = memory_estimate(catalog, Request(**base, kv_cache_memory_bytes=20 * GiB))
+    ends = (given["available_kv_low_bytes"], given["available_kv_high_bytes"], given["kv_cache_bytes"])
+    assert ends == (20 * GiB,) * 3
+
+
+@pytest.mark.parametrize(("context", "tokens"), [(20000, 20000), (131072, 2048)])
+def test_v0_profiles_the_whole_context_unless_chunked_prefill_turns_on_above_32k(catalog, context, tokens):
+    from sizing.engine.estimate import memory_estimate  # noqa: PLC0415
+
+    req = Request(model="meta-llama/Llama-3.1-8B-Instruct", gpu="rtx-3090", tensor_parallel_size=1,
+                  vllm_version="0.7.3", max_model_len=context)
+    row = memory_estimate(catalog, req)
+    assert (int(row["profile_tokens"]), int(row["max_num_batched_tokens"])) == (tokens, max(tokens, 2048))

@@ -40,7 +40,8 @@ SETTINGS = settings(max_examples=50, deadline=None, derandomize=True,
 
 OPTIONAL = ("price_monthly", "price_per_gb_month", "nvme_read_gbs", "ram_gb", "ram_per_vram", "concurrency_")
 """Numeric columns that are NaN by design (no price, no disk/RAM listed, context beyond the model's)."""
-SIGNED = ("available_kv_bytes", "kv_cache_bytes")
+SIGNED = ("available_kv_bytes", "kv_cache_bytes", "available_kv_low_bytes", "available_kv_high_bytes",
+          "kv_cache_point_bytes")
 """Columns that go negative when the weights do not fit (vLLM prints a negative 'Available KV cache')."""
 
 # ---------------------------------------------------------------------------------------------

@@ -1,22 +1,27 @@
-"""Release lines of vLLM and their accounting rules."""
+"""Release lines of vLLM and their accounting rules; unmodelled releases are refused with one line."""
 
 from __future__ import annotations
 
 import pytest
 
 from sizing.errors import UsageError
-from sizing.engine.versions import rules_for
+from sizing.engine.versions import refusal, rules_for
 
 
 @pytest.mark.parametrize(
     ("version", "line", "block", "cudagraphs"),
-    [("0.6.4.post1", "V0 (≤ 0.7)", 16, False), ("0.9.2", "V1 0.8–0.9", 16, False),
-     ("0.10.1.1", "V1 0.10–0.19", 16, False), ("0.19.0", "V1 0.10–0.19", 16, False),
-     ("0.20.2", "V1 0.20–0.33", 16, True), ("0.34.0", "V1 ≥ 0.34", 64, True), ("1.0.0", "V1 ≥ 0.34", 64, True)],
+    [("0.6.4.post1", "V0 0.6.4–0.7", 16, False), ("0.7.3", "V0 0.6.4–0.7", 16, False),
+     ("0.9.2", "V1 0.8–0.9", 16, False), ("0.10.1.1", "V1 0.10–0.19", 16, False),
+     ("0.19.0", "V1 0.10–0.19", 16, False), ("0.20.2", "V1 0.20–0.33", 16, True),
+     ("0.34.0", "V1 ≥ 0.34", 64, True)],
 )
 def test_rules_for(version, line, block, cudagraphs):
     rules = rules_for(version)
     assert (rules.line, rules.block_size, rules.cudagraphs_budgeted) == (line, block, cudagraphs)
+
+
+def test_rules_carry_the_minor_release():
+    assert rules_for("0.14.1").minor == 14 and rules_for("0.11.2").line == rules_for("0.14.1").line
 
 
 def test_bad_version_is_a_usage_error():
@@ -33,3 +38,14 @@ def test_release_facts_live_in_versions() -> None:
     assert (rules.mla_block_size_sm100, rules.mla_min_block_size_sm90, rules.extensible_activation_share) == \
         (128, 64, 0.75)
     assert (BATCH_DEFAULTS.big_gib, BATCH_DEFAULTS.large_gib, BATCH_DEFAULTS.small_tokens) == (160, 70, 2048)
+@pytest.mark.parametrize(("version", "words"), [("0.6.3", "before 0.6.4"), ("0.5.0", "before 0.6.4"),
+                                                ("0.35.0", "newer than"), ("1.0.0", "newer than")])
+def test_unmodelled_releases_are_refused_with_one_line(version, words):
+    message = refusal(version)
+    assert message is not None and words in message and "\n" not in message
+    with pytest.raises(UsageError, match=words):
+        rules_for(version)
+
+
+def test_modelled_releases_are_not_refused():
+    assert [refusal(v) for v in ("0.6.4", "0.8.0", "0.34.0")] == [None, None, None]

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
+from sizing.catalog.schema import Checkpoint
 from sizing.units import GiB
-from sizing.engine.weights import attention_params, total_params, weight_split
+from sizing.engine.weights import (attention_params, model_parts, mxfp4_alignment, padded_expert_factor, part_bytes,
+                            total_params, weight_split)
 
 
 @pytest.mark.parametrize(
@@ -41,3 +44,71 @@ def test_fp8_checkpoint_keeps_embeddings_and_lm_head_in_bf16(catalog):
     assert split.embeddings == split.lm_head == 151936 * 5120 * 2
     # 13.2 B parameters at ~1 byte plus 1.56 B embedding parameters at 2 bytes
     assert 14.8 <= split.total / GiB <= 15.7
+
+
+# ---------------------------------------------------------------------------------------------
+# MXFP4 padding at every TP size, int4 group-32 MoE, online fp8
+# ---------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("sm", "minor", "expected"), [(80, 19, (128, 256)), (90, 10, (128, 256)),
+                                                      (90, 14, (256, 1)), (100, 20, (256, 256))])
+def test_mxfp4_backend_alignment_by_gpu_and_release(sm, minor, expected):
+    align_i, align_h = mxfp4_alignment(np.array([sm]), minor)
+    assert (int(align_i[0]), int(align_h[0])) == expected
+
+
+@pytest.mark.parametrize(("tp", "padded_i"), [(1, 2944), (2, 1536), (4, 768), (8, 384)])
+def test_marlin_pads_the_per_rank_intermediate_and_the_hidden_size(tp, padded_i):
+    # gpt-oss: intermediate 2880, hidden 2880; Marlin rounds 2880/TP up to 128 and 2880 up to 256 (3072).
+    got = padded_expert_factor(np.array([2880]), np.array([2880]), np.array([tp]), 128, 256)[0]
+    assert got == pytest.approx(padded_i * 3072 / (2880 / tp * 2880))
+
+
+def test_expert_parallelism_pads_whole_experts():
+    got = padded_expert_factor(np.array([2880]), np.array([2880]), np.array([1]), 256, 1)[0]
+    assert got == pytest.approx(3072 / 2880)
+
+
+def test_gpt_oss_120b_weights_per_rank_grow_with_tp_padding(catalog):
+    from sizing.engine.estimate import Request, memory_estimate  # noqa: PLC0415
+
+    def weights(tp: int, gpu: str, version: str) -> float:
+        req = Request(model="openai/gpt-oss-120b", gpu=gpu, gpus=tp, tensor_parallel_size=tp,
+                      vllm_version=version)
+        return float(memory_estimate(catalog, req)["weights_bytes"])
+
+    model = catalog.models["openai/gpt-oss-120b"]
+    ckpt = model.checkpoints[0]
+    spec = catalog.precisions[ckpt.precision]
+    experts = sum(part_bytes(p, ckpt, spec, model) for p in model_parts(model) if p.name == "experts")
+    # Triton (Hopper, 0.14): TP 1 pads 2880 -> 3072; TP 4 pads 720 -> 768, the same share.
+    assert weights(1, "h100-80gb", "0.14.1") - weights(1, "h100-80gb", "0.11.0") == pytest.approx(
+        experts * (3072 / 2880 - 2944 * 3072 / 2880 ** 2))
+    # Blackwell's FlashInfer pads the hidden size too: at TP 4 the experts grow by 768 x 3072 / (720 x 2880).
+    base = weights(4, "b200", "0.20.0") - experts / 4 * (768 * 3072 / (720 * 2880) - 1)
+    assert base == pytest.approx(weights(4, "h100-80gb", "0.14.1") - experts / 4 * (768 / 720 - 1))
+
+
+def test_int4_group32_moe_checkpoint_keeps_everything_but_routed_experts_in_bf16(catalog):
+    model = catalog.models["moonshotai/Kimi-K2-Instruct"]
+    keeps = ["embeddings", "lm_head", "router", "attention", "shared_experts", "dense_mlp"]
+    ckpt = Checkpoint(id="moonshotai/Kimi-K2-Thinking", precision="int4-ct-g32", keeps_bf16=keeps)
+    spec = catalog.precisions["int4-ct-g32"]
+    assert spec.bytes_per_param == (4 + 16 / 32) / 8
+    experts = 3 * 7168 * 2048 * 384 * (61 - 1)
+    split = weight_split(model, ckpt, spec)
+    assert split.total == pytest.approx(experts * 0.5625 + (total_params(model) - experts) * 2)
+
+
+def test_online_fp8_halves_the_linear_layers_only(catalog):
+    from sizing.engine.cases import checkpoints_of  # noqa: PLC0415
+
+    model = catalog.models["microsoft/phi-4"]  # a BF16 checkpoint with no published FP8 one
+    ckpt, online = next((c, o) for c, o in checkpoints_of(catalog, model) if o)
+    assert online and ckpt.precision == "fp8" and ckpt.id == model.checkpoints[0].id
+    split = weight_split(model, ckpt, catalog.precisions["fp8"])
+    ends = model.vocab_size * model.hidden_size * (1 if model.tie_embeddings else 2)
+    norms = (2 * model.layers + 1) * model.hidden_size
+    linear = total_params(model) - ends - norms
+    fp8 = catalog.precisions["fp8"].bytes_per_param
+    assert split.total == pytest.approx(linear * fp8 + (ends + norms) * 2)

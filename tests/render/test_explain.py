@@ -34,8 +34,19 @@ def test_steps_follow_vllm_start_up_order(ctx: site.SiteContext) -> None:
     ids = [s.id for s in explain_steps(ctx.example("example-1"), ctx.catalog)]
     seqs = [f"seq_{c}" for c in ctx.contexts if c <= ctx.catalog.models["Qwen/Qwen3-14B"].max_context]
     assert ids == ["total", "budget", "checkpoint", "weights", "activation", "nontorch", "cudagraphs",
-                   "available_kv", "kv_cache", "kv_per_token", "bytes_per_block", "num_gpu_blocks",
+                   "available_kv", "available_kv_band", "kv_cache", "kv_per_token", "bytes_per_block", "num_gpu_blocks",
                    "max_concurrency", "kv_cache_tokens", *seqs, "decode_tps_ceiling"]
+
+
+def test_band_step_says_what_vllm_should_report_in_every_language(ctx: site.SiteContext) -> None:
+    """Assert the band step names the point figure and both ends, and blocks use the low end."""
+    row = ctx.example("example-1")
+    step = next(s for s in explain_steps(row, ctx.catalog) if s.id == "available_kv_band")
+    args = dict(step.label_args)
+    assert args["low"].value < args["value"].value < args["high"].value
+    assert step.result[0].value == row["available_kv_low_bytes"]
+    assert "between" in explain_text(row, ctx.catalog, "en") and "介于" in explain_text(row, ctx.catalog, "zh")
+    assert "от " in explain_text(row, ctx.catalog, "ru")
 
 
 def test_memory_steps_from_the_catalog(ctx: site.SiteContext) -> None:

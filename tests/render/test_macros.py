@@ -134,7 +134,7 @@ def test_define_env_registers_the_site_macros() -> None:
     env = Env()
     docs_macros.define_env(env)
     assert {"sz_table", "sz_fit_tables", "sz_example", "sz_value", "sz_command", "sz_parallel_tabs",
-            "sz_downloads", "sz_calibration_table"} <= set(env.names)
+            "sz_downloads", "sz_calibration_table", "sz_calibration_loo_table"} <= set(env.names)
 
 
 # --- a real build -----------------------------------------------------------------------------
@@ -194,3 +194,15 @@ def test_macro_output_is_not_rendered_again_and_catalog_text_stays_literal(tmp_p
     assert "{{ 6 * 7 }}" not in html.split('id="fit"')[1] and "&#123;&#123; 6 * 7 &#125;&#125;" in html
     assert re.search(r'<h3 id="fit-gpu-l40s">Evil &#124; &lt;script&gt;', html)
     assert 'class="tabbed-set' in html and ">SGLang</label>" in html
+
+
+def test_calibration_loo_table_has_left_out_errors_and_the_band(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Assert the leave-one-out table: overall rows, a row per class and release line, the band note."""
+    monkeypatch.delenv(site.ENV_VAR)
+    checks = calibration.results(load_catalog())
+    out = macros.calibration_loo_table("en")
+    lines = {c.line for c in checks if c.metric == "available_kv"}
+    assert "All logs: available KV cache memory" in out and "All logs: weights per GPU" in out
+    assert all(f"vLLM release line {line}" in out for line in lines)
+    assert "Mixture of experts" in out and "should report between" in out
+    assert "Смесь экспертов" in macros.calibration_loo_table("ru")
