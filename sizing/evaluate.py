@@ -69,7 +69,7 @@ def apply_settings(df: pd.DataFrame, rules: Rules, knobs: Knobs) -> pd.DataFrame
     df["max_num_seqs"] = knobs.max_num_seqs or seqs
     df["kv_bytes"] = np.asarray(df["kv_cache_dtype"].map(KV_BYTES))
     df["block_size_override"] = knobs.block_size or 0
-    mla_bs = np.where(df["arch_sm"] == 100, 128, np.where(df["arch_sm"] == 90, max(64, rules.block_size),
+    mla_bs = np.where(df["arch_sm"] // 10 == 10, 128, np.where(df["arch_sm"] == 90, max(64, rules.block_size),
                                                           rules.block_size))
     df["block_size_attention"] = np.where(df["is_mla"], mla_bs, rules.block_size)
     df["enforce_eager"] = knobs.enforce_eager
