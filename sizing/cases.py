@@ -46,6 +46,7 @@ def model_columns(m: Model) -> dict[str, object]:
         "layers": m.layers, "hidden_size": m.hidden_size, "vocab_size": m.vocab_size,
         "attention_heads": m.attention_heads, "kv_heads": m.kv_heads, "head_dim": m.head_dim,
         "is_mla": m.mla is not None, "mla_dim": (m.mla.kv_lora_rank + m.mla.qk_rope_head_dim) if m.mla else 0,
+        "index_head_dim": (m.mla.index_head_dim or 0) if m.mla else 0,
         "full_layers": m.layers - special, "sliding_layers": sw.layers if sw else 0,
         "window": sw.window if sw else 0, "linear_layers": la.layers if la else 0,
         "la_key_heads": la.num_key_heads if la else 0, "la_value_heads": la.num_value_heads if la else 0,

@@ -71,6 +71,7 @@ def apply_settings(df: pd.DataFrame, rules: Rules, knobs: Knobs) -> pd.DataFrame
     df["block_size_override"] = knobs.block_size or 0
     mla_bs = np.where(df["arch_sm"] // 10 == 10, 128, np.where(df["arch_sm"] == 90, max(64, rules.block_size),
                                                           rules.block_size))
+    mla_bs = np.where(df["index_head_dim"] > 0, max(kv.SPARSE_MLA_BLOCK_SIZE, rules.block_size), mla_bs)
     df["block_size_attention"] = np.where(df["is_mla"], mla_bs, rules.block_size)
     df["enforce_eager"] = knobs.enforce_eager
     df["kv_cache_memory_bytes"] = knobs.kv_cache_memory_bytes or 0

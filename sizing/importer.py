@@ -20,7 +20,7 @@ from sizing.weights import total_params
 
 TIED_DEFAULT = {"gemma3_text": True, "gemma3": True, "gemma2": True}
 UNTIED_TYPES = {"llama", "llama4_text", "qwen2", "qwen3", "qwen3_moe", "qwen3_next", "mistral", "mixtral",
-                "deepseek_v2", "deepseek_v3", "kimi_k2", "gpt_oss", "glm4_moe", "phi3"}
+                "deepseek_v2", "deepseek_v3", "deepseek_v32", "kimi_k2", "gpt_oss", "glm4_moe", "phi3"}
 
 
 class Config:
@@ -69,7 +69,8 @@ def mla(cfg: Config) -> dict[str, Any] | None:
         return None
     return {"kv_lora_rank": cfg.need("kv_lora_rank"), "qk_rope_head_dim": cfg.need("qk_rope_head_dim"),
             "qk_nope_head_dim": cfg.need("qk_nope_head_dim"), "v_head_dim": cfg.need("v_head_dim"),
-            "q_lora_rank": cfg.get("q_lora_rank")}
+            "q_lora_rank": cfg.get("q_lora_rank"), "index_head_dim": cfg.get("index_head_dim"),
+            "index_topk": cfg.get("index_topk")}
 
 
 def sliding(cfg: Config, layers: int) -> dict[str, Any] | None:

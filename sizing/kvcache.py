@@ -34,6 +34,22 @@ def attention_bytes_per_token_layer(is_mla: ArrayLike, kv_heads: ArrayLike, head
     return np.where(is_mla, np.asarray(mla_dim) * np.asarray(kv_bytes), gqa).astype(np.int64, copy=False)
 
 
+INDEXER_QUANT_BLOCK = 128
+SPARSE_MLA_BLOCK_SIZE = 64
+
+
+def indexer_bytes_per_token_layer(index_head_dim: ArrayLike) -> np.ndarray:
+    """Bytes one token costs in the sparse-MLA indexer's K cache of ONE layer (0 without an indexer).
+
+    DeepSeek-V3.2's lightning indexer keeps an FP8 key of ``index_head_dim`` bytes plus one FP32 scale
+    per 128 values, whatever ``--kv-cache-dtype`` is; like the latent cache it is the same on every TP
+    rank, and it shares the latent's block table (source: ``vllm/model_executor/models/deepseek_v2.py:
+    DeepseekV32IndexerCache.get_kv_cache_spec``, an ``MLAAttentionSpec`` of uint8 with that head size).
+    """
+    dim = np.asarray(index_head_dim, dtype=np.int64)
+    return dim + dim // INDEXER_QUANT_BLOCK * 4
+
+
 def stage_count(count: ArrayLike, pp: ArrayLike) -> np.ndarray:
     """Layers of one kind on the fullest pipeline stage: ``ceil(count / pp)``."""
     return cdiv(count, pp)

@@ -33,6 +33,7 @@ def add_kv_geometry(df: pd.DataFrame, rules: Rules) -> None:
     df["linear_on_stage"] = kv.stage_count(df["linear_layers"], df["pp"])
     per_layer = kv.attention_bytes_per_token_layer(df["is_mla"], df["kv_heads"], df["head_dim"], df["mla_dim"],
                                                    df["tp"], df["kv_bytes"])
+    per_layer = per_layer + kv.indexer_bytes_per_token_layer(df["index_head_dim"])
     df["kv_bytes_per_token_layer"] = per_layer
     df["kv_bytes_per_token"] = per_layer * (df["full_on_stage"] + df["sliding_on_stage"])
     state = kv.gdn_state_bytes(df["la_key_heads"], df["la_value_heads"], df["la_key_dim"], df["la_value_dim"],

@@ -97,6 +97,9 @@ class Mla(Strict):
     qk_nope_head_dim: PosInt
     v_head_dim: PosInt
     q_lora_rank: PosInt | None = None
+    index_head_dim: PosInt | None = Field(
+        None, description="sparse MLA (DeepSeek-V3.2): the lightning indexer's key size; its K cache is per layer")
+    index_topk: PosInt | None = Field(None, description="sparse MLA: tokens each query attends to")
 
 
 class SlidingWindow(Strict):

@@ -61,3 +61,9 @@ def test_cli_prints_a_loadable_entry(tmp_path):
         assert main(["import-config", str(DATA / "Qwen--Qwen3-30B-A3B.json"), "--id", "Qwen/Qwen3-30B-A3B"]) == 0
     entry = yaml.safe_load(out.getvalue())
     assert entry["Qwen/Qwen3-30B-A3B"]["moe"]["experts"] == 128
+
+
+def test_deepseek_v32_sparse_mla_indexer_is_read():
+    model = model_from_config_file(DATA / "deepseek-ai--DeepSeek-V3.2.json")
+    assert (model.mla.index_head_dim, model.mla.index_topk) == (128, 2048)
+    assert (model.layers, model.moe.experts, model.checkpoints[0].precision) == (61, 256, "fp8")

@@ -39,3 +39,8 @@ def test_hybrid_block_size_covers_the_mamba_state():
 
 def test_num_blocks_is_floor_and_never_negative():
     assert kv.num_blocks(np.array([-5.0, 10.0, 9.99]), 5).tolist() == [0, 2, 1]
+
+
+def test_sparse_mla_indexer_keys_cost_132_bytes_per_token_and_layer():
+    # DeepSeek-V3.2: 128 FP8 key bytes + one FP32 scale per 128; no indexer -> nothing
+    assert kv.indexer_bytes_per_token_layer(np.array([128, 0])).tolist() == [132, 0]
