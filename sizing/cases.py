@@ -47,7 +47,7 @@ def model_columns(m: Model) -> dict[str, object]:
         "attention_heads": m.attention_heads, "kv_heads": m.kv_heads, "head_dim": m.head_dim,
         "is_mla": m.mla is not None, "mla_dim": (m.mla.kv_lora_rank + m.mla.qk_rope_head_dim) if m.mla else 0,
         "index_head_dim": (m.mla.index_head_dim or 0) if m.mla else 0,
-        "full_layers": m.layers - special, "sliding_layers": sw.layers if sw else 0,
+        **cache_layer_columns(m, special),
         "window": sw.window if sw else 0, "linear_layers": la.layers if la else 0,
         "la_key_heads": la.num_key_heads if la else 0, "la_value_heads": la.num_value_heads if la else 0,
         "la_key_dim": la.key_head_dim if la else 0, "la_value_dim": la.value_head_dim if la else 0,
@@ -55,6 +55,17 @@ def model_columns(m: Model) -> dict[str, object]:
         "max_context": m.max_context, "model_dtype_bytes": 2, "is_moe": moe is not None,
         "active_share": _active_share(m),
     }
+
+
+def cache_layer_columns(m: Model, special: int) -> dict[str, int]:
+    """Full and sliding layers that own a KV cache (KV-sharing layers own none), and the full layers' geometry."""
+    shared = m.kv_sharing
+    shared_sliding = shared.sliding_layers if shared else 0
+    shared_full = shared.layers - shared_sliding if shared else 0
+    ga = m.global_attention
+    return {"full_layers": m.layers - special - shared_full,
+            "sliding_layers": (m.sliding_window.layers if m.sliding_window else 0) - shared_sliding,
+            "full_kv_heads": ga.kv_heads if ga else m.kv_heads, "full_head_dim": ga.head_dim if ga else m.head_dim}
 
 
 def _active_share(m: Model) -> float:

@@ -131,9 +131,9 @@ def add_contexts(df: pd.DataFrame, rules: Rules, contexts: list[int]) -> None:
 def longest_context(df: pd.DataFrame) -> np.ndarray:
     """Longest single sequence the KV pool holds, tokens (capped at the model's context)."""
     fixed = df["groups_sliding"] * kv.sliding_blocks(np.maximum(df["window"], 1), df["max_num_batched_tokens"],
-                                                     df["max_context"], df["block_size"]) + df["groups_linear"]
+                                                     df["max_context"], df["block_size_sliding"]) + df["groups_linear"]
     spare = np.maximum(df["num_gpu_blocks"] - fixed, 0)
-    full = np.floor(spare / np.maximum(df["groups_full"], 1)) * df["block_size"]
+    full = np.floor(spare / np.maximum(df["groups_full"], 1)) * df["block_size_full"]
     length = np.where(df["groups_full"] > 0, full, np.where(spare > 0, df["max_context"], 0))
     return np.minimum(length, df["max_context"]).astype(np.int64)
 

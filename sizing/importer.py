@@ -18,7 +18,7 @@ from sizing.errors import UsageError
 from sizing.schema import Model
 from sizing.weights import total_params
 
-TIED_DEFAULT = {"gemma3_text": True, "gemma3": True, "gemma2": True}
+TIED_DEFAULT = {"gemma3_text": True, "gemma3": True, "gemma2": True, "gemma4_text": True, "gemma4": True}
 UNTIED_TYPES = {"llama", "llama4_text", "qwen2", "qwen3", "qwen3_moe", "qwen3_next", "mistral", "mixtral",
                 "deepseek_v2", "deepseek_v3", "deepseek_v32", "kimi_k2", "gpt_oss", "glm4_moe", "phi3"}
 
@@ -97,11 +97,30 @@ def linear_attention(cfg: Config, layers: int) -> dict[str, Any] | None:
             "conv_kernel": cfg.need("linear_conv_kernel_dim")}
 
 
+def global_attention(cfg: Config) -> dict[str, Any] | None:
+    """Gemma 4's full-attention geometry (``num_global_key_value_heads`` x ``global_head_dim``), when declared."""
+    heads, dim = cfg.get("num_global_key_value_heads"), cfg.get("global_head_dim")
+    if not heads or not dim:
+        return None
+    return {"kv_heads": int(heads), "head_dim": int(dim), "k_eq_v": bool(cfg.get("attention_k_eq_v", False))}
+
+
+def kv_sharing(cfg: Config) -> dict[str, Any] | None:
+    """The trailing ``num_kv_shared_layers`` that reuse earlier KV, and how many of them slide (``layer_types``)."""
+    count = int(cfg.get("num_kv_shared_layers", 0))
+    if not count:
+        return None
+    tail = (cfg.get("layer_types") or [])[-count:]
+    return {"layers": count, "sliding_layers": sum(1 for t in tail if t == "sliding_attention")}
+
+
 def moe(cfg: Config) -> dict[str, Any] | None:
     """Routed and shared experts, and the leading dense layers."""
     experts = cfg.get("n_routed_experts") or cfg.get("num_experts") or cfg.get("num_local_experts")
     if not experts:
         return None
+    if cfg.get("enable_moe_block"):
+        return gemma4_moe(cfg, int(experts))
     llama4 = cfg.model_type.startswith("llama4")
     shared = cfg.get("n_shared_experts") or (1 if cfg.get("shared_expert_intermediate_size") or llama4 else 0)
     size = cfg.need("moe_intermediate_size", "intermediate_size")
@@ -109,6 +128,13 @@ def moe(cfg: Config) -> dict[str, Any] | None:
             "expert_intermediate_size": int(size), "shared_experts": int(shared),
             "shared_intermediate_size": int(cfg.get("shared_expert_intermediate_size") or (size if shared else 0)),
             "dense_layers": int(cfg.get("first_k_dense_replace", 0))}
+
+
+def gemma4_moe(cfg: Config, experts: int) -> dict[str, Any]:
+    """Gemma 4 MoE: routed experts beside each layer's dense MLP, modelled as one always-on shared expert."""
+    return {"experts": experts, "experts_per_token": int(cfg.need("top_k_experts")),
+            "expert_intermediate_size": int(cfg.need("moe_intermediate_size")), "shared_experts": 1,
+            "shared_intermediate_size": int(cfg.need("intermediate_size"))}
 
 
 KEEP_PATTERNS = (("lm_head", "lm_head"), ("embed", "embeddings"), ("self_attn", "attention"),
@@ -162,6 +188,7 @@ def raw_entry(cfg: Config, model_id: str) -> dict[str, Any]:
         "vocab_size": int(cfg.need("vocab_size")), "tie_embeddings": tie_embeddings(cfg),
         "max_context": int(cfg.need("max_position_embeddings")), "attention_bias": bool(cfg.get("attention_bias", False)),
         "mla": mla(cfg), "sliding_window": sliding(cfg, layers), "linear_attention": linear_attention(cfg, layers),
+        "global_attention": global_attention(cfg), "kv_sharing": kv_sharing(cfg),
         "moe": experts, "checkpoints": [checkpoint(model_id, cfg)], "source": "config.json (python -m sizing import-config)",
     }
     return {k: v for k, v in entry.items() if v is not None}

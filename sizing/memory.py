@@ -34,15 +34,21 @@ def add_kv_geometry(df: pd.DataFrame, rules: Rules) -> None:
     per_layer = kv.attention_bytes_per_token_layer(df["is_mla"], df["kv_heads"], df["head_dim"], df["mla_dim"],
                                                    df["tp"], df["kv_bytes"])
     per_layer = per_layer + kv.indexer_bytes_per_token_layer(df["index_head_dim"])
-    df["kv_bytes_per_token_layer"] = per_layer
-    df["kv_bytes_per_token"] = per_layer * (df["full_on_stage"] + df["sliding_on_stage"])
+    per_full = kv.attention_bytes_per_token_layer(df["is_mla"], df["full_kv_heads"], df["full_head_dim"],
+                                                  df["mla_dim"], df["tp"], df["kv_bytes"])
+    per_full = per_full + kv.indexer_bytes_per_token_layer(df["index_head_dim"])
+    page_per_token = kv.page_bytes_per_token(per_full, per_layer, df["sliding_on_stage"])
+    df["kv_bytes_per_token_layer"] = page_per_token
+    df["kv_bytes_per_token"] = per_full * df["full_on_stage"] + per_layer * df["sliding_on_stage"]
     state = kv.gdn_state_bytes(df["la_key_heads"], df["la_value_heads"], df["la_key_dim"], df["la_value_dim"],
                                df["la_conv_kernel"], df["tp"], df["model_dtype_bytes"])
     df["linear_state_bytes"] = np.where(df["linear_layers"] > 0, state, 0)
     default_bs = np.where(df["block_size_override"] > 0, df["block_size_override"], df["block_size_attention"])
-    df["block_size"] = kv.hybrid_block_size(default_bs, df["linear_state_bytes"], per_layer)
+    df["block_size"] = kv.hybrid_block_size(default_bs, df["linear_state_bytes"], page_per_token)
+    df["block_size_full"], df["block_size_sliding"] = kv.unified_block_sizes(df["block_size"], page_per_token,
+                                                                              per_full, per_layer)
     df["group_size"] = kv.group_size(df["full_on_stage"], df["sliding_on_stage"], df["linear_on_stage"])
-    df["page_bytes"] = df["block_size"] * per_layer
+    df["page_bytes"] = df["block_size"] * page_per_token
     df["bytes_per_block"] = df["group_size"] * df["page_bytes"]
     for kind in ("full", "sliding", "linear"):
         df[f"groups_{kind}"] = kv.groups_of(df[f"{kind}_on_stage"], df["group_size"])
@@ -84,8 +90,9 @@ def concurrency_at(df: pd.DataFrame, rules: Rules, context: np.ndarray | int) ->
     """Maximum concurrency vLLM prints for requests of ``context`` tokens."""
     if rules.concurrency_rule == "tokens":
         return df["num_gpu_blocks"] * df["block_size"] / context
-    needed = kv.blocks_per_request(context, df["block_size"], df["groups_full"], df["groups_sliding"],
-                                   df["groups_linear"], df["window"], df["max_num_batched_tokens"] * df["pp"])
+    needed = kv.blocks_per_request(context, df["block_size_full"], df["groups_full"], df["groups_sliding"],
+                                   df["groups_linear"], df["window"], df["max_num_batched_tokens"] * df["pp"],
+                                   df["block_size_sliding"])
     return df["num_gpu_blocks"] / needed
 
 
@@ -102,8 +109,8 @@ def add_capacity(df: pd.DataFrame, rules: Rules) -> None:
     """Blocks, printed tokens, concurrency at max_model_len, and the fit verdict."""
     df["num_gpu_blocks"] = kv.num_blocks(df["kv_cache_bytes"], df["bytes_per_block"])
     df["blocks_per_request"] = kv.blocks_per_request(
-        df["max_model_len"], df["block_size"], df["groups_full"], df["groups_sliding"], df["groups_linear"],
-        df["window"], df["max_num_batched_tokens"] * df["pp"])
+        df["max_model_len"], df["block_size_full"], df["groups_full"], df["groups_sliding"], df["groups_linear"],
+        df["window"], df["max_num_batched_tokens"] * df["pp"], df["block_size_sliding"])
     df["max_concurrency"] = concurrency_at(df, rules, df["max_model_len"])
     df["kv_cache_tokens"] = printed_tokens(df, rules)
     df["fits"] = (df["kv_cache_bytes"] > 0) & (df["max_concurrency"] >= 1) & (df["max_model_len"] <= df["max_context"])

@@ -107,6 +107,21 @@ class SlidingWindow(Strict):
     layers: PosInt = Field(description="how many layers use the window; the rest are full attention")
 
 
+class GlobalAttention(Strict):
+    """The full-attention layers' KV geometry where it differs from the sliding layers' (Gemma 4)."""
+
+    kv_heads: PosInt
+    head_dim: PosInt
+    k_eq_v: StrictBool = Field(False, description="keys double as values: no v_proj weights (the cache holds both)")
+
+
+class KvSharing(Strict):
+    """Trailing layers that reuse an earlier layer's KV (``num_kv_shared_layers``): they own no cache."""
+
+    layers: PosInt
+    sliding_layers: NonNegInt = Field(0, description="how many of the sharing layers are sliding-window layers")
+
+
 class LinearAttention(Strict):
     kind: Literal["gated_delta_net"]
     layers: PosInt
@@ -156,6 +171,8 @@ class Model(Strict):
     mla: Mla | None = None
     sliding_window: SlidingWindow | None = None
     linear_attention: LinearAttention | None = None
+    global_attention: GlobalAttention | None = None
+    kv_sharing: KvSharing | None = None
     moe: Moe | None = None
     checkpoints: Annotated[list[Checkpoint], Field(min_length=1)]
     source: Text
@@ -168,6 +185,11 @@ class Model(Strict):
             field = "linear_attention.layers" if self.linear_attention else "sliding_window.layers"
             raise FieldProblem(field, f"sliding-window plus linear-attention layers ({special}) must leave at least "
                                       f"one full-attention layer of {self.layers}")
+        shared = self.kv_sharing
+        if shared and (shared.sliding_layers > (self.sliding_window.layers if self.sliding_window else 0)
+                       or shared.layers - shared.sliding_layers >= self.layers - special):
+            raise FieldProblem("kv_sharing", "sharing layers must leave at least one full-attention layer with its "
+                                             "own cache and at most the sliding layers there are")
         if self.moe and self.moe.dense_layers > self.layers:
             raise FieldProblem("moe.dense_layers", f"must be at most layers ({self.layers}), got {self.moe.dense_layers}")
         return self

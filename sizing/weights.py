@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from sizing.layer_kinds import global_attention_delta
 from sizing.schema import Checkpoint, Model, PrecisionSpec
 
 BF16_BYTES = 2
@@ -72,7 +73,8 @@ def attention_parts(m: Model) -> list[Part]:
     sharded, replicated = attention_params(m)
     full_layers = m.layers - linear_layers
     return [
-        Part("attention", sharded * full_layers + linear_attention_params(m) * linear_layers, True, True),
+        Part("attention", sharded * full_layers + linear_attention_params(m) * linear_layers
+             + global_attention_delta(m), True, True),
         Part("attention_replicated", replicated * full_layers, False, True),
     ]
 

@@ -13,6 +13,8 @@ from sizing.calibration import load, results
 CASES = {
     # sparse MLA: 61 layers x (BF16 latent 1152 B + indexer 132 B) = 78,324 B per token, block 64
     "deepseek-v3.2-h200-tp8-v0180-mml163840": ("deepseek-ai/DeepSeek-V3.2", 0.01),
+    # Gemma 4: 50 sliding (16 x 256) + 10 full (4 x 512) layers; full blocks of 32 tokens, 6 groups of 10
+    "gemma-4-31b-it-h200-tp1-gmu095-v0182": ("google/gemma-4-31B-it", 0.01),
 }
 
 
@@ -33,3 +35,15 @@ def test_the_cases_load_the_catalog_model_they_name():
     _, spec = load()
     for case, (model, _) in CASES.items():
         assert spec["cases"][case]["model"] == model
+
+
+def test_kv_sharing_layers_own_no_cache_and_global_layers_keep_their_geometry(catalog):
+    from sizing.cases import model_columns
+    from sizing.schema import KvSharing
+
+    gemma = catalog.models["google/gemma-4-31B-it"]
+    plain = model_columns(gemma)
+    assert (plain["full_layers"], plain["sliding_layers"], plain["full_kv_heads"], plain["full_head_dim"]) == (
+        10, 50, 4, 512)
+    shared = model_columns(gemma.model_copy(update={"kv_sharing": KvSharing(layers=12, sliding_layers=10)}))
+    assert (shared["full_layers"], shared["sliding_layers"]) == (8, 40)
