@@ -52,7 +52,7 @@ def model_columns(m: Model) -> dict[str, object]:
         "la_key_heads": la.num_key_heads if la else 0, "la_value_heads": la.num_value_heads if la else 0,
         "la_key_dim": la.key_head_dim if la else 0, "la_value_dim": la.value_head_dim if la else 0,
         "la_conv_kernel": la.conv_kernel if la else 1, "inter_per_token": inter,
-        "max_context": m.max_context, "model_dtype_bytes": 2, "is_moe": moe is not None,
+        "max_context": m.max_context, "model_dtype_bytes": 2, "is_moe": moe is not None, "experts": moe.experts if moe else 0,
         "active_share": _active_share(m),
     }
 
@@ -145,14 +145,21 @@ def server_frame(cat: Catalog) -> pd.DataFrame:
 
 
 def plan_frame(max_gpus_per_node: int, max_nodes: int) -> pd.DataFrame:
-    """Candidate plans: data parallel, tensor parallel within a node, TP × pipeline across nodes."""
-    rows = [{"plan": "dp", "tp": 1, "pp_nodes": False, "rank": 0}]
+    """Candidate plans: data parallel, tensor parallel within a node, data-parallel attention with
+    expert parallelism (``dp-ep``: MoE models, one node), TP × pipeline across nodes.
+
+    ``rank`` orders plans by how simple they are to run; ``expert_parallel`` marks ``dp-ep``.
+    """
+    rows = [{"plan": "dp", "tp": 1, "pp_nodes": False, "rank": 0, "expert_parallel": False}]
     size, rank = 2, 1
     while size <= max_gpus_per_node:
-        rows.append({"plan": "tp", "tp": size, "pp_nodes": False, "rank": rank})
+        rows.append({"plan": "tp", "tp": size, "pp_nodes": False, "rank": rank, "expert_parallel": False})
         size, rank = size * 2, rank + 1
+    if max_gpus_per_node > 1:
+        rows.append({"plan": "dp-ep", "tp": 1, "pp_nodes": False, "rank": rank, "expert_parallel": True})
+        rank += 1
     if max_nodes > 1:
-        rows.append({"plan": "tp-pp", "tp": 0, "pp_nodes": True, "rank": rank})
+        rows.append({"plan": "tp-pp", "tp": 0, "pp_nodes": True, "rank": rank, "expert_parallel": False})
     return pd.DataFrame(rows)
 
 

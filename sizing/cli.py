@@ -32,6 +32,7 @@ def add_case_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tensor-parallel-size", "-tp", type=int)
     p.add_argument("--pipeline-parallel-size", "-pp", type=int)
     p.add_argument("--data-parallel-size", "-dp", type=int)
+    p.add_argument("--enable-expert-parallel", action="store_true", help="spread MoE experts over TP x DP ranks")
     p.add_argument("--gpu-memory-utilization", type=float)
     p.add_argument("--max-model-len", type=int)
     p.add_argument("--kv-cache-dtype", default="auto", choices=KV_DTYPES)

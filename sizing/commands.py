@@ -16,11 +16,12 @@ VLLM_RELEASE = "0.34.0"
 VLLM_FLAGS = (
     "--tensor-parallel-size", "--pipeline-parallel-size", "--data-parallel-size", "--max-model-len",
     "--gpu-memory-utilization", "--kv-cache-dtype", "--quantization", "--max-num-seqs",
-    "--distributed-executor-backend", "--host", "--port", "--api-key",
+    "--distributed-executor-backend", "--host", "--port", "--api-key", "--enable-expert-parallel",
 )
 SGLANG_FLAGS = (
     "--model-path", "--tp-size", "--dp-size", "--context-length", "--mem-fraction-static", "--kv-cache-dtype", "--quantization",
-    "--nnodes", "--node-rank", "--dist-init-addr", "--host", "--port", "--api-key",
+    "--nnodes", "--node-rank", "--dist-init-addr", "--host", "--port", "--api-key", "--enable-dp-attention",
+    "--ep-size",
 )
 SGLANG_KV = {"fp8": "fp8_e4m3"}
 CONTINUATION = " \\\n  "
@@ -48,6 +49,8 @@ def vllm_args(row: Mapping[str, object], cat: Catalog) -> list[str]:
                       ("--data-parallel-size", "dp")):
         if int(row[key]) > 1:
             args.append(f"{flag} {int(row[key])}")
+    if int(row.get("ep", 1)) > 1:
+        args.append("--enable-expert-parallel")
     args.append(f"--max-model-len {int(row['max_model_len'])}")
     args.append(f"--gpu-memory-utilization {float(row['gpu_memory_utilization']):.2f}")
     if row["kv_cache_dtype"] != "auto":
@@ -69,10 +72,13 @@ def vllm_command(row: Mapping[str, object], cat: Catalog) -> str:
 
 def sglang_args(row: Mapping[str, object], cat: Catalog, node_rank: int = 0) -> list[str]:
     """The flag/value pairs of ``python -m sglang.launch_server`` equivalent to ``row``."""
-    world = int(row["tp"]) * int(row["pp"])
+    ep = int(row.get("ep", 1))
+    world = ep if ep > 1 else int(row["tp"]) * int(row["pp"])  # SGLang's DP attention runs inside one TP group
     args = [f"--model-path {_model_arg(row)}", f"--tp-size {world}"]
     if int(row["dp"]) > 1:
         args.append(f"--dp-size {int(row['dp'])}")
+    if ep > 1:
+        args.append(f"--enable-dp-attention --ep-size {ep}")
     args += [f"--context-length {int(row['max_model_len'])}",
              f"--mem-fraction-static {float(row['gpu_memory_utilization']):.2f}"]
     if row["kv_cache_dtype"] != "auto":

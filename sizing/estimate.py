@@ -47,6 +47,7 @@ class Request:
     quantization: str | None = None
     kv_cache_memory_bytes: int | None = None
     llm_class: bool = False
+    enable_expert_parallel: bool = False
 
 
 def find_model(cat: Catalog, name: str) -> tuple[str, Model, str | None]:
@@ -119,8 +120,10 @@ def plans_for(req: Request, per_node: int, nodes: int) -> pd.DataFrame:
     if not any(sizes):
         return plan_frame(per_node, nodes)
     tp, pp, dp = (s or 1 for s in sizes)
-    plan = "tp-pp" if pp > 1 else ("tp" if tp > 1 else "dp")
-    return pd.DataFrame([{"plan": plan, "tp": tp, "pp": pp, "dp": dp, "rank": 0, "explicit": True}])
+    ep = req.enable_expert_parallel and pp == 1
+    plan = "dp-ep" if ep else ("tp-pp" if pp > 1 else ("tp" if tp > 1 else "dp"))
+    return pd.DataFrame([{"plan": plan, "tp": tp, "pp": pp, "dp": dp, "rank": 0, "expert_parallel": ep,
+                          "ep": tp * dp if ep else 1, "explicit": True}])
 
 
 def check_plan(row: pd.Series) -> None:

@@ -34,11 +34,13 @@ def size_plans(df: pd.DataFrame) -> None:
     df["tp"] = np.where(df["pp_nodes"], df["gpus_per_node"], df["tp"])
     df["pp"] = np.where(df["pp_nodes"], df["nodes"], 1)
     df["dp"] = df["server_gpus"] // (df["tp"] * df["pp"])
+    df["ep"] = np.where(df["expert_parallel"], df["tp"] * df["dp"], 1)
 
 
 def server_takes(df: pd.DataFrame) -> pd.Series:
     """Whether the server can run the sized plan: TP divides a node's GPUs, one replica at least, PP on 2+ nodes."""
     ok = (df["tp"] <= df["gpus_per_node"]) & (df["gpus_per_node"] % df["tp"] == 0) & (df["dp"] >= 1)
+    ok &= ~(df["expert_parallel"] & ((df["nodes"] > 1) | (df["server_gpus"] < 2)))  # dp-ep: one node, 2+ GPUs
     return ok & ~(df["pp_nodes"] & (df["nodes"] < 2))
 
 
@@ -50,6 +52,8 @@ def model_takes(df: pd.DataFrame | dict[str, np.ndarray]) -> pd.Series | np.ndar
     ok = df["attention_heads"] % df["tp"] == 0
     ok &= (df["kv_heads"] % df["tp"] == 0) | (df["tp"] % df["kv_heads"] == 0)
     ok &= (df["la_value_heads"] % df["tp"] == 0) | (df["linear_layers"] == 0)
+    if "ep" in df:  # expert parallelism: a MoE model whose experts divide evenly over the EP ranks
+        ok &= (df["ep"] == 1) | ((df["experts"] > 0) & (df["experts"] % np.maximum(df["ep"], 1) == 0))
     return ok
 
 
@@ -93,9 +97,10 @@ def case_rows(models: pd.DataFrame, sp: pd.DataFrame, plans: int, kv_dtypes: int
     dtype changes neither, so validity is decided per model × server-plan, then repeated per KV dtype.
     """
     heads = {c: models[c].to_numpy()[:, None] for c in ("attention_heads", "kv_heads", "la_value_heads",
-                                                        "linear_layers")}
-    sizes, size_of = np.unique(sp["tp"].to_numpy(), return_inverse=True)
-    takes = model_takes({**heads, "tp": sizes[None, :]})[:, size_of] & sp["ok"].to_numpy()
+                                                        "linear_layers", "experts")}
+    sizes, size_of = np.unique(sp[["tp", "ep"]].to_numpy(), axis=0, return_inverse=True)
+    split = {"tp": sizes[None, :, 0], "ep": sizes[None, :, 1]}
+    takes = model_takes({**heads, **split})[:, size_of.ravel()] & sp["ok"].to_numpy()
     valid = np.broadcast_to(takes.reshape(len(models), -1, 1, plans),
                             (len(models), len(sp) // plans, kv_dtypes, plans))
     m, s, k, p = np.nonzero(valid)  # row-major: model, then server, KV dtype, plan
@@ -142,7 +147,7 @@ def add_service_metrics(df: pd.DataFrame, contexts: list[int], nvme_default_gbs:
     """Decode ceilings, longest context, price per GB of VRAM, load time, minimum CPU cores."""
     bandwidth = df["bandwidth_gbs"] * 1e9
     experts_idle = (1 - df["active_share"]) * df["w_experts"] * kv.stage_count(df["layers"], df["pp"]) / df["layers"]
-    df["weights_read_bytes"] = df["weights_bytes"] - experts_idle / df["tp"]
+    df["weights_read_bytes"] = df["weights_bytes"] - experts_idle / (df["tp"] * df["ep"])
     df["decode_tps_ceiling"] = bandwidth / df["weights_read_bytes"]
     for ctx in contexts:
         df[f"decode_tps_{ctx}"] = bandwidth / (df["weights_read_bytes"] + df["kv_bytes_per_token"] * ctx)
@@ -154,7 +159,8 @@ def add_service_metrics(df: pd.DataFrame, contexts: list[int], nvme_default_gbs:
     df["ram_per_vram"] = df["ram_gb"] / (df["memory_gb"] * df["server_gpus"])
 
 
-REASONS = ("", "no-fit", "fits-one-gpu", "tp-needed", "tp-for-capacity", "pp-across-nodes")
+REASONS = ("", "no-fit", "fits-one-gpu", "tp-needed", "tp-for-capacity", "pp-across-nodes", "ep-needed",
+           "ep-for-capacity")
 """Why a row is the chosen plan of its combination ("" for the rows not chosen)."""
 
 
@@ -180,8 +186,9 @@ def plan_reasons(df: pd.DataFrame, tp_for_capacity: np.ndarray) -> pd.Categorica
     """The reason of each chosen row; ``tp_for_capacity``: a simpler plan fits, this one serves enough more."""
     code = {reason: number for number, reason in enumerate(REASONS)}
     tp_reason = np.where(tp_for_capacity, code["tp-for-capacity"], code["tp-needed"])
-    reason = np.select([~df["fits"], df["plan"] == "dp", df["plan"] == "tp"],
-                       [code["no-fit"], code["fits-one-gpu"], tp_reason], code["pp-across-nodes"])
+    ep_reason = np.where(tp_for_capacity, code["ep-for-capacity"], code["ep-needed"])
+    reason = np.select([~df["fits"], df["plan"] == "dp", df["plan"] == "tp", df["plan"] == "dp-ep"],
+                       [code["no-fit"], code["fits-one-gpu"], tp_reason, ep_reason], code["pp-across-nodes"])
     return pd.Categorical.from_codes(np.where(df["chosen"], reason, code[""]), REASONS)
 
 

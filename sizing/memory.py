@@ -20,7 +20,9 @@ from sizing.versions import Rules
 def weights_per_gpu(df: pd.DataFrame) -> np.ndarray:
     """Weight bytes on the fullest rank: sharded layers / TP + replicated layers, stage share, embeddings / TP."""
     stage_share = kv.stage_count(df["layers"], df["pp"]) / df["layers"]
-    layers = (df["w_layer_sharded"] / df["tp"] + df["w_layer_replicated"]) * stage_share
+    ep = df["ep"] if "ep" in df else 1  # expert parallelism spreads the routed experts over tp x dp ranks
+    sharded = (df["w_layer_sharded"] - df["w_experts"]) / df["tp"] + df["w_experts"] / (df["tp"] * ep)
+    layers = (sharded + df["w_layer_replicated"]) * stage_share
     tied_copy = np.where(df["w_lm_head"] > 0, df["w_lm_head"], df["w_embeddings"])
     ends = np.where(df["pp"] > 1, np.maximum(df["w_embeddings"], tied_copy), df["w_embeddings"] + df["w_lm_head"])
     return (layers + ends / df["tp"]).to_numpy()

@@ -228,3 +228,4 @@ class Example(Strict):
     tensor_parallel_size: PosInt = 1
     pipeline_parallel_size: PosInt = 1
     data_parallel_size: PosInt = 1
+    enable_expert_parallel: StrictBool = False

@@ -47,3 +47,16 @@ def test_kv_sharing_layers_own_no_cache_and_global_layers_keep_their_geometry(ca
         10, 50, 4, 512)
     shared = model_columns(gemma.model_copy(update={"kv_sharing": KvSharing(layers=12, sliding_layers=10)}))
     assert (shared["full_layers"], shared["sliding_layers"]) == (8, 40)
+
+
+def test_the_cli_takes_vllms_expert_parallel_flag(capsys, catalog):
+    import json
+
+    from sizing.cli import main
+
+    argv = ["estimate", "--model", "deepseek-ai/DeepSeek-R1", "--server", "ref-8x-h200", "--data-parallel-size", "8",
+            "--enable-expert-parallel", "--max-model-len", "32768", "--json"]
+    assert main(argv) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert (out["plan"], out["data_parallel_size"], out["tensor_parallel_size"]) == ("dp-ep", 8, 1)
+    assert "--enable-expert-parallel" in out["vllm_command"]

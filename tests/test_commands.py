@@ -59,3 +59,13 @@ def test_multi_node_commands_name_their_nodes(catalog, engine_command):
                                     tensor_parallel_size=8, pipeline_parallel_size=2))
     command = engine_command(row, catalog)
     assert ("--pipeline-parallel-size 2" in command) or ("--nnodes 2" in command)
+
+
+def test_expert_parallel_plan_commands(catalog):
+    row = estimate(catalog, Request(model="deepseek-ai/DeepSeek-R1", server="ref-8x-h200", max_model_len=32768,
+                                    data_parallel_size=8, enable_expert_parallel=True))
+    vllm = vllm_command(row, catalog)
+    assert "--data-parallel-size 8" in vllm and "--enable-expert-parallel" in vllm
+    assert "--tensor-parallel-size" not in vllm
+    sglang = sglang_command(row, catalog)
+    assert "--tp-size 8" in sglang and "--dp-size 8" in sglang and "--enable-dp-attention --ep-size 8" in sglang
