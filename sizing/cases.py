@@ -34,6 +34,8 @@ class Knobs:
     enforce_eager: bool = False
     kv_cache_memory_bytes: int | None = None
     llm_class: bool = False
+    limit_mm_per_prompt: int | None = None
+    language_model_only: bool = False
 
 
 def model_columns(m: Model) -> dict[str, object]:
@@ -53,8 +55,16 @@ def model_columns(m: Model) -> dict[str, object]:
         "la_key_dim": la.key_head_dim if la else 0, "la_value_dim": la.value_head_dim if la else 0,
         "la_conv_kernel": la.conv_kernel if la else 1, "inter_per_token": inter,
         "max_context": m.max_context, "model_dtype_bytes": 2, "is_moe": moe is not None, "experts": moe.experts if moe else 0,
-        "active_share": _active_share(m),
+        "active_share": _active_share(m), **vision_columns(m),
     }
+
+
+def vision_columns(m: Model) -> dict[str, int]:
+    """The vision tower's profile geometry (all 0 for a text-only model)."""
+    v = m.vision
+    return {"vision_tokens": v.max_tokens_per_item if v else 0, "vision_hidden": v.hidden_size if v else 0,
+            "vision_inter": v.intermediate_size if v else 0, "vision_merge": v.merge_size if v else 1,
+            "vision_out": v.out_hidden_size if v else 0}
 
 
 def cache_layer_columns(m: Model, special: int) -> dict[str, int]:
@@ -77,10 +87,12 @@ def checkpoint_columns(m: Model, ckpt: Checkpoint, spec: PrecisionSpec, online: 
     """Weight-byte columns of one checkpoint (whole model, before TP/PP division)."""
     split = weight_split(m, ckpt, spec)
     experts = sum(part_bytes(p, ckpt, spec, m) for p in model_parts(m) if p.name == "experts")
+    vision = sum(part_bytes(p, ckpt, spec, m) for p in model_parts(m) if p.name == "vision_tower")
     return {
         "checkpoint": ckpt.id, "precision": ckpt.precision, "online_quantization": online,
         "w_layer_sharded": split.layer_sharded, "w_layer_replicated": split.layer_replicated,
         "w_embeddings": split.embeddings, "w_lm_head": split.lm_head, "w_total": split.total, "w_experts": experts,
+        "w_vision": vision,
         "needs_hw": spec.needs_hw or "",
     }
 

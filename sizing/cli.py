@@ -42,12 +42,26 @@ def add_case_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--enforce-eager", action="store_true")
     p.add_argument("--quantization", "-q")
     p.add_argument("--kv-cache-memory-bytes", type=int, help="KV-cache bytes per GPU; skips the memory budget")
+    p.add_argument("--limit-mm-per-prompt", type=image_limit, help='multimodal items per prompt, e.g. \'{"image": 0}\'')
+    p.add_argument("--language-model-only", action="store_true", help="serve the text model only (no vision tower)")
+
+
+def image_limit(text: str) -> int:
+    """argparse type of ``--limit-mm-per-prompt``: the image count (a bad value is a usage error)."""
+    from sizing.towers import image_limit as parse  # noqa: PLC0415 - keeps `--help` fast
+
+    try:
+        return parse(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def request_of(ns: argparse.Namespace) -> Request:
     """The :class:`Request` the parsed arguments describe; positive numbers only."""
     fields = {name: getattr(ns, name) for name in Request.__dataclass_fields__ if hasattr(ns, name)}
     for name, value in fields.items():
+        if name == "limit_mm_per_prompt":  # 0 images is vLLM's text-only profile; the parser checked it
+            continue
         if isinstance(value, (int, float)) and not isinstance(value, bool) and value <= 0:
             raise UsageError(f"--{name.replace('_', '-')}: must be greater than 0, got {value}")
     if fields.get("gpu_memory_utilization") and fields["gpu_memory_utilization"] > 1:

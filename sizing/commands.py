@@ -11,12 +11,14 @@ import math
 from typing import Mapping
 
 from sizing.catalog import Catalog
+from sizing.towers import limit_flag
 
 VLLM_RELEASE = "0.34.0"
 VLLM_FLAGS = (
     "--tensor-parallel-size", "--pipeline-parallel-size", "--data-parallel-size", "--max-model-len",
     "--gpu-memory-utilization", "--kv-cache-dtype", "--quantization", "--max-num-seqs",
     "--distributed-executor-backend", "--host", "--port", "--api-key", "--enable-expert-parallel",
+    "--limit-mm-per-prompt", "--language-model-only",
 )
 SGLANG_FLAGS = (
     "--model-path", "--tp-size", "--dp-size", "--context-length", "--mem-fraction-static", "--kv-cache-dtype", "--quantization",
@@ -58,11 +60,22 @@ def vllm_args(row: Mapping[str, object], cat: Catalog) -> list[str]:
     if row["online_quantization"]:
         args.append(f"--quantization {cat.precisions[str(row['precision'])].vllm_quantization}")
     args.append(f"--max-num-seqs {suggested_max_num_seqs(row, int(cat.assume('max_num_seqs_floor')))}")
+    args += multimodal_args(row)
     if int(row["pp"]) > 1 and int(row["nodes"]) > 1:
         args.append("--distributed-executor-backend ray")
     args.append(f"--host {cat.assume('serve_host')} --port {int(cat.assume('serve_port'))}")
     args.append('--api-key "$VLLM_API_KEY"')
     return args
+
+
+def multimodal_args(row: Mapping[str, object]) -> list[str]:
+    """``--language-model-only`` or ``--limit-mm-per-prompt`` when the row sets them for a model with a tower."""
+    if not int(row.get("vision_tokens", 0)):
+        return []
+    if bool(row.get("language_model_only", False)):
+        return ["--language-model-only"]
+    limit = int(row.get("limit_mm_per_prompt", -1))
+    return [f"--limit-mm-per-prompt {limit_flag(limit)}"] if limit >= 0 else []
 
 
 def vllm_command(row: Mapping[str, object], cat: Catalog) -> str:

@@ -48,6 +48,8 @@ class Request:
     kv_cache_memory_bytes: int | None = None
     llm_class: bool = False
     enable_expert_parallel: bool = False
+    limit_mm_per_prompt: int | None = None
+    language_model_only: bool = False
 
 
 def find_model(cat: Catalog, name: str) -> tuple[str, Model, str | None]:
@@ -160,7 +162,8 @@ def knobs_of(cat: Catalog, req: Request) -> Knobs:
     """The Knobs of a request; an unset --gpu-memory-utilization takes the catalog's value."""
     gmu = req.gpu_memory_utilization or float(cat.assume("gpu_memory_utilization"))
     return Knobs(gmu, req.max_model_len, req.max_num_batched_tokens, req.max_num_seqs, req.block_size,
-                 req.enforce_eager, req.kv_cache_memory_bytes, req.llm_class)
+                 req.enforce_eager, req.kv_cache_memory_bytes, req.llm_class,
+                 limit_mm_per_prompt=req.limit_mm_per_prompt, language_model_only=req.language_model_only)
 
 
 def estimate_frame(cat: Catalog, req: Request) -> pd.DataFrame:

@@ -28,7 +28,7 @@ class Config:
 
     def __init__(self, raw: dict[str, Any], label: str) -> None:
         text = raw.get("text_config") or {}
-        self.data, self.label = {**raw, **text}, label
+        self.data, self.label, self.raw = {**raw, **text}, label, raw
         self.model_type = str(text.get("model_type") or raw.get("model_type") or "")
 
     def need(self, *keys: str) -> Any:
@@ -114,6 +114,28 @@ def kv_sharing(cfg: Config) -> dict[str, Any] | None:
     return {"layers": count, "sliding_layers": sum(1 for t in tail if t == "sliding_attention")}
 
 
+def vision(raw: dict[str, Any], text_hidden: int) -> dict[str, Any] | None:
+    """The vision tower from ``vision_config`` (Qwen-VL ``depth``/``out_hidden_size``, SigLIP-style ``num_hidden_layers``).
+
+    ``max_tokens_per_item`` comes from ``vision_soft_tokens_per_image`` or ``image_seq_length`` when the
+    config states it; Qwen-VL configs do not (their largest image is the processor's), so the 16384
+    tokens of Qwen3-VL's processor limit are used.
+    """
+    v = raw.get("vision_config")
+    if not isinstance(v, dict) or not v.get("hidden_size"):
+        return None
+    deepstack = v.get("deepstack_visual_indexes") or []
+    tokens = raw.get("vision_soft_tokens_per_image") or v.get("image_seq_length") or QWEN_VL_MAX_IMAGE_TOKENS
+    return {"layers": int(v.get("depth") or v["num_hidden_layers"]), "hidden_size": int(v["hidden_size"]),
+            "intermediate_size": int(v["intermediate_size"]), "patch_size": int(v.get("patch_size", 14)),
+            "out_hidden_size": int(v.get("out_hidden_size") or text_hidden),
+            "merge_size": int(v.get("spatial_merge_size", 1)), "mergers": 1 + len(deepstack),
+            "max_tokens_per_item": int(tokens)}
+
+
+QWEN_VL_MAX_IMAGE_TOKENS = 16384
+
+
 def moe(cfg: Config) -> dict[str, Any] | None:
     """Routed and shared experts, and the leading dense layers."""
     experts = cfg.get("n_routed_experts") or cfg.get("num_experts") or cfg.get("num_local_experts")
@@ -189,6 +211,7 @@ def raw_entry(cfg: Config, model_id: str) -> dict[str, Any]:
         "max_context": int(cfg.need("max_position_embeddings")), "attention_bias": bool(cfg.get("attention_bias", False)),
         "mla": mla(cfg), "sliding_window": sliding(cfg, layers), "linear_attention": linear_attention(cfg, layers),
         "global_attention": global_attention(cfg), "kv_sharing": kv_sharing(cfg),
+        "vision": vision(cfg.raw, int(cfg.need("hidden_size"))),
         "moe": experts, "checkpoints": [checkpoint(model_id, cfg)], "source": "config.json (python -m sizing import-config)",
     }
     return {k: v for k, v in entry.items() if v is not None}

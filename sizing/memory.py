@@ -13,6 +13,7 @@ import pandas as pd
 
 from sizing import kvcache as kv
 from sizing import overhead as oh
+from sizing import towers
 from sizing.units import GiB, MiB
 from sizing.versions import Rules
 
@@ -21,11 +22,21 @@ def weights_per_gpu(df: pd.DataFrame) -> np.ndarray:
     """Weight bytes on the fullest rank: sharded layers / TP + replicated layers, stage share, embeddings / TP."""
     stage_share = kv.stage_count(df["layers"], df["pp"]) / df["layers"]
     ep = df["ep"] if "ep" in df else 1  # expert parallelism spreads the routed experts over tp x dp ranks
-    sharded = (df["w_layer_sharded"] - df["w_experts"]) / df["tp"] + df["w_experts"] / (df["tp"] * ep)
+    tower = df["w_vision"] * df["language_model_only"]  # --language-model-only: the tower is not loaded
+    sharded = (df["w_layer_sharded"] - df["w_experts"] - tower) / df["tp"] + df["w_experts"] / (df["tp"] * ep)
     layers = (sharded + df["w_layer_replicated"]) * stage_share
     tied_copy = np.where(df["w_lm_head"] > 0, df["w_lm_head"], df["w_embeddings"])
     ends = np.where(df["pp"] > 1, np.maximum(df["w_embeddings"], tied_copy), df["w_embeddings"] + df["w_lm_head"])
     return (layers + ends / df["tp"]).to_numpy()
+
+
+def encoder_profile(df: pd.DataFrame) -> np.ndarray:
+    """The vision encoder's share of the profile run per GPU, bytes (0 without a tower or when text-only)."""
+    budget = np.maximum(df["max_num_batched_tokens"], df["vision_tokens"])
+    limit = np.where(df["language_model_only"], 0, df["limit_mm_per_prompt"])
+    items = np.where(df["vision_tokens"] > 0, towers.profiled_items(budget, df["vision_tokens"], limit), 0)
+    return towers.encoder_profile_bytes(items, df["vision_tokens"], df["vision_merge"], df["vision_hidden"],
+                                        df["vision_inter"] / df["tp"], df["vision_out"], towers.PROFILE_FACTOR)
 
 
 def add_kv_geometry(df: pd.DataFrame, rules: Rules) -> None:
@@ -65,6 +76,8 @@ def add_overheads(df: pd.DataFrame, rules: Rules, coef: oh.Coefficients) -> None
     df["profile_tokens"] = tokens
     df["activation_bytes"] = oh.activation_peak(coef, tokens, df["hidden_size"], df["inter_per_token"] / df["tp"],
                                                 df["vocab_size"], df["max_num_seqs"])
+    df["encoder_profile_bytes"] = encoder_profile(df)
+    df["activation_bytes"] = df["activation_bytes"] + df["encoder_profile_bytes"]
     df["nontorch_bytes"] = oh.nontorch(coef, df["tp"] * df["pp"])
     captures = oh.capture_sizes(df["max_num_seqs"], df["max_num_batched_tokens"], df["max_capture_size"])
     layers = kv.stage_count(df["layers"], df["pp"])

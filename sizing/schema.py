@@ -122,6 +122,20 @@ class KvSharing(Strict):
     sliding_layers: NonNegInt = Field(0, description="how many of the sharing layers are sliding-window layers")
 
 
+class VisionTower(Strict):
+    """A ViT-style vision encoder and its projector, read from ``vision_config`` (weights stay BF16)."""
+
+    layers: PosInt
+    hidden_size: PosInt
+    intermediate_size: PosInt
+    patch_size: PosInt
+    out_hidden_size: PosInt = Field(description="the text model's hidden size the projector maps to")
+    merge_size: PosInt = Field(1, description="spatial merge: one output token per merge_size^2 patches")
+    mergers: PosInt = Field(1, description="projectors (Qwen3-VL: one plus one per deepstack layer)")
+    gated_mlp: StrictBool = False
+    max_tokens_per_item: PosInt = Field(description="encoder output tokens of the largest image vLLM profiles with")
+
+
 class LinearAttention(Strict):
     kind: Literal["gated_delta_net"]
     layers: PosInt
@@ -173,6 +187,7 @@ class Model(Strict):
     linear_attention: LinearAttention | None = None
     global_attention: GlobalAttention | None = None
     kv_sharing: KvSharing | None = None
+    vision: VisionTower | None = None
     moe: Moe | None = None
     checkpoints: Annotated[list[Checkpoint], Field(min_length=1)]
     source: Text

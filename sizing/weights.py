@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from sizing.layer_kinds import global_attention_delta
 from sizing.schema import Checkpoint, Model, PrecisionSpec
+from sizing.towers import vision_params
 
 BF16_BYTES = 2
 
@@ -89,6 +90,7 @@ def model_parts(m: Model) -> list[Part]:
         *attention_parts(m),
         *mlp_parts(m),
         Part("norms", norms, False, True, quantisable=False),
+        Part("vision_tower", vision_params(m.vision) if m.vision else 0, True, True, quantisable=False),
     ]
 
 

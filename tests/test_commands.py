@@ -69,3 +69,13 @@ def test_expert_parallel_plan_commands(catalog):
     assert "--tensor-parallel-size" not in vllm
     sglang = sglang_command(row, catalog)
     assert "--tp-size 8" in sglang and "--dp-size 8" in sglang and "--enable-dp-attention --ep-size 8" in sglang
+
+
+@pytest.mark.parametrize("extra, flag", [({"limit_mm_per_prompt": 0}, """--limit-mm-per-prompt '{"image": 0}'"""),
+                                         ({"language_model_only": True}, "--language-model-only")])
+def test_multimodal_serving_modes_reach_the_command(catalog, extra, flag):
+    row = estimate(catalog, Request(model="Qwen/Qwen3-VL-30B-A3B-Instruct", gpu="h200", max_model_len=32768, **extra))
+    assert flag in vllm_command(row, catalog)
+    plain = estimate(catalog, Request(model="Qwen/Qwen3-VL-30B-A3B-Instruct", gpu="h200", max_model_len=32768))
+    assert "--limit-mm-per-prompt" not in vllm_command(plain, catalog)
+    assert "--language-model-only" not in vllm_command(plain, catalog)

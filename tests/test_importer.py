@@ -75,7 +75,8 @@ def test_gemma4_global_layers_and_sliding_pattern_are_read():
     assert (model.global_attention.kv_heads, model.global_attention.head_dim, model.global_attention.k_eq_v) == (
         4, 512, True)
     assert model.kv_sharing is None and model.tie_embeddings
-    assert model.total_params_b == pytest.approx(30.7, abs=0.1)  # text stack; the card's 31B adds the vision tower
+    assert model.total_params_b == pytest.approx(31.1, abs=0.1)  # 30.7B text stack plus the vision tower (card: 31B)
+    assert (model.vision.layers, model.vision.max_tokens_per_item, model.vision.out_hidden_size) == (27, 280, 5376)
 
 
 def test_gemma4_kv_shared_layers_and_moe_block(tmp_path):
@@ -86,3 +87,11 @@ def test_gemma4_kv_shared_layers_and_moe_block(tmp_path):
     model = model_from_config(raw, "local/gemma4-variant", "variant")
     assert (model.kv_sharing.layers, model.kv_sharing.sliding_layers) == (12, 10)  # the last 12 of 5:1 layer_types
     assert (model.moe.experts, model.moe.shared_experts, model.moe.shared_intermediate_size) == (128, 1, 21504)
+
+
+def test_qwen3_vl_vision_config_is_read():
+    model = model_from_config_file(DATA / "Qwen--Qwen3-VL-30B-A3B-Instruct.json")
+    v = model.vision
+    assert (v.layers, v.hidden_size, v.intermediate_size, v.merge_size, v.mergers) == (27, 1152, 4304, 2, 4)
+    assert (v.out_hidden_size, v.max_tokens_per_item, model.moe.experts) == (2048, 16384, 128)
+    assert model.total_params_b == pytest.approx(31.1, abs=0.1)
