@@ -23,6 +23,9 @@ CASES = {
     # multimodal: the BF16 vision tower in the weights, one 16384-token image in the profile run
     "qwen3-vl-30b-a3b-h200-tp1-v0200-mml262144": ("Qwen/Qwen3-VL-30B-A3B-Instruct", {
         "weights": 0.01, "available_kv": 0.03, "concurrency": 0.01, "tokens": 0.01}),
+    # MiniMax-M2.5 at TP 8 with expert parallelism: per-rank weights as TP 8, one KV head per rank
+    "minimax-m2.5-h200-tp8-ep-v0180-mml196608": ("MiniMaxAI/MiniMax-M2.5", {
+        "weights": 0.01, "concurrency": 0.01, "tokens": 0.01}),
 }
 
 
