@@ -46,7 +46,7 @@ def add_case_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--language-model-only", action="store_true", help="serve the text model only (no vision tower)")
 
 
-def image_limit(text: str) -> int:
+def image_limit(text: str) -> int | None:
     """argparse type of ``--limit-mm-per-prompt``: the image count (a bad value is a usage error)."""
     from sizing.towers import image_limit as parse  # noqa: PLC0415 - keeps `--help` fast
 

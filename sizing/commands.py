@@ -74,8 +74,9 @@ def multimodal_args(row: Mapping[str, object]) -> list[str]:
         return []
     if bool(row.get("language_model_only", False)):
         return ["--language-model-only"]
-    limit = int(row.get("limit_mm_per_prompt", -1))
-    return [f"--limit-mm-per-prompt {limit_flag(limit)}"] if limit >= 0 else []
+    if not bool(row.get("limit_mm_set", False)):
+        return []
+    return [f"--limit-mm-per-prompt {limit_flag(int(row['limit_mm_per_prompt']))}"]
 
 
 def vllm_command(row: Mapping[str, object], cat: Catalog) -> str:

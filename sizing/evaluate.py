@@ -79,7 +79,8 @@ def apply_settings(df: pd.DataFrame, rules: Rules, knobs: Knobs) -> pd.DataFrame
     df["block_size_attention"] = np.where(df["is_mla"], mla_bs, rules.block_size)
     df["enforce_eager"] = knobs.enforce_eager
     df["kv_cache_memory_bytes"] = knobs.kv_cache_memory_bytes or 0
-    df["limit_mm_per_prompt"] = -1 if knobs.limit_mm_per_prompt is None else knobs.limit_mm_per_prompt
+    df["limit_mm_set"] = knobs.limit_mm_per_prompt is not None
+    df["limit_mm_per_prompt"] = knobs.limit_mm_per_prompt or 0
     df["language_model_only"] = knobs.language_model_only
     return df
 

@@ -33,8 +33,9 @@ def weights_per_gpu(df: pd.DataFrame) -> np.ndarray:
 def encoder_profile(df: pd.DataFrame) -> np.ndarray:
     """The vision encoder's share of the profile run per GPU, bytes (0 without a tower or when text-only)."""
     budget = np.maximum(df["max_num_batched_tokens"], df["vision_tokens"])
+    limited = df["limit_mm_set"] | df["language_model_only"]
     limit = np.where(df["language_model_only"], 0, df["limit_mm_per_prompt"])
-    items = np.where(df["vision_tokens"] > 0, towers.profiled_items(budget, df["vision_tokens"], limit), 0)
+    items = np.where(df["vision_tokens"] > 0, towers.profiled_items(budget, df["vision_tokens"], limit, limited), 0)
     return towers.encoder_profile_bytes(items, df["vision_tokens"], df["vision_merge"], df["vision_hidden"],
                                         df["vision_inter"] / df["tp"], df["vision_out"], towers.PROFILE_FACTOR)
 

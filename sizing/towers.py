@@ -22,11 +22,11 @@ PROFILE_FACTOR = 1.0
 """Live (hidden + intermediate) activations per patch at the encoder's peak, in units of one BF16 copy."""
 
 
-def image_limit(text: str) -> int:
+def image_limit(text: str) -> int | None:
     """Images per prompt from vLLM's ``--limit-mm-per-prompt`` JSON (``'{"image": 0}'``); ValueError otherwise.
 
     The profile run encodes the modality with the largest items, images for the towers modelled here;
-    a limit given for other modalities only is no image limit (-1).
+    a limit given for other modalities only is no image limit (None).
     """
     try:
         limits = json.loads(text)
@@ -34,7 +34,7 @@ def image_limit(text: str) -> int:
         raise ValueError(f"not a JSON object such as '{{\"image\": 1}}': {text!r}") from None
     if not isinstance(limits, dict) or not all(isinstance(v, int) and v >= 0 for v in limits.values()):
         raise ValueError(f"expected modality counts >= 0 such as '{{\"image\": 1}}', got {text!r}")
-    return int(limits.get("image", -1))
+    return int(limits["image"]) if "image" in limits else None
 
 
 def limit_flag(limit: int) -> str:
@@ -52,14 +52,15 @@ def vision_params(v: VisionTower) -> int:
     return blocks + patch + projector
 
 
-def profiled_items(budget_tokens: ArrayLike, item_tokens: ArrayLike, limit: ArrayLike) -> np.ndarray:
+def profiled_items(budget_tokens: ArrayLike, item_tokens: ArrayLike, limit: ArrayLike,
+                   limited: ArrayLike) -> np.ndarray:
     """How many dummy items the profile run encodes: the budget's worth of largest items, at most ``limit``.
 
-    ``limit`` < 0 means no limit was given; 0 skips the encoder profile (text-only serving).
+    ``limit`` applies where ``limited`` (a ``--limit-mm-per-prompt`` was given); 0 skips the encoder
+    profile (text-only serving).
     """
     fits = np.maximum(np.asarray(budget_tokens) // np.maximum(np.asarray(item_tokens), 1), 1)
-    limit = np.asarray(limit)
-    return np.where(limit < 0, fits, np.minimum(fits, limit)).astype(np.int64)
+    return np.where(np.asarray(limited, dtype=bool), np.minimum(fits, limit), fits).astype(np.int64)
 
 
 def encoder_profile_bytes(items: ArrayLike, item_tokens: ArrayLike, merge: ArrayLike, hidden: ArrayLike,

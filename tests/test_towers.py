@@ -22,7 +22,7 @@ def test_qwen3_vl_tower_is_about_half_a_billion_parameters():
 def test_profiled_items_fill_the_budget_within_the_limit():
     # budget max(8192, 16384) holds one 16384-token image; 280-token images: 29 fit 8192, limit 2 caps
     assert profiled_items(np.array([16384, 8192, 8192, 8192]), np.array([16384, 280, 280, 280]),
-                          np.array([-1, -1, 2, 0])).tolist() == [1, 29, 2, 0]
+                          np.array([0, 0, 2, 0]), np.array([False, False, True, True])).tolist() == [1, 29, 2, 0]
 
 
 def test_encoder_bytes_scale_with_patches_and_vanish_without_items():
@@ -33,7 +33,7 @@ def test_encoder_bytes_scale_with_patches_and_vanish_without_items():
 
 def test_limit_flag_round_trips_vllms_json():
     assert image_limit('{"image": 0, "video": 1}') == 0
-    assert image_limit('{"video": 0}') == -1
+    assert image_limit('{"video": 0}') is None
     assert limit_flag(2) == """'{"image": 2}'"""
     for bad in ("image=2", '{"image": -1}', "[1]"):
         with pytest.raises(ValueError):
