@@ -58,6 +58,19 @@ def add_case_arguments(p: argparse.ArgumentParser) -> None:
                                                                              "the memory budget")
     p.add_argument("--host", type=ty.host, help="--host of the printed command (default: the catalog's)")
     p.add_argument("--port", type=ty.port, help="--port of the printed command (default: the catalog's)")
+    p.add_argument("--enable-expert-parallel", action="store_true", help="spread MoE experts over TP x DP ranks")
+    p.add_argument("--limit-mm-per-prompt", type=image_limit, help='multimodal items per prompt, e.g. \'{"image": 0}\'')
+    p.add_argument("--language-model-only", action="store_true", help="serve the text model only (no vision tower)")
+
+
+def image_limit(text: str) -> int | None:
+    """argparse type of ``--limit-mm-per-prompt``: the image count (a bad value is a usage error)."""
+    from sizing.engine.towers import image_limit as parse  # noqa: PLC0415 - keeps `--help` fast
+
+    try:
+        return parse(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def request_of(ns: argparse.Namespace) -> Request:

@@ -99,11 +99,43 @@ class Mla(Strict):
     qk_nope_head_dim: PosInt
     v_head_dim: PosInt
     q_lora_rank: PosInt | None = None
+    index_head_dim: PosInt | None = Field(
+        None, description="sparse MLA (DeepSeek-V3.2): the lightning indexer's key size; its K cache is per layer")
+    index_topk: PosInt | None = Field(None, description="sparse MLA: tokens each query attends to")
 
 
 class SlidingWindow(Strict):
     window: PosInt
     layers: PosInt = Field(description="how many layers use the window; the rest are full attention")
+
+
+class GlobalAttention(Strict):
+    """The full-attention layers' KV geometry where it differs from the sliding layers' (Gemma 4)."""
+
+    kv_heads: PosInt
+    head_dim: PosInt
+    k_eq_v: StrictBool = Field(False, description="keys double as values: no v_proj weights (the cache holds both)")
+
+
+class KvSharing(Strict):
+    """Trailing layers that reuse an earlier layer's KV (``num_kv_shared_layers``): they own no cache."""
+
+    layers: PosInt
+    sliding_layers: NonNegInt = Field(0, description="how many of the sharing layers are sliding-window layers")
+
+
+class VisionTower(Strict):
+    """A ViT-style vision encoder and its projector, read from ``vision_config`` (weights stay BF16)."""
+
+    layers: PosInt
+    hidden_size: PosInt
+    intermediate_size: PosInt
+    patch_size: PosInt
+    out_hidden_size: PosInt = Field(description="the text model's hidden size the projector maps to")
+    merge_size: PosInt = Field(1, description="spatial merge: one output token per merge_size^2 patches")
+    mergers: PosInt = Field(1, description="projectors (Qwen3-VL: one plus one per deepstack layer)")
+    gated_mlp: StrictBool = False
+    max_tokens_per_item: PosInt = Field(description="encoder output tokens of the largest image vLLM profiles with")
 
 
 class LinearAttention(Strict):
@@ -155,6 +187,9 @@ class Model(Strict):
     mla: Mla | None = None
     sliding_window: SlidingWindow | None = None
     linear_attention: LinearAttention | None = None
+    global_attention: GlobalAttention | None = None
+    kv_sharing: KvSharing | None = None
+    vision: VisionTower | None = None
     moe: Moe | None = None
     checkpoints: Annotated[list[Checkpoint], Field(min_length=1)]
     source: Text
@@ -167,6 +202,11 @@ class Model(Strict):
             field = "linear_attention.layers" if self.linear_attention else "sliding_window.layers"
             raise FieldProblem(field, f"sliding-window plus linear-attention layers ({special}) must leave at least "
                                       f"one full-attention layer of {self.layers}")
+        shared = self.kv_sharing
+        if shared and (shared.sliding_layers > (self.sliding_window.layers if self.sliding_window else 0)
+                       or shared.layers - shared.sliding_layers >= self.layers - special):
+            raise FieldProblem("kv_sharing", "sharing layers must leave at least one full-attention layer with its "
+                                             "own cache and at most the sliding layers there are")
         if self.moe and self.moe.dense_layers > self.layers:
             raise FieldProblem("moe.dense_layers", f"must be at most layers ({self.layers}), got {self.moe.dense_layers}")
         return self
@@ -203,3 +243,4 @@ class Example(Strict):
     tensor_parallel_size: PosInt = 1
     pipeline_parallel_size: PosInt = 1
     data_parallel_size: PosInt = 1
+    enable_expert_parallel: StrictBool = False

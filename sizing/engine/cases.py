@@ -33,6 +33,8 @@ class Knobs:
     enforce_eager: bool = False
     kv_cache_memory_bytes: int | None = None
     llm_class: bool = False
+    limit_mm_per_prompt: int | None = None
+    language_model_only: bool = False
 
 
 def model_columns(m: Model) -> dict[str, object]:
@@ -45,15 +47,36 @@ def model_columns(m: Model) -> dict[str, object]:
         "layers": m.layers, "hidden_size": m.hidden_size, "vocab_size": m.vocab_size,
         "attention_heads": m.attention_heads, "kv_heads": m.kv_heads, "head_dim": m.head_dim,
         "is_mla": m.mla is not None, "mla_dim": (m.mla.kv_lora_rank + m.mla.qk_rope_head_dim) if m.mla else 0,
-        "full_layers": m.layers - special, "sliding_layers": sw.layers if sw else 0,
+        "index_head_dim": (m.mla.index_head_dim or 0) if m.mla else 0,
+        **cache_layer_columns(m, special),
         "window": sw.window if sw else 0, "linear_layers": la.layers if la else 0,
         "la_key_heads": la.num_key_heads if la else 0, "la_value_heads": la.num_value_heads if la else 0,
         "la_key_dim": la.key_head_dim if la else 0, "la_value_dim": la.value_head_dim if la else 0,
         "la_conv_kernel": la.conv_kernel if la else 1, "inter_per_token": inter,
         "max_context": m.max_context, "model_dtype_bytes": 2, "is_moe": moe is not None,
+        "experts": moe.experts if moe else 0,
         "active_share": _active_share(m), "expert_intermediate": moe.expert_intermediate_size if moe else 0,
-        **profile_columns(m),
+        **profile_columns(m), **vision_columns(m),
     }
+
+
+def vision_columns(m: Model) -> dict[str, int]:
+    """The vision tower's profile geometry (all 0 for a text-only model)."""
+    v = m.vision
+    return {"vision_tokens": v.max_tokens_per_item if v else 0, "vision_hidden": v.hidden_size if v else 0,
+            "vision_inter": v.intermediate_size if v else 0, "vision_merge": v.merge_size if v else 1,
+            "vision_out": v.out_hidden_size if v else 0}
+
+
+def cache_layer_columns(m: Model, special: int) -> dict[str, int]:
+    """Full and sliding layers that own a KV cache (KV-sharing layers own none), and the full layers' geometry."""
+    shared = m.kv_sharing
+    shared_sliding = shared.sliding_layers if shared else 0
+    shared_full = shared.layers - shared_sliding if shared else 0
+    ga = m.global_attention
+    return {"full_layers": m.layers - special - shared_full,
+            "sliding_layers": (m.sliding_window.layers if m.sliding_window else 0) - shared_sliding,
+            "full_kv_heads": ga.kv_heads if ga else m.kv_heads, "full_head_dim": ga.head_dim if ga else m.head_dim}
 
 
 def _active_share(m: Model) -> float:
@@ -65,10 +88,12 @@ def checkpoint_columns(m: Model, ckpt: Checkpoint, spec: PrecisionSpec, online: 
     """Weight-byte columns of one checkpoint (whole model, before TP/PP division)."""
     split = weight_split(m, ckpt, spec)
     experts = sum(part_bytes(p, ckpt, spec, m) for p in model_parts(m) if p.name == "experts")
+    vision = sum(part_bytes(p, ckpt, spec, m) for p in model_parts(m) if p.name == "vision_tower")
     return {
         "checkpoint": ckpt.id, "precision": ckpt.precision, "online_quantization": online,
         "w_layer_sharded": split.layer_sharded, "w_layer_replicated": split.layer_replicated,
         "w_embeddings": split.embeddings, "w_lm_head": split.lm_head, "w_total": split.total, "w_experts": experts,
+        "w_vision": vision,
         "needs_hw": spec.needs_hw or "",
     }
 
@@ -133,14 +158,21 @@ def server_frame(cat: Catalog) -> pd.DataFrame:
 
 
 def plan_frame(max_gpus_per_node: int, max_nodes: int) -> pd.DataFrame:
-    """Candidate plans: data parallel, tensor parallel within a node, TP × pipeline across nodes."""
-    rows = [{"plan": "dp", "tp": 1, "pp_nodes": False, "rank": 0}]
+    """Candidate plans: data parallel, tensor parallel within a node, data-parallel attention with
+    expert parallelism (``dp-ep``: MoE models, one node), TP × pipeline across nodes.
+
+    ``rank`` orders plans by how simple they are to run; ``expert_parallel`` marks ``dp-ep``.
+    """
+    rows = [{"plan": "dp", "tp": 1, "pp_nodes": False, "rank": 0, "expert_parallel": False}]
     size, rank = 2, 1
     while size <= max_gpus_per_node:
-        rows.append({"plan": "tp", "tp": size, "pp_nodes": False, "rank": rank})
+        rows.append({"plan": "tp", "tp": size, "pp_nodes": False, "rank": rank, "expert_parallel": False})
         size, rank = size * 2, rank + 1
+    if max_gpus_per_node > 1:
+        rows.append({"plan": "dp-ep", "tp": 1, "pp_nodes": False, "rank": rank, "expert_parallel": True})
+        rank += 1
     if max_nodes > 1:
-        rows.append({"plan": "tp-pp", "tp": 0, "pp_nodes": True, "rank": rank})
+        rows.append({"plan": "tp-pp", "tp": 0, "pp_nodes": True, "rank": rank, "expert_parallel": False})
     return pd.DataFrame(rows)
 
 

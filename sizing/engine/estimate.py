@@ -58,6 +58,8 @@ class Request:
     host: str | None = None
     port: int | None = None
     enable_expert_parallel: bool = False
+    limit_mm_per_prompt: int | None = None
+    language_model_only: bool = False
 
 
 def _config_path(name: str) -> Path | None:
@@ -169,8 +171,10 @@ def plans_for(req: Request, per_node: int, nodes: int) -> pd.DataFrame:
     if not any(sizes):
         return plan_frame(per_node, nodes)
     tp, pp, dp = (s or 1 for s in sizes)
-    plan = "tp-pp" if pp > 1 else ("tp" if tp > 1 else "dp")
-    return pd.DataFrame([{"plan": plan, "tp": tp, "pp": pp, "dp": dp, "rank": 0, "explicit": True}])
+    ep = req.enable_expert_parallel and pp == 1
+    plan = "dp-ep" if ep else ("tp-pp" if pp > 1 else ("tp" if tp > 1 else "dp"))
+    return pd.DataFrame([{"plan": plan, "tp": tp, "pp": pp, "dp": dp, "rank": 0, "expert_parallel": ep,
+                          "ep": tp * dp if ep else 1, "explicit": True}])
 
 
 def check_plan(row: pd.Series) -> None:
@@ -205,7 +209,8 @@ def knobs_of(cat: Catalog, req: Request) -> Knobs:
     """The Knobs of a request; an unset --gpu-memory-utilization takes the catalog's value."""
     gmu = gpu_memory_utilization(cat, req.gpu_memory_utilization)
     return Knobs(gmu, req.max_model_len, req.max_num_batched_tokens, req.max_num_seqs, req.block_size,
-                 req.enforce_eager, req.kv_cache_memory_bytes, req.llm_class)
+                 req.enforce_eager, req.kv_cache_memory_bytes, req.llm_class,
+                 limit_mm_per_prompt=req.limit_mm_per_prompt, language_model_only=req.language_model_only)
 
 
 def estimate_frame(cat: Catalog, req: Request) -> pd.DataFrame:

@@ -36,11 +36,13 @@ def size_plans(df: pd.DataFrame) -> None:
     df["tp"] = np.where(df["pp_nodes"], df["gpus_per_node"], df["tp"])
     df["pp"] = np.where(df["pp_nodes"], df["nodes"], 1)
     df["dp"] = df["server_gpus"] // (df["tp"] * df["pp"])
+    df["ep"] = np.where(df["expert_parallel"], df["tp"] * df["dp"], 1)
 
 
 def server_takes(df: pd.DataFrame) -> pd.Series:
     """Whether the server can run the sized plan: TP divides a node's GPUs, one replica at least, PP on 2+ nodes."""
     ok = (df["tp"] <= df["gpus_per_node"]) & (df["gpus_per_node"] % df["tp"] == 0) & (df["dp"] >= 1)
+    ok &= ~(df["expert_parallel"] & ((df["nodes"] > 1) | (df["server_gpus"] < 2)))  # dp-ep: one node, 2+ GPUs
     return ok & ~(df["pp_nodes"] & (df["nodes"] < 2))
 
 
@@ -70,12 +72,16 @@ def apply_settings(df: pd.DataFrame, rules: Rules, knobs: Knobs) -> pd.DataFrame
     df["max_num_seqs"] = knobs.max_num_seqs or seqs
     df["kv_bytes"] = np.asarray(df["kv_cache_dtype"].map(KV_CACHE_DTYPE_BYTES))
     df["block_size_override"] = knobs.block_size or 0
-    mla_bs = np.where(df["arch_sm"] == 100, rules.mla_block_size_sm100,
+    mla_bs = np.where(df["arch_sm"] // 10 == 10, rules.mla_block_size_sm100,
                       np.where(df["arch_sm"] == 90, max(rules.mla_min_block_size_sm90, rules.block_size),
                                rules.block_size))
+    mla_bs = np.where(df["index_head_dim"] > 0, max(kv.SPARSE_MLA_BLOCK_SIZE, rules.block_size), mla_bs)
     df["block_size_attention"] = np.where(df["is_mla"], mla_bs, rules.block_size)
     df["enforce_eager"] = knobs.enforce_eager
     df["kv_cache_memory_bytes"] = knobs.kv_cache_memory_bytes or 0
+    df["limit_mm_set"] = knobs.limit_mm_per_prompt is not None
+    df["limit_mm_per_prompt"] = knobs.limit_mm_per_prompt or 0
+    df["language_model_only"] = knobs.language_model_only
     return df
 
 
@@ -94,9 +100,10 @@ def case_rows(models: pd.DataFrame, sp: pd.DataFrame, plans: int, kv_dtypes: int
     dtype changes neither, so validity is decided per model × server-plan, then repeated per KV dtype.
     """
     heads = {c: models[c].to_numpy()[:, None] for c in ("attention_heads", "kv_heads", "la_value_heads",
-                                                        "linear_layers", "expert_intermediate")}
-    sizes, size_of = np.unique(sp["tp"].to_numpy(), return_inverse=True)
-    takes = model_takes({**heads, "tp": sizes[None, :]})[:, size_of] & sp["ok"].to_numpy()
+                                                        "linear_layers", "expert_intermediate", "experts")}
+    sizes, size_of = np.unique(sp[["tp", "ep"]].to_numpy(), axis=0, return_inverse=True)
+    split = {"tp": sizes[None, :, 0], "ep": sizes[None, :, 1]}
+    takes = model_takes({**heads, **split})[:, size_of.ravel()] & sp["ok"].to_numpy()
     valid = np.broadcast_to(takes.reshape(len(models), -1, 1, plans),
                             (len(models), len(sp) // plans, kv_dtypes, plans))
     m, s, k, p = np.nonzero(valid)  # row-major: model, then server, KV dtype, plan
@@ -137,9 +144,9 @@ def add_contexts(df: pd.DataFrame, rules: Rules, contexts: list[int]) -> None:
 def longest_context(df: pd.DataFrame) -> np.ndarray:
     """Longest single sequence the KV pool holds, tokens (capped at the model's context)."""
     fixed = df["groups_sliding"] * kv.sliding_blocks(np.maximum(df["window"], 1), df["max_num_batched_tokens"],
-                                                     df["max_context"], df["block_size"]) + df["groups_linear"]
+                                                     df["max_context"], df["block_size_sliding"]) + df["groups_linear"]
     spare = np.maximum(df["num_gpu_blocks"] - fixed, 0)
-    full = np.floor(spare / np.maximum(df["groups_full"], 1)) * df["block_size"]
+    full = np.floor(spare / np.maximum(df["groups_full"], 1)) * df["block_size_full"]
     length = np.where(df["groups_full"] > 0, full, np.where(spare > 0, df["max_context"], 0))
     return np.minimum(length, df["max_context"]).astype(np.int64)
 
@@ -148,7 +155,7 @@ def add_service_metrics(df: pd.DataFrame, contexts: list[int], nvme_default_gbs:
     """Decode ceilings, longest context, price per GB of VRAM, load time, minimum CPU cores."""
     bandwidth = df["bandwidth_gbs"] * 1e9
     experts_idle = (1 - df["active_share"]) * df["w_experts"] * kv.stage_count(df["layers"], df["pp"]) / df["layers"]
-    df["weights_read_bytes"] = df["weights_bytes"] - experts_idle / df["tp"]
+    df["weights_read_bytes"] = df["weights_bytes"] - experts_idle / memory.expert_ranks(df)
     df["decode_tps_ceiling"] = bandwidth / df["weights_read_bytes"]
     for ctx in contexts:
         df[f"decode_tps_{ctx}"] = bandwidth / (df["weights_read_bytes"] + df["kv_bytes_per_token"] * ctx)
@@ -160,7 +167,8 @@ def add_service_metrics(df: pd.DataFrame, contexts: list[int], nvme_default_gbs:
     df["ram_per_vram"] = df["ram_gb"] / (df["memory_gb"] * df["server_gpus"])
 
 
-REASONS = ("", "no-fit", "fits-one-gpu", "tp-needed", "tp-for-capacity", "pp-across-nodes")
+REASONS = ("", "no-fit", "fits-one-gpu", "tp-needed", "tp-for-capacity", "pp-across-nodes", "ep-needed",
+           "ep-for-capacity")
 """Why a row is the chosen plan of its combination ("" for the rows not chosen)."""
 
 
@@ -186,8 +194,9 @@ def plan_reasons(df: pd.DataFrame, tp_for_capacity: np.ndarray) -> pd.Categorica
     """The reason of each chosen row; ``tp_for_capacity``: a simpler plan fits, this one serves enough more."""
     code = {reason: number for number, reason in enumerate(REASONS)}
     tp_reason = np.where(tp_for_capacity, code["tp-for-capacity"], code["tp-needed"])
-    reason = np.select([~df["fits"], df["plan"] == "dp", df["plan"] == "tp"],
-                       [code["no-fit"], code["fits-one-gpu"], tp_reason], code["pp-across-nodes"])
+    ep_reason = np.where(tp_for_capacity, code["ep-for-capacity"], code["ep-needed"])
+    reason = np.select([~df["fits"], df["plan"] == "dp", df["plan"] == "tp", df["plan"] == "dp-ep"],
+                       [code["no-fit"], code["fits-one-gpu"], tp_reason, ep_reason], code["pp-across-nodes"])
     return pd.Categorical.from_codes(np.where(df["chosen"], reason, code[""]), REASONS)
 
 

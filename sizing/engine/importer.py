@@ -18,9 +18,9 @@ from sizing.errors import UsageError
 from sizing.catalog.schema import Model
 from sizing.engine.weights import total_params
 
-TIED_DEFAULT = {"gemma3_text": True, "gemma3": True, "gemma2": True}
+TIED_DEFAULT = {"gemma3_text": True, "gemma3": True, "gemma2": True, "gemma4_text": True, "gemma4": True}
 UNTIED_TYPES = {"llama", "llama4_text", "qwen2", "qwen3", "qwen3_moe", "qwen3_next", "mistral", "mixtral",
-                "deepseek_v2", "deepseek_v3", "kimi_k2", "gpt_oss", "glm4_moe", "phi3"}
+                "deepseek_v2", "deepseek_v3", "deepseek_v32", "kimi_k2", "gpt_oss", "glm4_moe", "phi3"}
 
 
 class Config:
@@ -28,7 +28,7 @@ class Config:
 
     def __init__(self, raw: dict[str, Any], label: str) -> None:
         text = raw.get("text_config") or {}
-        self.data, self.label = {**raw, **text}, label
+        self.data, self.label, self.raw = {**raw, **text}, label, raw
         self.model_type = str(text.get("model_type") or raw.get("model_type") or "")
 
     def need(self, *keys: str) -> Any:
@@ -69,7 +69,8 @@ def mla(cfg: Config) -> dict[str, Any] | None:
         return None
     return {"kv_lora_rank": cfg.need("kv_lora_rank"), "qk_rope_head_dim": cfg.need("qk_rope_head_dim"),
             "qk_nope_head_dim": cfg.need("qk_nope_head_dim"), "v_head_dim": cfg.need("v_head_dim"),
-            "q_lora_rank": cfg.get("q_lora_rank")}
+            "q_lora_rank": cfg.get("q_lora_rank"), "index_head_dim": cfg.get("index_head_dim"),
+            "index_topk": cfg.get("index_topk")}
 
 
 def sliding(cfg: Config, layers: int) -> dict[str, Any] | None:
@@ -96,11 +97,52 @@ def linear_attention(cfg: Config, layers: int) -> dict[str, Any] | None:
             "conv_kernel": cfg.need("linear_conv_kernel_dim")}
 
 
+def global_attention(cfg: Config) -> dict[str, Any] | None:
+    """Gemma 4's full-attention geometry (``num_global_key_value_heads`` x ``global_head_dim``), when declared."""
+    heads, dim = cfg.get("num_global_key_value_heads"), cfg.get("global_head_dim")
+    if not heads or not dim:
+        return None
+    return {"kv_heads": int(heads), "head_dim": int(dim), "k_eq_v": bool(cfg.get("attention_k_eq_v", False))}
+
+
+def kv_sharing(cfg: Config) -> dict[str, Any] | None:
+    """The trailing ``num_kv_shared_layers`` that reuse earlier KV, and how many of them slide (``layer_types``)."""
+    count = int(cfg.get("num_kv_shared_layers", 0))
+    if not count:
+        return None
+    tail = (cfg.get("layer_types") or [])[-count:]
+    return {"layers": count, "sliding_layers": sum(1 for t in tail if t == "sliding_attention")}
+
+
+def vision(raw: dict[str, Any], text_hidden: int) -> dict[str, Any] | None:
+    """The vision tower from ``vision_config`` (Qwen-VL ``depth``/``out_hidden_size``, SigLIP-style ``num_hidden_layers``).
+
+    ``max_tokens_per_item`` comes from ``vision_soft_tokens_per_image`` or ``image_seq_length`` when the
+    config states it; Qwen-VL configs do not (their largest image is the processor's), so the 16384
+    tokens of Qwen3-VL's processor limit are used.
+    """
+    v = raw.get("vision_config")
+    if not isinstance(v, dict) or not v.get("hidden_size"):
+        return None
+    deepstack = v.get("deepstack_visual_indexes") or []
+    tokens = raw.get("vision_soft_tokens_per_image") or v.get("image_seq_length") or QWEN_VL_MAX_IMAGE_TOKENS
+    return {"layers": int(v.get("depth") or v["num_hidden_layers"]), "hidden_size": int(v["hidden_size"]),
+            "intermediate_size": int(v["intermediate_size"]), "patch_size": int(v.get("patch_size", 14)),
+            "out_hidden_size": int(v.get("out_hidden_size") or text_hidden),
+            "merge_size": int(v.get("spatial_merge_size", 1)), "mergers": 1 + len(deepstack),
+            "max_tokens_per_item": int(tokens)}
+
+
+QWEN_VL_MAX_IMAGE_TOKENS = 16384
+
+
 def moe(cfg: Config) -> dict[str, Any] | None:
     """Routed and shared experts, and the leading dense layers."""
     experts = cfg.get("n_routed_experts") or cfg.get("num_experts") or cfg.get("num_local_experts")
     if not experts:
         return None
+    if cfg.get("enable_moe_block"):
+        return gemma4_moe(cfg, int(experts))
     llama4 = cfg.model_type.startswith("llama4")
     shared = cfg.get("n_shared_experts") or (1 if cfg.get("shared_expert_intermediate_size") or llama4 else 0)
     size = cfg.need("moe_intermediate_size", "intermediate_size")
@@ -108,6 +150,13 @@ def moe(cfg: Config) -> dict[str, Any] | None:
             "expert_intermediate_size": int(size), "shared_experts": int(shared),
             "shared_intermediate_size": int(cfg.get("shared_expert_intermediate_size") or (size if shared else 0)),
             "dense_layers": int(cfg.get("first_k_dense_replace", 0))}
+
+
+def gemma4_moe(cfg: Config, experts: int) -> dict[str, Any]:
+    """Gemma 4 MoE: routed experts beside each layer's dense MLP, modelled as one always-on shared expert."""
+    return {"experts": experts, "experts_per_token": int(cfg.need("top_k_experts")),
+            "expert_intermediate_size": int(cfg.need("moe_intermediate_size")), "shared_experts": 1,
+            "shared_intermediate_size": int(cfg.need("intermediate_size"))}
 
 
 KEEP_PATTERNS = (("lm_head", "lm_head"), ("embed", "embeddings"), ("self_attn", "attention"),
@@ -171,6 +220,8 @@ def raw_entry(cfg: Config, model_id: str) -> dict[str, Any]:
         "vocab_size": int(cfg.need("vocab_size")), "tie_embeddings": tie_embeddings(cfg),
         "max_context": int(cfg.need("max_position_embeddings")), "attention_bias": bool(cfg.get("attention_bias", False)),
         "mla": mla(cfg), "sliding_window": sliding(cfg, layers), "linear_attention": linear_attention(cfg, layers),
+        "global_attention": global_attention(cfg), "kv_sharing": kv_sharing(cfg),
+        "vision": vision(cfg.raw, int(cfg.need("hidden_size"))),
         "moe": experts, "checkpoints": [checkpoint(model_id, cfg)], "source": "config.json (python -m sizing import-config)",
     }
     return {k: v for k, v in entry.items() if v is not None}

@@ -34,6 +34,22 @@ def attention_bytes_per_token_layer(is_mla: ArrayLike, kv_heads: ArrayLike, head
     return np.where(is_mla, np.asarray(mla_dim) * np.asarray(kv_bytes), gqa).astype(np.int64, copy=False)
 
 
+INDEXER_QUANT_BLOCK = 128
+SPARSE_MLA_BLOCK_SIZE = 64
+
+
+def indexer_bytes_per_token_layer(index_head_dim: ArrayLike) -> np.ndarray:
+    """Bytes one token costs in the sparse-MLA indexer's K cache of ONE layer (0 without an indexer).
+
+    DeepSeek-V3.2's lightning indexer keeps an FP8 key of ``index_head_dim`` bytes plus one FP32 scale
+    per 128 values, whatever ``--kv-cache-dtype`` is; like the latent cache it is the same on every TP
+    rank, and it shares the latent's block table (source: ``vllm/model_executor/models/deepseek_v2.py:
+    DeepseekV32IndexerCache.get_kv_cache_spec``, an ``MLAAttentionSpec`` of uint8 with that head size).
+    """
+    dim = np.asarray(index_head_dim, dtype=np.int64)
+    return dim + dim // INDEXER_QUANT_BLOCK * 4
+
+
 def stage_count(count: ArrayLike, pp: ArrayLike) -> np.ndarray:
     """Layers of one kind on the fullest pipeline stage: ``ceil(count / pp)``."""
     return cdiv(count, pp)
@@ -75,11 +91,37 @@ def sliding_blocks(window: ArrayLike, in_flight: ArrayLike, context: ArrayLike, 
 
 
 def blocks_per_request(context: ArrayLike, bs: ArrayLike, g_full: ArrayLike, g_sliding: ArrayLike,
-                       g_mamba: ArrayLike, window: ArrayLike, in_flight: ArrayLike) -> np.ndarray:
-    """Blocks one request of ``context`` tokens needs from the shared pool, over all groups."""
+                       g_mamba: ArrayLike, window: ArrayLike, in_flight: ArrayLike,
+                       bs_sliding: ArrayLike | None = None) -> np.ndarray:
+    """Blocks one request of ``context`` tokens needs from the shared pool, over all groups.
+
+    ``bs`` is the full-attention groups' block size, ``bs_sliding`` the sliding groups' (default ``bs``):
+    they differ when the two layer kinds have different bytes per token (:func:`unified_block_sizes`).
+    """
+    bs_sliding = bs if bs_sliding is None else bs_sliding
     full = np.asarray(g_full) * cdiv(context, bs)
-    sliding = np.asarray(g_sliding) * sliding_blocks(np.maximum(window, 1), in_flight, context, bs)
+    sliding = np.asarray(g_sliding) * sliding_blocks(np.maximum(window, 1), in_flight, context, bs_sliding)
     return full + sliding + np.asarray(g_mamba)
+
+
+def page_bytes_per_token(per_full: ArrayLike, per_sliding: ArrayLike, sliding_layers: ArrayLike) -> np.ndarray:
+    """Bytes per token of the largest attention page: every group's page is made this size."""
+    return np.maximum(np.asarray(per_full), np.where(np.asarray(sliding_layers) > 0, per_sliding, 0))
+
+
+def unified_block_sizes(bs: ArrayLike, page_per_token: ArrayLike, per_full: ArrayLike,
+                        per_sliding: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+    """(full, sliding) block sizes once vLLM makes every attention page the same size.
+
+    The layer kind with the largest bytes per token keeps ``bs``; a kind with smaller pages gets a
+    block size raised by the ratio (Gemma 4 31B: sliding 16 heads x 256 keep 16 tokens, full layers of
+    4 heads x 512 get 32), so each block is one page of ``bs x page_per_token`` bytes (source:
+    ``vllm/v1/core/kv_cache_utils.py: unify_kv_cache_spec_page_size``).
+    """
+    page = np.asarray(bs) * np.asarray(page_per_token)
+    full = page // np.maximum(np.asarray(per_full), 1)
+    sliding = page // np.maximum(np.asarray(per_sliding), 1)
+    return full.astype(np.int64), sliding.astype(np.int64)
 
 
 def num_blocks(available: ArrayLike, bytes_per_block: ArrayLike) -> np.ndarray:

@@ -13,6 +13,7 @@ import pandas as pd
 
 from sizing.engine import kvcache as kv
 from sizing.engine import overhead as oh
+from sizing.engine import towers
 from sizing.engine import weights as wt
 from sizing.units import GiB, MiB
 from sizing.engine.versions import Rules
@@ -34,14 +35,34 @@ def expert_padding(df: pd.DataFrame, rules: Rules) -> np.ndarray:
     return np.where(mask, _col(df, "w_experts") / tp * (factor - 1), 0.0)
 
 
+def expert_ranks(df: pd.DataFrame) -> pd.Series:
+    """How many ranks share the routed experts: the ``ep`` = TP × DP ranks with expert parallelism,
+    else the TP ranks (vLLM's ``FusedMoE`` slices each expert TP ways, or places whole experts per EP rank)."""
+    ep = df["ep"] if "ep" in df else pd.Series(1, index=df.index)
+    return pd.Series(np.where(ep > 1, ep, df["tp"]), index=df.index)
+
+
 def weights_per_gpu(df: pd.DataFrame, rules: Rules) -> np.ndarray:
     """Weight bytes on the fullest rank: sharded layers / TP + replicated layers, stage share, embeddings / TP."""
     stage_share = kv.stage_count(df["layers"], df["pp"]) / df["layers"]
-    sharded = df["w_layer_sharded"] / df["tp"] + expert_padding(df, rules)
+    ranks = expert_ranks(df)
+    tower = df["w_vision"] * df["language_model_only"]  # --language-model-only: the tower is not loaded
+    sharded = ((df["w_layer_sharded"] - df["w_experts"] - tower) / df["tp"] + df["w_experts"] / ranks
+               + expert_padding(df, rules) * df["tp"] / ranks)
     layers = (sharded + df["w_layer_replicated"]) * stage_share
     tied_copy = np.where(df["w_lm_head"] > 0, df["w_lm_head"], df["w_embeddings"])
     ends = np.where(df["pp"] > 1, np.maximum(df["w_embeddings"], tied_copy), df["w_embeddings"] + df["w_lm_head"])
     return (layers + ends / df["tp"]).to_numpy()
+
+
+def encoder_profile(df: pd.DataFrame) -> np.ndarray:
+    """The vision encoder's share of the profile run per GPU, bytes (0 without a tower or when text-only)."""
+    budget = np.maximum(df["max_num_batched_tokens"], df["vision_tokens"])
+    limited = df["limit_mm_set"] | df["language_model_only"]
+    limit = np.where(df["language_model_only"], 0, df["limit_mm_per_prompt"])
+    items = np.where(df["vision_tokens"] > 0, towers.profiled_items(budget, df["vision_tokens"], limit, limited), 0)
+    return towers.encoder_profile_bytes(items, df["vision_tokens"], df["vision_merge"], df["vision_hidden"],
+                                        df["vision_inter"] / df["tp"], df["vision_out"], towers.PROFILE_FACTOR)
 
 
 def add_kv_geometry(df: pd.DataFrame, rules: Rules) -> None:
@@ -51,15 +72,22 @@ def add_kv_geometry(df: pd.DataFrame, rules: Rules) -> None:
     df["linear_on_stage"] = kv.stage_count(df["linear_layers"], df["pp"])
     per_layer = kv.attention_bytes_per_token_layer(df["is_mla"], df["kv_heads"], df["head_dim"], df["mla_dim"],
                                                    df["tp"], df["kv_bytes"])
-    df["kv_bytes_per_token_layer"] = per_layer
-    df["kv_bytes_per_token"] = per_layer * (df["full_on_stage"] + df["sliding_on_stage"])
+    per_layer = per_layer + kv.indexer_bytes_per_token_layer(df["index_head_dim"])
+    per_full = kv.attention_bytes_per_token_layer(df["is_mla"], df["full_kv_heads"], df["full_head_dim"],
+                                                  df["mla_dim"], df["tp"], df["kv_bytes"])
+    per_full = per_full + kv.indexer_bytes_per_token_layer(df["index_head_dim"])
+    page_per_token = kv.page_bytes_per_token(per_full, per_layer, df["sliding_on_stage"])
+    df["kv_bytes_per_token_layer"] = page_per_token
+    df["kv_bytes_per_token"] = per_full * df["full_on_stage"] + per_layer * df["sliding_on_stage"]
     state = kv.gdn_state_bytes(df["la_key_heads"], df["la_value_heads"], df["la_key_dim"], df["la_value_dim"],
                                df["la_conv_kernel"], df["tp"], df["model_dtype_bytes"])
     df["linear_state_bytes"] = np.where(df["linear_layers"] > 0, state, 0)
     default_bs = np.where(df["block_size_override"] > 0, df["block_size_override"], df["block_size_attention"])
-    df["block_size"] = kv.hybrid_block_size(default_bs, df["linear_state_bytes"], per_layer)
+    df["block_size"] = kv.hybrid_block_size(default_bs, df["linear_state_bytes"], page_per_token)
+    df["block_size_full"], df["block_size_sliding"] = kv.unified_block_sizes(df["block_size"], page_per_token,
+                                                                              per_full, per_layer)
     df["group_size"] = kv.group_size(df["full_on_stage"], df["sliding_on_stage"], df["linear_on_stage"])
-    df["page_bytes"] = df["block_size"] * per_layer
+    df["page_bytes"] = df["block_size"] * page_per_token
     df["bytes_per_block"] = df["group_size"] * df["page_bytes"]
     for kind in ("full", "sliding", "linear"):
         df[f"groups_{kind}"] = kv.groups_of(df[f"{kind}_on_stage"], df["group_size"])
@@ -113,7 +141,9 @@ def add_overheads(df: pd.DataFrame, rules: Rules, coef: oh.Coefficients) -> None
     add_fixed_terms(df, rules)
     term = {name: getattr(coef, name) * basis for name, basis in overhead_bases(df).items()}
     forward = term["act_hidden_factor"] + term["act_mlp_factor"] + _col(df, "mla_prefill_bytes")
-    df["activation_bytes"] = forward + _col(df, "sampler_bytes") + _col(df, "moe_workspace_bytes")
+    df["encoder_profile_bytes"] = encoder_profile(df)
+    df["activation_bytes"] = (forward + _col(df, "sampler_bytes") + _col(df, "moe_workspace_bytes")
+                              + df["encoder_profile_bytes"])
     df["nontorch_bytes"] = term["nontorch_mib"] + term["nccl_mib"] + term["nvls_mib"]
     cudagraphs = term["cudagraph_mib_per_capture_layer"]
     df["cudagraph_bytes"] = cudagraphs if rules.cudagraphs_budgeted else 0.0
@@ -147,8 +177,9 @@ def concurrency_at(df: pd.DataFrame, rules: Rules, context: np.ndarray | int) ->
     """Maximum concurrency vLLM prints for requests of ``context`` tokens."""
     if rules.concurrency_rule == "tokens":
         return df["num_gpu_blocks"] * df["block_size"] / context
-    needed = kv.blocks_per_request(context, df["block_size"], df["groups_full"], df["groups_sliding"],
-                                   df["groups_linear"], df["window"], df["max_num_batched_tokens"] * df["pp"])
+    needed = kv.blocks_per_request(context, df["block_size_full"], df["groups_full"], df["groups_sliding"],
+                                   df["groups_linear"], df["window"], df["max_num_batched_tokens"] * df["pp"],
+                                   df["block_size_sliding"])
     return df["num_gpu_blocks"] / needed
 
 
@@ -165,8 +196,8 @@ def add_capacity(df: pd.DataFrame, rules: Rules) -> None:
     """Blocks, printed tokens, concurrency at max_model_len, and the fit verdict."""
     df["num_gpu_blocks"] = kv.num_blocks(df["kv_cache_bytes"], df["bytes_per_block"])
     df["blocks_per_request"] = kv.blocks_per_request(
-        df["max_model_len"], df["block_size"], df["groups_full"], df["groups_sliding"], df["groups_linear"],
-        df["window"], df["max_num_batched_tokens"] * df["pp"])
+        df["max_model_len"], df["block_size_full"], df["groups_full"], df["groups_sliding"], df["groups_linear"],
+        df["window"], df["max_num_batched_tokens"] * df["pp"], df["block_size_sliding"])
     df["max_concurrency"] = concurrency_at(df, rules, df["max_model_len"])
     df["kv_cache_tokens"] = printed_tokens(df, rules)
     df["fits"] = (df["kv_cache_bytes"] > 0) & (df["max_concurrency"] >= 1) & (df["max_model_len"] <= df["max_context"])

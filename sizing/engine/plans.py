@@ -10,12 +10,14 @@ and :func:`problem` explains one refused plan in words.
 
 Columns read: ``attention_heads``, ``kv_heads``, ``la_value_heads`` (Gated DeltaNet value heads),
 ``linear_layers``, ``expert_intermediate`` (0 for dense models), ``layers``; plan sizes ``tp``,
-``pp``, ``dp``; ``gpus`` (the GPUs the hardware has).
+``pp``, ``dp``, ``ep`` (expert-parallel ranks, 1 without; with ``experts``); ``gpus`` (the GPUs the hardware has).
 """
 
 from __future__ import annotations
 
 from typing import Any, Callable, Mapping
+
+import numpy as np
 
 from sizing.catalog.schema import Model
 
@@ -38,6 +40,11 @@ def _experts(c: Columns) -> Any:
     return c["expert_intermediate"] % c["tp"] == 0
 
 
+def _expert_ranks(c: Columns) -> Any:
+    ep = c.get("ep", 1)  # expert parallelism: the routed experts divide evenly over the EP ranks
+    return (ep == 1) | ((c.get("experts", 0) > 0) & (c.get("experts", 0) % np.maximum(ep, 1) == 0))
+
+
 def _layers(c: Columns) -> Any:
     return c["pp"] <= c["layers"]
 
@@ -55,6 +62,8 @@ TP_RULES: tuple[Rule, ...] = (
                                             "heads, got {tp}"),
     ("tensor_parallel_size", _experts, "must divide the experts' intermediate size {expert_intermediate}, "
                                        "got {tp}"),
+    ("data_parallel_size", _expert_ranks, "expert parallelism needs the model's {experts} routed experts to "
+                                          "divide over {ep} ranks"),
 )
 """Rules a TP size alone must pass for a model (no GPU count needed): the matrix filter."""
 RULES: tuple[Rule, ...] = TP_RULES + (

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from sizing.catalog.schema import Checkpoint, Model, PrecisionSpec
+from sizing.engine.layer_kinds import global_attention_delta
+from sizing.engine.towers import vision_params
 
 BF16_BYTES = 2
 
@@ -74,7 +76,8 @@ def attention_parts(m: Model) -> list[Part]:
     sharded, replicated = attention_params(m)
     full_layers = m.layers - linear_layers
     return [
-        Part("attention", sharded * full_layers + linear_attention_params(m) * linear_layers, True, True),
+        Part("attention", sharded * full_layers + linear_attention_params(m) * linear_layers
+             + global_attention_delta(m), True, True),
         Part("attention_replicated", replicated * full_layers, False, True),
     ]
 
@@ -89,6 +92,7 @@ def model_parts(m: Model) -> list[Part]:
         *attention_parts(m),
         *mlp_parts(m),
         Part("norms", norms, False, True, quantisable=False),
+        Part("vision_tower", vision_params(m.vision) if m.vision else 0, True, True, quantisable=False),
     ]
 
 

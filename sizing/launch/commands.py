@@ -11,15 +11,18 @@ import math
 from typing import Mapping
 
 from sizing.catalog.loader import Catalog
+from sizing.engine.towers import limit_flag
 
 VLLM_FLAGS = (
     "--tensor-parallel-size", "--pipeline-parallel-size", "--data-parallel-size", "--max-model-len",
     "--gpu-memory-utilization", "--kv-cache-dtype", "--quantization", "--max-num-seqs",
-    "--distributed-executor-backend", "--host", "--port", "--api-key", "--dtype",
+    "--distributed-executor-backend", "--host", "--port", "--api-key", "--dtype", "--enable-expert-parallel",
+    "--limit-mm-per-prompt", "--language-model-only",
 )
 SGLANG_FLAGS = (
     "--model-path", "--tp-size", "--dp-size", "--context-length", "--mem-fraction-static", "--kv-cache-dtype", "--quantization",
-    "--nnodes", "--node-rank", "--dist-init-addr", "--host", "--port", "--api-key",
+    "--nnodes", "--node-rank", "--dist-init-addr", "--host", "--port", "--api-key", "--enable-dp-attention",
+    "--ep-size",
 )
 SGLANG_KV = {"fp8": "fp8_e4m3"}
 CONTINUATION = " \\\n  "
@@ -53,6 +56,8 @@ def vllm_args(row: Mapping[str, object], cat: Catalog) -> list[str]:
                       ("--data-parallel-size", "dp")):
         if int(row[key]) > 1:
             args.append(f"{flag} {int(row[key])}")
+    if int(row.get("ep", 1)) > 1:
+        args.append("--enable-expert-parallel")
     args.append(f"--max-model-len {int(row['max_model_len'])}")
     if str(row.get("dtype") or "auto") != "auto":
         args.append(f"--dtype {row['dtype']}")
@@ -62,12 +67,24 @@ def vllm_args(row: Mapping[str, object], cat: Catalog) -> list[str]:
     if row["online_quantization"]:
         args.append(f"--quantization {cat.precisions[str(row['precision'])].vllm_quantization}")
     args.append(f"--max-num-seqs {suggested_max_num_seqs(row, int(cat.assume('max_num_seqs_floor')))}")
+    args += multimodal_args(row)
     if int(row["pp"]) > 1 and int(row["nodes"]) > 1:
         args.append("--distributed-executor-backend ray")
     host, port = host_port(row, cat)
     args.append(f"--host {host} --port {port}")
     args.append('--api-key "$VLLM_API_KEY"')
     return args
+
+
+def multimodal_args(row: Mapping[str, object]) -> list[str]:
+    """``--language-model-only`` or ``--limit-mm-per-prompt`` when the row sets them for a model with a tower."""
+    if not int(row.get("vision_tokens", 0)):
+        return []
+    if bool(row.get("language_model_only", False)):
+        return ["--language-model-only"]
+    if not bool(row.get("limit_mm_set", False)):
+        return []
+    return [f"--limit-mm-per-prompt {limit_flag(int(row['limit_mm_per_prompt']))}"]
 
 
 def vllm_command(row: Mapping[str, object], cat: Catalog) -> str:
@@ -77,10 +94,13 @@ def vllm_command(row: Mapping[str, object], cat: Catalog) -> str:
 
 def sglang_args(row: Mapping[str, object], cat: Catalog, node_rank: int = 0) -> list[str]:
     """The flag/value pairs of ``python -m sglang.launch_server`` equivalent to ``row``."""
-    world = int(row["tp"]) * int(row["pp"])
+    ep = int(row.get("ep", 1))
+    world = ep if ep > 1 else int(row["tp"]) * int(row["pp"])  # SGLang's DP attention runs inside one TP group
     args = [f"--model-path {_model_arg(row)}", f"--tp-size {world}"]
     if int(row["dp"]) > 1:
         args.append(f"--dp-size {int(row['dp'])}")
+    if ep > 1:
+        args.append(f"--enable-dp-attention --ep-size {ep}")
     args += [f"--context-length {int(row['max_model_len'])}",
              f"--mem-fraction-static {float(row['gpu_memory_utilization']):.2f}"]
     if row["kv_cache_dtype"] != "auto":

@@ -127,6 +127,8 @@ def plan_label(row: Mapping[str, Any], lang: str, words: Mapping[str, str] | Non
     tp, pp, dp = (_num(int(row[k]), lang, 0) for k in ("tp", "pp", "dp"))
     if plan == "dp":
         return (words or cell_words(lang))["plan_single_gpu"] if int(row["dp"]) == 1 else f"DP {dp}"
+    if plan == "dp-ep":  # data-parallel attention, experts spread over every rank
+        return " × ".join([*([f"TP {tp}"] if int(row["tp"]) > 1 else []), f"DP {dp}"]) + " + EP"
     parts = [f"TP {tp}", *([f"PP {pp}"] if int(row["pp"]) > 1 else []), *([f"DP {dp}"] if int(row["dp"]) > 1 else [])]
     return " × ".join(parts)
 
@@ -327,10 +329,30 @@ def disk_spec(ctx: SiteContext) -> TableSpec:
     return TableSpec("disk", columns, tr.disk_rows, ("model", "checkpoint"))
 
 
+def plan_comparison_spec(ctx: SiteContext, comparison: str) -> TableSpec:
+    """``plans-<id>``: every plan of one checkpoint on one server, the chosen one with its reason."""
+    from sizing.views import plan_rows  # noqa: PLC0415 - a view module that imports the row helpers
+
+    columns = (PLAN, VERDICT, WEIGHTS, _c("kv_cache_bytes", "col_kv_cache_per_gpu", "gib"),
+               _c("kv_bytes_per_token", "col_kv_per_token", "kib"), *seq_columns(ctx.contexts),
+               _c("change", "col_change", "change"))
+    model, _, server, kv = plan_rows.PLAN_COMPARISONS[comparison]
+
+    def note(c: SiteContext, lang: str) -> str:
+        return t(lang, "note_plans", model=c.catalog.models[model].name, server=c.catalog.servers[server].name,
+                 kv=kv)
+    return TableSpec(f"plans-{comparison}", columns, lambda c: plan_rows.plan_comparison_rows(c, comparison),
+                     ("plan", "tp", "pp", "dp"), note)
+
+
 def table_specs(ctx: SiteContext) -> dict[str, TableSpec]:
     """Every published table of ``ctx``'s catalog, by id, in a fixed order (fit tables first)."""
+    from sizing.views.plan_rows import PLAN_COMPARISONS  # noqa: PLC0415 - see plan_comparison_spec
+
     specs = [fit_spec(sid, ctx.contexts) for sid in ctx.catalog.servers]
     specs += [*summary_specs(ctx), *HARDWARE_SPECS[:4], disk_spec(ctx), *HARDWARE_SPECS[4:], *CATALOG_SPECS]
+    specs += [plan_comparison_spec(ctx, cid) for cid in PLAN_COMPARISONS
+              if PLAN_COMPARISONS[cid][0] in ctx.catalog.models and PLAN_COMPARISONS[cid][2] in ctx.catalog.servers]
     return {spec.id: spec for spec in specs}
 
 

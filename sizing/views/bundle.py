@@ -61,7 +61,8 @@ def example_request(example: Example) -> Request:
     return Request(model=example.checkpoint, server=example.server, kv_cache_dtype=example.kv_cache_dtype,
                    max_model_len=example.max_model_len, tensor_parallel_size=example.tensor_parallel_size,
                    pipeline_parallel_size=example.pipeline_parallel_size,
-                   data_parallel_size=example.data_parallel_size)
+                   data_parallel_size=example.data_parallel_size,
+                   enable_expert_parallel=example.enable_expert_parallel)
 
 
 def evaluate_examples(cat: Catalog) -> dict[str, pd.Series]:

@@ -95,3 +95,14 @@ def test_a_catalog_without_dp_min_capacity_share_stops_with_one_line(tmp_path):
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
     assert "assumptions.yaml" in result.stderr and "dp_min_capacity_share" in result.stderr
+NEW_GPUS_MIB = {"h20": 97871, "l20": 46068, "a800-80gb": 81920, "h800": 81559, "rtx-4090d": 24564, "b300": 275040,
+                "rtx-pro-6000-blackwell-ws": 97887}
+
+
+def test_the_2026_gpus_carry_nvidia_smi_totals_and_say_no_log_backs_them(catalog):
+    for gpu_id, mib in NEW_GPUS_MIB.items():
+        gpu = catalog.gpus[gpu_id]
+        assert gpu.memory_mib == mib
+        assert "no vLLM log in calibration/" in gpu.source
+    assert catalog.gpus["rtx-pro-6000-blackwell-ws"].bandwidth_gbs > catalog.gpus["rtx-pro-6000-blackwell"].bandwidth_gbs
+    assert "A100" not in catalog.gpus["a800-80gb"].name  # vLLM's A100 defaults key on the device name

@@ -62,3 +62,26 @@ def test_fp8_kv_doubles_gqa_tokens(matrix):
     auto = dense[dense["kv_cache_dtype"] == "auto"].set_index(["checkpoint", "server"])["kv_bytes_per_token"]
     fp8 = dense[dense["kv_cache_dtype"] == "fp8"].set_index(["checkpoint", "server"])["kv_bytes_per_token"]
     assert (auto == 2 * fp8).all()
+
+
+def _plans(matrix, model, server, kv="auto"):
+    rows = matrix[(matrix["model"] == model) & (matrix["checkpoint"] == model) & (matrix["server"] == server)
+                  & (matrix["kv_cache_dtype"] == kv)]
+    return {(r.plan, int(r.tp), int(r.dp)): r for r in rows.itertuples()}
+
+
+def test_deepseek_r1_on_8x_h200_weighs_tp8_against_dp8_with_expert_parallelism(matrix):
+    plans = _plans(matrix, "deepseek-ai/DeepSeek-R1", "ref-8x-h200")
+    tp8, dp_ep = plans[("tp", 8, 1)], plans[("dp-ep", 1, 8)]
+    assert tp8.fits and dp_ep.fits and int(dp_ep.ep) == 8 and int(tp8.ep) == 1
+    # attention and embeddings are whole on every DP rank: more weights per GPU than TP 8 ...
+    assert dp_ep.weights_bytes > tp8.weights_bytes
+    # ... but MLA's latent cache is replicated under TP, so eight independent pools serve far more
+    assert dp_ep.sequences_32768 > 4 * tp8.sequences_32768
+    assert dp_ep.chosen and not tp8.chosen and dp_ep.reason == "ep-for-capacity"
+
+
+def test_expert_parallel_plans_exist_only_for_moe_models_on_one_node(matrix):
+    ep = matrix[matrix["plan"] == "dp-ep"]
+    assert ep["is_moe"].all() and (ep["nodes"] == 1).all() and (ep["ep"] == ep["dp"]).all()
+    assert not _plans(matrix, "Qwen/Qwen3-32B", "ref-8x-h200").keys() & {("dp-ep", 1, 8)}

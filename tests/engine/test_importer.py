@@ -61,3 +61,37 @@ def test_cli_prints_a_loadable_entry(tmp_path):
         assert main(["import-config", str(DATA / "Qwen--Qwen3-30B-A3B.json"), "--id", "Qwen/Qwen3-30B-A3B"]) == 0
     entry = yaml.safe_load(out.getvalue())
     assert entry["Qwen/Qwen3-30B-A3B"]["moe"]["experts"] == 128
+
+
+def test_deepseek_v32_sparse_mla_indexer_is_read():
+    model = model_from_config_file(DATA / "deepseek-ai--DeepSeek-V3.2.json")
+    assert (model.mla.index_head_dim, model.mla.index_topk) == (128, 2048)
+    assert (model.layers, model.moe.experts, model.checkpoints[0].precision) == (61, 256, "fp8")
+
+
+def test_gemma4_global_layers_and_sliding_pattern_are_read():
+    model = model_from_config_file(DATA / "google--gemma-4-31B-it.json")
+    assert (model.layers, model.sliding_window.layers, model.sliding_window.window) == (60, 50, 1024)
+    assert (model.global_attention.kv_heads, model.global_attention.head_dim, model.global_attention.k_eq_v) == (
+        4, 512, True)
+    assert model.kv_sharing is None and model.tie_embeddings
+    assert model.total_params_b == pytest.approx(31.1, abs=0.1)  # 30.7B text stack plus the vision tower (card: 31B)
+    assert (model.vision.layers, model.vision.max_tokens_per_item, model.vision.out_hidden_size) == (27, 280, 5376)
+
+
+def test_gemma4_kv_shared_layers_and_moe_block(tmp_path):
+    raw = json.loads((DATA / "google--gemma-4-31B-it.json").read_text(encoding="utf-8"))
+    text = raw["text_config"]
+    text.update(num_kv_shared_layers=12, enable_moe_block=True, num_experts=128, top_k_experts=8,
+                moe_intermediate_size=704)
+    model = model_from_config(raw, "local/gemma4-variant", "variant")
+    assert (model.kv_sharing.layers, model.kv_sharing.sliding_layers) == (12, 10)  # the last 12 of 5:1 layer_types
+    assert (model.moe.experts, model.moe.shared_experts, model.moe.shared_intermediate_size) == (128, 1, 21504)
+
+
+def test_qwen3_vl_vision_config_is_read():
+    model = model_from_config_file(DATA / "Qwen--Qwen3-VL-30B-A3B-Instruct.json")
+    v = model.vision
+    assert (v.layers, v.hidden_size, v.intermediate_size, v.merge_size, v.mergers) == (27, 1152, 4304, 2, 4)
+    assert (v.out_hidden_size, v.max_tokens_per_item, model.moe.experts) == (2048, 16384, 128)
+    assert model.total_params_b == pytest.approx(31.1, abs=0.1)

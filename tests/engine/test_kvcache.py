@@ -39,3 +39,22 @@ def test_hybrid_block_size_covers_the_mamba_state():
 
 def test_num_blocks_is_floor_and_never_negative():
     assert kv.num_blocks(np.array([-5.0, 10.0, 9.99]), 5).tolist() == [0, 2, 1]
+
+
+def test_sparse_mla_indexer_keys_cost_132_bytes_per_token_and_layer():
+    # DeepSeek-V3.2: 128 FP8 key bytes + one FP32 scale per 128; no indexer -> nothing
+    assert kv.indexer_bytes_per_token_layer(np.array([128, 0])).tolist() == [132, 0]
+
+
+def test_pages_of_different_layer_kinds_are_unified_by_raising_the_smaller_kinds_block():
+    # Gemma 4 31B: sliding 2 x 16 x 256 x 2 B = 16 KiB per token, full 2 x 4 x 512 x 2 B = 8 KiB
+    page = kv.page_bytes_per_token(8192, 16384, 50)
+    full, sliding = kv.unified_block_sizes(16, page, 8192, 16384)
+    assert (int(page), int(full), int(sliding)) == (16384, 32, 16)
+    # no sliding layers: the full layers keep the block size
+    assert kv.unified_block_sizes(16, kv.page_bytes_per_token(8192, 16384, 0), 8192, 16384)[0] == 16
+
+
+def test_blocks_per_request_counts_each_kind_in_its_own_block_size():
+    # Gemma 4 31B at 8192 tokens, 8192 batched: 1 full group x 256 + 5 sliding groups x 513
+    assert int(kv.blocks_per_request(8192, 32, 1, 5, 0, 1024, 8192, bs_sliding=16)) == 256 + 5 * 513

@@ -64,3 +64,21 @@ def test_multi_node_commands_name_their_nodes(catalog, engine_command):
 def test_the_catalog_targets_the_release_whose_flags_are_committed(catalog) -> None:
     """Assert the catalog's default vLLM version is the release of the committed flag lists (one pin)."""
     assert catalog.assume("vllm_version") == VLLM_VERSION
+def test_expert_parallel_plan_commands(catalog):
+    row = estimate(catalog, Request(model="deepseek-ai/DeepSeek-R1", server="ref-8x-h200", max_model_len=32768,
+                                    data_parallel_size=8, enable_expert_parallel=True))
+    vllm = vllm_command(row, catalog)
+    assert "--data-parallel-size 8" in vllm and "--enable-expert-parallel" in vllm
+    assert "--tensor-parallel-size" not in vllm
+    sglang = sglang_command(row, catalog)
+    assert "--tp-size 8" in sglang and "--dp-size 8" in sglang and "--enable-dp-attention --ep-size 8" in sglang
+
+
+@pytest.mark.parametrize("extra, flag", [({"limit_mm_per_prompt": 0}, """--limit-mm-per-prompt '{"image": 0}'"""),
+                                         ({"language_model_only": True}, "--language-model-only")])
+def test_multimodal_serving_modes_reach_the_command(catalog, extra, flag):
+    row = estimate(catalog, Request(model="Qwen/Qwen3-VL-30B-A3B-Instruct", gpu="h200", max_model_len=32768, **extra))
+    assert flag in vllm_command(row, catalog)
+    plain = estimate(catalog, Request(model="Qwen/Qwen3-VL-30B-A3B-Instruct", gpu="h200", max_model_len=32768))
+    assert "--limit-mm-per-prompt" not in vllm_command(plain, catalog)
+    assert "--language-model-only" not in vllm_command(plain, catalog)
