@@ -35,7 +35,7 @@ CONTEXT_FILE = "context.pickle"
 SNAPSHOT_VAR = "SIZING_CONTEXT_FILE"
 """The environment variable :mod:`sizing.site` reads that file's path from."""
 STAGED = "staged"
-"""Folder of the build's work area where the downloads are written once, then copied per language."""
+"""Folder of the build's work area where the shared files are written once, then put at the site root."""
 
 CHILD_ENV = {"NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true"}
 """Added to the environment of every mkdocs run: silence the MkDocs 2 / Material banner."""
@@ -90,7 +90,7 @@ def _prepare(work: Path) -> bool:
 
 
 def prepare(work: Path) -> int:
-    """The ``prepare`` step: context saved to ``work``, downloads written to ``work/staged``."""
+    """The ``prepare`` step: context saved to ``work``; downloads and explorer data to ``work/staged``."""
     from sizing.site import active_context, save_context  # noqa: PLC0415 - heavy; only this process
     from sizing.snapshots import write_downloads  # noqa: PLC0415
     try:
@@ -103,10 +103,18 @@ def prepare(work: Path) -> int:
     return 0
 
 
-def _copy_downloads(work: Path) -> None:
-    """Copy the staged downloads (fits.csv, fits.json) into every built language."""
+def _place_shared(work: Path) -> None:
+    """Put the staged shared files (downloads/, data/) once at the site root, i.e. in the English
+    build that becomes it; every language links there (:func:`sizing.macros.root_prefix`)."""
+    for folder in (work / STAGED).iterdir():
+        shutil.copytree(folder, work / "en" / folder.name)
+
+
+def _drop_source_maps(work: Path) -> None:
+    """Delete the theme's ``*.map`` files (source maps for debugging its bundle, 1.3 MB a language)."""
     for lang in CONFIGS:
-        shutil.copytree(work / STAGED / "downloads", work / lang / "downloads")
+        for path in (work / lang).rglob("*.map"):
+            path.unlink()
 
 
 def _assemble(work: Path) -> Path:
@@ -144,7 +152,8 @@ def build(site: Path) -> int:
         if failed:
             print(f"Build failed for {', '.join(failed)}; {site} left unchanged.", file=sys.stderr)
             return 1
-        _copy_downloads(work)
+        _place_shared(work)
+        _drop_source_maps(work)
         _swap(_assemble(work), site, work / "previous")
         print(f"Site ready in {site}")
         return 0

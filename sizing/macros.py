@@ -30,9 +30,11 @@ FIT_TABLES_ID = "sz-fit-tables"
 DOWNLOADS = ("fits.csv", "fits.json")
 
 
-def sortable(markdown: str) -> str:
-    """``markdown`` (a table) inside the container tablesort-init.js makes sortable."""
-    return f'\n<div class="sz-sortable" markdown>\n\n{markdown.strip()}\n\n</div>\n'
+def sortable(markdown: str, lang: str | None = None) -> str:
+    """``markdown`` (a table) inside the container tablesort-init.js makes sortable; with ``lang``,
+    it carries the scroll hint table-scroll.js shows when the table is wider than the page."""
+    hint = f' data-scroll-hint="{html.escape(t(lang, "scroll_hint"), quote=True)}"' if lang else ""
+    return f'\n<div class="sz-sortable" data-search-exclude{hint} markdown>\n\n{markdown.strip()}\n\n</div>\n'
 
 
 # ---------------------------------------------------------------------------------------------
@@ -43,26 +45,34 @@ def sortable(markdown: str) -> str:
 def table(lang: str, table_id: str) -> str:
     """``{{ sz_table("what-fits") }}``: one published table, sortable, with its settings note."""
     ctx = active_context()
-    return sortable(to_markdown(get_spec(ctx, table_id), lang, ctx))
+    return sortable(to_markdown(get_spec(ctx, table_id), lang, ctx, badges=True), lang)
 
 
 def filter_box(lang: str, target: str) -> str:
-    """A labelled text box that filters the rows of every table inside the element ``target``."""
+    """A labelled text box that filters the rows of every table inside the element ``target``, and
+    the message it shows when no row matches (read by table-filter.js)."""
     label, hint = html.escape(t(lang, "filter_label")), html.escape(t(lang, "filter_placeholder"), quote=True)
-    return (f'<label class="sz-filter-label">{label} <input class="sz-filter" type="search" '
-            f'data-target="{target}" placeholder="{hint}" aria-label="{label}"></label>')
+    empty = html.escape(t(lang, "filter_no_rows"))
+    return (f'<div class="sz-filter-box"><label class="sz-filter-label">{label} <input class="sz-filter" '
+            f'type="search" data-target="{target}" placeholder="{hint}" aria-label="{label}"></label>'
+            f'<p class="sz-filter-empty" data-for="{target}" role="status" hidden>{empty}</p></div>')
+
+
+CHARTED_KINDS = ("offer",)
+"""Servers whose fit section carries a concurrency chart (the explorer covers the others)."""
 
 
 def server_section(ctx: SiteContext, server: str, lang: str) -> str:
-    """One server's fit table under an H3 heading ``{ #fit-<server id> }`` with its GPUs."""
+    """One server's fit table under an H3 heading ``{ #fit-<server id> }`` with its GPUs, in a
+    ``sz-fit-section`` block the filter matches as a whole (server and GPU names)."""
     s = ctx.catalog.servers[server]
     gpu = ctx.catalog.gpus[s.gpu]
     line = t(lang, "fit_server_caption", gpus=fmt_number(s.gpus_per_node * s.nodes, lang), gpu=gpu.name,
              memory=fmt_gib(gpu.memory_mib * MiB, lang))
-    table_md = "\n".join(markdown_rows(*_spec_rows(ctx, server), lang))
-    chart = concurrency_chart(lang, server, catalog_dir=ctx.catalog_dir)
-    return (f"### {escape_cell(s.name)} {{ #fit-{server} }}\n\n{escape_cell(line)}\n" + sortable(table_md)
-            + f"\n{chart}\n")
+    table_md = "\n".join(markdown_rows(*_spec_rows(ctx, server), lang, badges=True, aligned=False))
+    chart = concurrency_chart(lang, server, catalog_dir=ctx.catalog_dir) if s.kind in CHARTED_KINDS else ""
+    return (f'<div class="sz-fit-section" markdown>\n\n### {escape_cell(s.name)} {{ #fit-{server} }}\n\n'
+            f'<p class="sz-fit-caption">{escape_cell(line)}</p>\n' + sortable(table_md, lang) + f"\n{chart}\n\n</div>\n")
 
 
 def _spec_rows(ctx: SiteContext, server: str) -> tuple[Any, Any]:
@@ -75,7 +85,7 @@ def fit_tables(lang: str) -> str:
     """``{{ sz_fit_tables() }}``: a filter box, the settings, then one sortable table per server."""
     ctx = active_context()
     sections = "\n".join(server_section(ctx, sid, lang) for sid in ctx.catalog.servers)
-    note = escape_cell(settings_note(ctx, lang, "note_fit"))
+    note = escape_cell(settings_note(ctx, lang))
     return (f"\n{filter_box(lang, FIT_TABLES_ID)}\n\n*{note}*\n\n"
             f'<div id="{FIT_TABLES_ID}" markdown>\n\n{sections}\n</div>\n')
 
@@ -175,15 +185,24 @@ def parallel_tabs(lang: str, example_ids: str | Iterable[str]) -> str:
 # ---------------------------------------------------------------------------------------------
 
 
-def downloads(lang: str, page_url: str | None = None) -> str:
-    """``{{ sz_downloads(page.url) }}``: raw links to downloads/fits.csv and fits.json of this language.
+ROOT_LANG = "en"
+"""The language built at the site root; the others live one folder below it (scripts/docs.py)."""
 
-    The links are relative to the page (``page_url`` as MkDocs gives it, e.g. ``fit-tables/``;
-    omitted means a page one folder below the language root). The files are written by
-    :func:`sizing.snapshots.write_downloads` when the site is built.
-    """
+
+def root_prefix(lang: str, page_url: str | None) -> str:
+    """The relative path from a page to the site root: one ``../`` per folder of ``page_url`` (as
+    MkDocs gives it, e.g. ``fit-tables/``; None means one folder), one more outside the root language."""
     depth = 1 if page_url is None else page_url.lstrip("/").count("/")
-    prefix = "../" * depth
+    return "../" * (depth + (0 if lang == ROOT_LANG else 1))
+
+
+def downloads(lang: str, page_url: str | None = None) -> str:
+    """``{{ sz_downloads(page.url) }}``: raw links to the site root's downloads/fits.csv and fits.json.
+
+    The files are written once per site, at its root, by :func:`sizing.snapshots.write_downloads`
+    (``scripts/docs.py build``); every language links to the same copy.
+    """
+    prefix = root_prefix(lang, page_url)
     links = [f'<a href="{prefix}downloads/{name}" download>{html.escape(t(lang, key))}</a>'
              for name, key in zip(DOWNLOADS, ("download_csv", "download_json"))]
     return f'\n<p class="sz-downloads">{" · ".join(links)}</p>\n'
@@ -223,4 +242,4 @@ def calibration_table(lang: str) -> str:
     first = "\n".join(["| " + " | ".join(head) + " |", "|---|---:|---:|---:|", *summary])
     second = "\n".join(["| " + " | ".join(detail) + " |", "|---|---|---:|---:|---:|---|",
                         *calibration_rows(checks, lang)])
-    return sortable(first) + sortable(second)
+    return sortable(first, lang) + sortable(second, lang)
