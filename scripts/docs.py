@@ -93,6 +93,7 @@ def prepare(work: Path) -> int:
     """The ``prepare`` step: context saved to ``work``; downloads and explorer data to ``work/staged``."""
     from sizing.site import active_context, save_context  # noqa: PLC0415 - heavy; only this process
     from sizing.snapshots import write_downloads  # noqa: PLC0415
+    from sizing.explorer_render import explorer_files  # noqa: PLC0415
     try:
         ctx = active_context()
     except CatalogError as exc:
@@ -100,6 +101,9 @@ def prepare(work: Path) -> int:
         return 2
     save_context(ctx, work / CONTEXT_FILE)
     write_downloads([work / STAGED], ctx)
+    (work / STAGED / "data").mkdir(parents=True)
+    for name, text in explorer_files(ctx).items():
+        (work / STAGED / "data" / name).write_text(text, encoding="utf-8")
     return 0
 
 

@@ -46,3 +46,4 @@ def define_env(env: Any) -> None:
     _register(env, "sz_parallel_tabs", macros.parallel_tabs)  # {{ sz_parallel_tabs(["dh-70b-tp4"]) }}
     _register(env, "sz_downloads", macros.downloads)  # {{ sz_downloads(page.url) }}
     _register(env, "sz_calibration_table", macros.calibration_table)  # {{ sz_calibration_table() }}
+    _register(env, "sz_explorer", macros.explorer)  # {{ sz_explorer(page.url) }}

@@ -21,6 +21,7 @@ from sizing.commands import sglang_command, vllm_command
 from sizing.errors import UsageError
 from sizing.explain import Quantity, caption, explain_markdown, fmt_quantity
 from sizing.charts import concurrency_chart
+from sizing.explorer_render import explorer_page
 from sizing.i18n import fmt_gib, fmt_number, fmt_percent, t
 from sizing.site import SiteContext, active_context
 from sizing.tables import escape_cell, fit_spec, get_spec, markdown_rows, settings_note, to_markdown
@@ -206,6 +207,12 @@ def downloads(lang: str, page_url: str | None = None) -> str:
     links = [f'<a href="{prefix}downloads/{name}" download>{html.escape(t(lang, key))}</a>'
              for name, key in zip(DOWNLOADS, ("download_csv", "download_json"))]
     return f'\n<p class="sz-downloads">{" · ".join(links)}</p>\n'
+
+
+def explorer(lang: str, page_url: str | None = None) -> str:
+    """``{{ sz_explorer(page.url) }}``: the explorer (controls, result, heatmap); its data files are
+    written once at the site root (:func:`sizing.explorer_render.explorer_files`)."""
+    return explorer_page(active_context(), lang, root_prefix(lang, page_url))
 
 
 @functools.lru_cache(maxsize=2)

@@ -1,5 +1,6 @@
 /*
- * Scroll affordance for wide tables. Material puts every table in a .md-typeset__scrollwrap; when
+ * Scroll affordance for wide tables. Material puts every table in a .md-typeset__scrollwrap (the
+ * explorer's heatmap has its own .sz-heatmap-wrap); when
  * the table is wider than that box, the box gets the class sz-scrollable (sizing.css draws a shadow
  * at the edge that hides columns) and a hint line is inserted above it: an arrow icon and, for the
  * site's computed tables, the translated text the build wrote into data-scroll-hint. Re-measured on
@@ -28,7 +29,7 @@
   }
 
   function measureAll() {
-    document.querySelectorAll(".md-typeset__scrollwrap").forEach(measure);
+    document.querySelectorAll(".md-typeset__scrollwrap, .sz-heatmap-wrap").forEach(measure);
   }
 
   var timer = null;
