@@ -47,3 +47,4 @@ def define_env(env: Any) -> None:
     _register(env, "sz_downloads", macros.downloads)  # {{ sz_downloads(page.url) }}
     _register(env, "sz_calibration_table", macros.calibration_table)  # {{ sz_calibration_table() }}
     _register(env, "sz_explorer", macros.explorer)  # {{ sz_explorer(page.url) }}
+    _register(env, "sz_headline", macros.headline)  # {{ sz_headline("example-1", page.url) }}

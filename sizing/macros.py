@@ -24,7 +24,8 @@ from sizing.charts import concurrency_chart
 from sizing.explorer_render import explorer_page
 from sizing.i18n import fmt_gib, fmt_number, fmt_percent, t
 from sizing.site import SiteContext, active_context
-from sizing.tables import escape_cell, fit_spec, get_spec, markdown_rows, settings_note, to_markdown
+from sizing.tables import (BADGE, badge, context_label, escape_cell, fit_spec, get_spec, markdown_rows, plan_label,
+                           settings_note, to_markdown)
 from sizing.units import MiB
 
 FIT_TABLES_ID = "sz-fit-tables"
@@ -250,3 +251,34 @@ def calibration_table(lang: str) -> str:
     second = "\n".join(["| " + " | ".join(detail) + " |", "|---|---|---:|---:|---:|---|",
                         *calibration_rows(checks, lang)])
     return sortable(first, lang) + sortable(second, lang)
+
+
+# ---------------------------------------------------------------------------------------------
+# Home page
+# ---------------------------------------------------------------------------------------------
+
+
+def headline(lang: str, example_id: str, page_url: str | None = None) -> str:
+    """``{{ sz_headline("example-1", page.url) }}``: one server's headline answer, as a card: the
+    server, the example's verdict badge, model, precision, plan and whole sequences at its length,
+    and a link opening that answer in the explorer."""
+    ctx = active_context()
+    row = ctx.example(example_id)
+    cat = ctx.catalog
+    context = int(row["max_model_len"])
+    answer = t(lang, "headline_answer", model=cat.models[str(row["model"])].name,
+               precision=cat.precisions[str(row["precision"])].name, plan=plan_label(row, lang),
+               context=context_label(context), sequences=fmt_number(int(row[f"sequences_{context}"]), lang))
+    verdict = badge(html.escape(t(lang, "verdict_fits" if row["fits"] else "verdict_does_not_fit")),
+                    BADGE[bool(row["fits"])])
+    link = "../" * (0 if page_url is None else page_url.lstrip("/").count("/")) + "explorer/" + headline_hash(row)
+    return (f'<div class="sz-headline"><p class="sz-headline__server">{html.escape(cat.servers[str(row["server"])].name)}'
+            f'</p><p class="sz-headline__answer">{verdict} {html.escape(answer)}</p>'
+            f'<a class="sz-headline__link" href="{html.escape(link)}">{html.escape(t(lang, "headline_open"))}</a></div>')
+
+
+def headline_hash(row: Any) -> str:
+    """The explorer state of an evaluated row (see ``explorer.js``)."""
+    pairs = (("model", row["model"]), ("checkpoint", row["checkpoint"]), ("precision", row["precision"]),
+             ("server", row["server"]), ("kv", row["kv_cache_dtype"]), ("ctx", int(row["max_model_len"])))
+    return "#" + "&".join(f"{k}={v}" for k, v in pairs)
