@@ -18,8 +18,8 @@ from sizing import explorer_data as xd
 from sizing import site
 from sizing.commands import vllm_command
 from sizing.i18n import t
-from tests.test_browser import PAGES, PREFIXES, SCREENSHOT_MS, SCREENSHOTS, TIMEOUT_MS, Problems, visit
-from tests.test_browser import browser, chromium, site_url  # noqa: F401 - fixtures used by these tests
+from test_browser import PAGES, PREFIXES, SCREENSHOT_MS, SCREENSHOTS, TIMEOUT_MS, Problems, visit
+from test_browser import browser, chromium, site_url  # noqa: F401 - fixtures used by these tests
 
 WIDTHS = {"desktop": (1366, 768), "phone": (390, 844)}
 MODEL, SERVER = "meta-llama/Llama-3.3-70B-Instruct", "gpu-rtx-pro"
@@ -130,7 +130,7 @@ def test_heatmap_cell_opens_its_answer(desktop: object, site_url: str) -> None: 
 def visible_rows(page: object) -> list[str]:
     """Texts of the fit-table body rows shown (their section and row not hidden)."""
     return page.eval_on_selector_all(
-        "#sz-fit-tables .sz-fit-section:not([hidden]) tbody tr:not([hidden])", "rs => rs.map(r => r.innerText)")
+        "#sz-fit-tables .sz-fit-section:not([hidden]) tbody tr:not([hidden])", "rs => rs.map(r => r.textContent)")
 
 
 def filter_fit_tables(page: object, text: str) -> None:
@@ -148,9 +148,12 @@ def test_filter_finds_servers_models_and_translated_labels(desktop: object, site
     filter_fit_tables(desktop, text)
     shown = visible_rows(desktop)
     assert 0 < len(shown) < total, (text, len(shown), total)
-    sections = desktop.eval_on_selector_all("#sz-fit-tables .sz-fit-section:not([hidden])",
-                                            "ss => ss.map(s => s.innerText.toLowerCase())")
-    assert all(text.lower() in s for s in sections)
+    matched = desktop.eval_on_selector_all(
+        "#sz-fit-tables .sz-fit-section:not([hidden]) tbody tr:not([hidden])",
+        """rs => rs.map(r => { const s = r.closest('.sz-fit-section');
+             const label = Array.from(s.querySelectorAll('h3, .sz-fit-caption')).map(e => e.textContent).join(' ');
+             return (label + ' ' + r.textContent).toLowerCase(); })""")
+    assert all(all(word in m for word in text.lower().split()) for m in matched)
     assert desktop.locator(".sz-filter-empty").is_hidden()
     if text == "L40S":
         assert desktop.locator("#fit-gpu-l40s").is_visible() and desktop.locator("#fit-gpu-rtx-pro").is_hidden()
@@ -174,15 +177,19 @@ def test_filter_says_when_no_row_matches(desktop: object, site_url: str, lang: s
 # every page at both widths: clipping, verdict text, console, screenshots
 # ---------------------------------------------------------------------------------------------
 
-CLIPPED = """() => {
+CLIPPED = """async () => {
+  const frame = () => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)));
   const problems = [];
   const main = document.querySelector('.md-content');
   if (document.documentElement.scrollWidth > window.innerWidth + 1) problems.push('the page scrolls sideways');
-  document.querySelectorAll('.md-content table').forEach((table, i) => {
+  for (const [i, table] of Array.from(document.querySelectorAll('.md-content table')).entries()) {
     const box = table.closest('.md-typeset__scrollwrap, .sz-heatmap-wrap');
+    table.scrollIntoView({block: 'center'});
+    await frame();
+    await new Promise(done => setTimeout(done, 120));  // IntersectionObserver callbacks come after the frame
     if (!box) {
       if (table.getBoundingClientRect().right > main.getBoundingClientRect().right + 1) problems.push(`table ${i}`);
-      return;
+      continue;
     }
     const overflow = getComputedStyle(box).overflowX;
     if (box.scrollWidth > box.clientWidth + 1) {
@@ -190,9 +197,13 @@ CLIPPED = """() => {
       if (!box.classList.contains('sz-scrollable') || !['auto', 'scroll'].includes(overflow)
           || !hint || !hint.classList.contains('sz-scroll-hint')) problems.push(`table ${i} clipped without a hint`);
     }
-  });
+  }
+  window.scrollTo(0, 0);
   return problems;
 }"""
+"""Scrolls each table into view (the hint is added when a table comes near the screen), then checks it."""
+
+
 def is_emoji(ch: str) -> bool:
     """Whether ``ch`` is in the symbol and emoji blocks (U+2600–U+27BF, U+1F300–U+1FAFF)."""
     return 0x2600 <= ord(ch) <= 0x27BF or 0x1F300 <= ord(ch) <= 0x1FAFF
@@ -212,7 +223,6 @@ def test_tables_are_never_clipped_without_a_scroll_hint(browser: object, site_ur
         visit(page, f"{site_url}{PREFIXES[lang]}{path}")
         if path == "explorer/":
             explorer_ready(page)
-        page.wait_for_timeout(200)  # table-scroll.js measures again after the first frame
         assert page.evaluate(CLIPPED) == []
         badges = page.evaluate(BADGES)
         assert all(text and not any(is_emoji(ch) for ch in text) for text in badges), badges[:5]

@@ -1,13 +1,17 @@
 /*
  * Scroll affordance for wide tables. Material puts every table in a .md-typeset__scrollwrap (the
- * explorer's heatmap has its own .sz-heatmap-wrap); when
- * the table is wider than that box, the box gets the class sz-scrollable (sizing.css draws a shadow
- * at the edge that hides columns) and a hint line is inserted above it: an arrow icon and, for the
- * site's computed tables, the translated text the build wrote into data-scroll-hint. Re-measured on
- * every page load (Material's instant navigation too) and when the window is resized.
+ * explorer's heatmap has its own .sz-heatmap-wrap); when the table is wider than that box, the box
+ * gets the class sz-scrollable (sizing.css draws a shadow at the edge that hides columns) and a hint
+ * line is inserted above it: an arrow icon and, for the site's computed tables, the translated text
+ * the build wrote into data-scroll-hint. A box is measured when it comes near the screen (an
+ * IntersectionObserver), so a long page does not lay out every table while it loads; measured
+ * boxes are measured again when the window is resized.
  */
 (function () {
   "use strict";
+
+  var BOXES = ".md-typeset__scrollwrap, .sz-heatmap-wrap";
+  var seen = [];
 
   function hintFor(wrap) {
     var owner = wrap.closest("[data-scroll-hint]");
@@ -28,19 +32,25 @@
     if (wide) wrap.setAttribute("tabindex", "0");
   }
 
-  function measureAll() {
-    document.querySelectorAll(".md-typeset__scrollwrap, .sz-heatmap-wrap").forEach(measure);
-  }
+  var observer = "IntersectionObserver" in window ? new IntersectionObserver(function (entries) {
+    entries.forEach(function (entry) {
+      if (!entry.isIntersecting) return;
+      observer.unobserve(entry.target);
+      seen.push(entry.target);
+      measure(entry.target);
+    });
+  }, { rootMargin: "200px 0px" }) : null;
 
   var timer = null;
   window.addEventListener("resize", function () {
     clearTimeout(timer);
-    timer = setTimeout(measureAll, 150);
+    timer = setTimeout(function () { seen.forEach(measure); }, 150);
   });
 
   document$.subscribe(function () {
-    measureAll();
-    // Fonts and late layout can change widths once more after the first paint.
-    window.requestAnimationFrame(measureAll);
+    seen = [];
+    document.querySelectorAll(BOXES).forEach(function (wrap) {
+      if (observer) observer.observe(wrap); else measure(wrap);
+    });
   });
 })();
