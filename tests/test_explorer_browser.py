@@ -232,3 +232,20 @@ def test_tables_are_never_clipped_without_a_scroll_hint(browser: object, site_ur
         assert page.problems.items == []
     finally:
         page.context.close()
+
+
+def search_results(page: object, url: str, word: str) -> int:
+    """How many documents Material's search lists for ``word`` on ``url``."""
+    visit(page, url)
+    page.fill("input.md-search__input", word)
+    page.press("input.md-search__input", "End")
+    page.wait_for_selector(".md-search-result__item")
+    return page.locator(".md-search-result__item").count()
+
+
+def test_chinese_search_finds_gpu_names(desktop: object, site_url: str) -> None:  # noqa: F811
+    """Assert "L40S" finds as many documents on /zh/ as on the English site (the stemmer cut it before)."""
+    english = search_results(desktop, site_url, "L40S")
+    assert english >= 2
+    assert search_results(desktop, f"{site_url}zh/", "L40S") >= english
+    assert desktop.problems.items == []
