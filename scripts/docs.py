@@ -37,7 +37,7 @@ from sizing.site.context import SNAPSHOT_VAR  # noqa: E402
 CONTEXT_FILE = "context.pickle"
 """The catalog evaluated once by the build, loaded by every language's mkdocs process."""
 STAGED = "staged"
-"""Folder of the build's work area where the downloads are written once, then copied per language."""
+"""Folder of the build's work area where the shared files are written once, then put at the site root."""
 
 CHILD_ENV = {"NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true"}
 """Added to the environment of every mkdocs run: silence the MkDocs 2 / Material banner."""
@@ -99,9 +99,10 @@ def _prepare(work: Path) -> bool:
 
 
 def prepare(work: Path) -> int:
-    """The ``prepare`` step: context saved to ``work``, downloads written to ``work/staged``."""
+    """The ``prepare`` step: context saved to ``work``; downloads and explorer data to ``work/staged``."""
     from sizing.site.context import active_context, prepare, save_context  # noqa: PLC0415 - heavy; only this process
     from sizing.review.snapshots import write_downloads  # noqa: PLC0415
+    from sizing.render.explorer_render import explorer_files  # noqa: PLC0415
     try:
         ctx = prepare(active_context())
     except CatalogError as exc:
@@ -109,13 +110,24 @@ def prepare(work: Path) -> int:
         return 2
     save_context(ctx, work / CONTEXT_FILE)
     write_downloads([work / STAGED], ctx)
+    (work / STAGED / "data").mkdir(parents=True)
+    for name, text in explorer_files(ctx).items():
+        (work / STAGED / "data" / name).write_text(text, encoding="utf-8")
     return 0
 
 
-def _copy_downloads(work: Path) -> None:
-    """Copy the staged downloads (fits.csv, fits.json) into every built language."""
+def _place_shared(work: Path) -> None:
+    """Put the staged shared files (downloads/, data/) once at the site root, i.e. in the English
+    build that becomes it; every language links there (:func:`sizing.render.macros.root_prefix`)."""
+    for folder in (work / STAGED).iterdir():
+        shutil.copytree(folder, work / "en" / folder.name)
+
+
+def _drop_source_maps(work: Path) -> None:
+    """Delete the theme's ``*.map`` files (source maps for debugging its bundle, 1.3 MB a language)."""
     for lang in CONFIGS:
-        shutil.copytree(work / STAGED / "downloads", work / lang / "downloads")
+        for path in (work / lang).rglob("*.map"):
+            path.unlink()
 
 
 def _assemble(work: Path) -> Path:
@@ -156,7 +168,8 @@ def build(site: Path, engine: str = "mkdocs") -> int:
         if failed:
             print(f"Build failed for {', '.join(failed)}; {site} left unchanged.", file=sys.stderr)
             return 1
-        _copy_downloads(work)
+        _place_shared(work)
+        _drop_source_maps(work)
         _swap(_assemble(work), site, work / "previous")
         print(f"Site ready in {site}")
         return 0

@@ -170,7 +170,8 @@ def linear_ticks(top: float, target: int = 5) -> tuple[list[float], int]:
 
 
 def _figure(kind: str, svg: str, legend: str, caption: str) -> str:
-    return _el("figure", svg + legend + _el("figcaption", _esc(caption)), class_=f"sz-chart sz-chart--{kind}")
+    return _el("figure", svg + legend + _el("figcaption", _esc(caption)), class_=f"sz-chart sz-chart--{kind}",
+               data_search_exclude="")
 
 
 def _svg(ident: str, height: float, title: str, desc: str, body: Iterable[str], **attrs: object) -> str:

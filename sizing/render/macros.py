@@ -22,18 +22,22 @@ from sizing.launch.commands import sglang_command, vllm_command
 from sizing.errors import UsageError
 from sizing.render.explain import Quantity, caption, explain_markdown, fmt_quantity
 from sizing.render.catalog_text import server_name
+from sizing.render.explorer_render import explorer_page
 from sizing.render.i18n import fmt_gib, fmt_number, fmt_percent, t
 from sizing.views.series import check_server, price_rows
-from sizing.render.tables import escape_cell, fit_spec, get_spec, markdown_rows, settings_note, to_markdown
+from sizing.render.tables import (BADGE, badge, context_label, escape_cell, fit_spec, get_spec, markdown_rows,
+                                  plan_label, settings_note, to_markdown)
 from sizing.units import MiB
 
 FIT_TABLES_ID = "sz-fit-tables"
 DOWNLOADS = ("fits.csv", "fits.json")
 
 
-def sortable(markdown: str) -> str:
-    """``markdown`` (a table) inside the container tablesort-init.js makes sortable."""
-    return f'\n<div class="sz-sortable" markdown>\n\n{markdown.strip()}\n\n</div>\n'
+def sortable(markdown: str, lang: str | None = None) -> str:
+    """``markdown`` (a table) inside the container tablesort-init.js makes sortable; with ``lang``,
+    it carries the scroll hint table-scroll.js shows when the table is wider than the page."""
+    hint = f' data-scroll-hint="{html.escape(t(lang, "scroll_hint"), quote=True)}"' if lang else ""
+    return f'\n<div class="sz-sortable" data-search-exclude{hint} markdown>\n\n{markdown.strip()}\n\n</div>\n'
 
 
 # ---------------------------------------------------------------------------------------------
@@ -43,27 +47,34 @@ def sortable(markdown: str) -> str:
 
 def table(lang: str, ctx: SiteContext, table_id: str) -> str:
     """``{{ sz_table("what-fits") }}``: one published table, sortable, with its settings note."""
-    return sortable(to_markdown(get_spec(ctx, table_id), lang, ctx))
+    return sortable(to_markdown(get_spec(ctx, table_id), lang, ctx, badges=True), lang)
 
 
 def filter_box(lang: str, target: str) -> str:
-    """A labelled text box that filters the rows of every table inside the element ``target``."""
+    """A labelled text box that filters the rows of every table inside the element ``target``, and
+    the message it shows when no row matches (read by table-filter.js)."""
     label, hint = html.escape(t(lang, "filter_label")), html.escape(t(lang, "filter_placeholder"), quote=True)
-    return (f'<label class="sz-filter-label">{label} <input class="sz-filter" type="search" '
-            f'data-target="{target}" placeholder="{hint}" aria-label="{label}"></label>')
+    empty = html.escape(t(lang, "filter_no_rows"))
+    return (f'<div class="sz-filter-box"><label class="sz-filter-label">{label} <input class="sz-filter" '
+            f'type="search" data-target="{target}" placeholder="{hint}" aria-label="{label}"></label>'
+            f'<p class="sz-filter-empty" data-for="{target}" role="status" hidden>{empty}</p></div>')
+
+
+CHARTED_KINDS = ("offer",)
+"""Servers whose fit section carries a concurrency chart (the explorer covers the others)."""
 
 
 def server_section(ctx: SiteContext, server: str, lang: str) -> str:
-    """One server's fit table under an H3 heading ``{ #fit-<server id> }`` with its GPUs."""
+    """One server's fit table under an H3 heading ``{ #fit-<server id> }`` with its GPUs, in a
+    ``sz-fit-section`` block the filter matches as a whole (server and GPU names)."""
     s = ctx.catalog.servers[server]
     gpu = ctx.catalog.gpus[s.gpu]
     line = t(lang, "fit_server_caption", gpus=fmt_number(s.gpus_per_node * s.nodes, lang), gpu=gpu.name,
              memory=fmt_gib(gpu.memory_mib * MiB, lang))
-    table_md = "\n".join(markdown_rows(*_spec_rows(ctx, server), lang))
-    chart = concurrency_chart(lang, ctx, server)
-    return (f"### {escape_cell(server_name(lang, s.name))} {{ #fit-{server} }}\n\n{escape_cell(line)}\n"
-            + sortable(table_md)
-            + f"\n{chart}\n")
+    table_md = "\n".join(markdown_rows(*_spec_rows(ctx, server), lang, badges=True, aligned=False))
+    chart = concurrency_chart(lang, ctx, server) if s.kind in CHARTED_KINDS else ""
+    return (f'<div class="sz-fit-section" markdown>\n\n### {escape_cell(server_name(lang, s.name))} {{ #fit-{server} }}\n\n'
+            f'<p class="sz-fit-caption">{escape_cell(line)}</p>\n' + sortable(table_md, lang) + f"\n{chart}\n\n</div>\n")
 
 
 def _spec_rows(ctx: SiteContext, server: str) -> tuple[Any, Any]:
@@ -75,7 +86,7 @@ def _spec_rows(ctx: SiteContext, server: str) -> tuple[Any, Any]:
 def fit_tables(lang: str, ctx: SiteContext) -> str:
     """``{{ sz_fit_tables() }}``: a filter box, the settings, then one sortable table per server."""
     sections = "\n".join(server_section(ctx, sid, lang) for sid in ctx.catalog.servers)
-    note = settings_note(ctx, lang, "note_fit")
+    note = settings_note(ctx, lang)
     return (f"\n{filter_box(lang, FIT_TABLES_ID)}\n\n*{note}*\n\n"
             f'<div id="{FIT_TABLES_ID}" markdown>\n\n{sections}\n</div>\n')
 
@@ -188,21 +199,34 @@ def parallel_tabs(lang: str, ctx: SiteContext, example_ids: str | Iterable[str])
 # ---------------------------------------------------------------------------------------------
 
 
-def downloads(lang: str, ctx: SiteContext, page_url: str | None = None) -> str:
-    """``{{ sz_downloads(page.url) }}``: raw links to downloads/fits.csv and fits.json of this language.
+ROOT_LANG = "en"
+"""The language built at the site root; the others live one folder below it (scripts/docs.py)."""
 
-    The links are relative to the page (``page_url`` as MkDocs gives it, e.g. ``fit-tables/``;
-    omitted means a page one folder below the language root). The files are written by
-    :func:`sizing.review.snapshots.write_downloads` when the site is built.
+
+def root_prefix(lang: str, page_url: str | None) -> str:
+    """The relative path from a page to the site root: one ``../`` per folder of ``page_url`` (as
+    MkDocs gives it, e.g. ``fit-tables/``; None means one folder), one more outside the root language."""
+    depth = 1 if page_url is None else page_url.lstrip("/").count("/")
+    return "../" * (depth + (0 if lang == ROOT_LANG else 1))
+
+
+def downloads(lang: str, ctx: SiteContext, page_url: str | None = None) -> str:
+    """``{{ sz_downloads(page.url) }}``: raw links to the site root's downloads/fits.csv and fits.json.
+
+    The files are written once per site, at its root, by :func:`sizing.review.snapshots.write_downloads`
+    (``scripts/docs.py build``); every language links to the same copy.
     """
     del ctx  # the same files for every catalog
-    depth = 1 if page_url is None else page_url.lstrip("/").count("/")
-    prefix = "../" * depth
+    prefix = root_prefix(lang, page_url)
     links = [f'<a href="{prefix}downloads/{name}" download>{html.escape(t(lang, key))}</a>'
              for name, key in zip(DOWNLOADS, ("download_csv", "download_json"))]
     return f'\n<p class="sz-downloads">{" · ".join(links)}</p>\n'
 
 
+def explorer(lang: str, ctx: SiteContext, page_url: str | None = None) -> str:
+    """``{{ sz_explorer(page.url) }}``: the explorer (controls, result, heatmap); its data files are
+    written once at the site root (:func:`sizing.render.explorer_render.explorer_files`)."""
+    return explorer_page(ctx, lang, root_prefix(lang, page_url))
 
 
 def calibration_value(metric: str, number: float, lang: str) -> str:
@@ -267,4 +291,34 @@ def calibration_table(lang: str, ctx: SiteContext) -> str:
     first = "\n".join(["| " + " | ".join(head) + " |", "|---|---:|---:|---:|", *summary])
     second = "\n".join(["| " + " | ".join(detail) + " |", "|---|---|---:|---:|---:|---|",
                         *calibration_rows(checks, lang)])
-    return sortable(first) + sortable(second)
+    return sortable(first, lang) + sortable(second, lang)
+
+
+# ---------------------------------------------------------------------------------------------
+# Home page
+# ---------------------------------------------------------------------------------------------
+
+
+def headline(lang: str, ctx: SiteContext, example_id: str, page_url: str | None = None) -> str:
+    """``{{ sz_headline("example-1", page.url) }}``: one server's headline answer, as a card: the
+    server, the example's verdict badge, model, precision, plan and whole sequences at its length,
+    and a link opening that answer in the explorer."""
+    row = ctx.example(example_id)
+    cat = ctx.catalog
+    context = int(row["max_model_len"])
+    answer = t(lang, "headline_answer", model=cat.models[str(row["model"])].name,
+               precision=cat.precisions[str(row["precision"])].name, plan=plan_label(row, lang),
+               context=context_label(context), sequences=fmt_number(int(row[f"sequences_{context}"]), lang))
+    verdict = badge(html.escape(t(lang, "verdict_fits" if row["fits"] else "verdict_does_not_fit")),
+                    BADGE[bool(row["fits"])])
+    link = "../" * (0 if page_url is None else page_url.lstrip("/").count("/")) + "explorer/" + headline_hash(row)
+    return (f'<div class="sz-headline"><p class="sz-headline__server">{html.escape(server_name(lang, cat.servers[str(row["server"])].name))}'
+            f'</p><p class="sz-headline__answer">{verdict} {html.escape(answer)}</p>'
+            f'<a class="sz-headline__link" href="{html.escape(link)}">{html.escape(t(lang, "headline_open"))}</a></div>')
+
+
+def headline_hash(row: Any) -> str:
+    """The explorer state of an evaluated row (see ``explorer.js``)."""
+    pairs = (("model", row["model"]), ("checkpoint", row["checkpoint"]), ("precision", row["precision"]),
+             ("server", row["server"]), ("kv", row["kv_cache_dtype"]), ("ctx", int(row["max_model_len"])))
+    return "#" + "&".join(f"{k}={v}" for k, v in pairs)

@@ -140,11 +140,26 @@ def total_vram_gb(df: pd.DataFrame) -> pd.Series:
 
 
 def fit_rows(ctx: SiteContext, server: str) -> pd.DataFrame:
-    """Every model × checkpoint × KV cache type on ``server``: verdict, plan, memory, sequences."""
-    df = chosen(ctx)
+    """Every model × checkpoint on ``server`` at the summary KV type: verdict, plan, memory, sequences.
+
+    ``model_label`` is the model's name, plus the checkpoint id when the model has several
+    checkpoints of one precision or is quantised at load time (so every row names what it runs).
+    """
+    df = chosen(ctx, summary_kv(ctx))
     df = df[df["server"] == server].copy()
     df["kv_cache_bytes"] = np.maximum(df["kv_cache_bytes"], 0)
+    df["model_label"] = model_labels(df)
     return add_sequences(df, ctx.contexts).reset_index(drop=True)
+
+
+def model_labels(df: pd.DataFrame) -> pd.Series:
+    """``Name``; ``Name · org/checkpoint`` where name and precision do not identify the row, and
+    ``Name · --quantization fp8`` for a checkpoint quantised at load time."""
+    online = df["online_quantization"].astype(bool)
+    ambiguous = df.duplicated(["model", "precision"], keep=False) & ~online
+    flag = df["checkpoint_label"].str.extract(r"\((--quantization [^)]+)\)$", expand=False).fillna("")
+    label = df["model_name"].where(~ambiguous, df["model_name"] + " · " + df["checkpoint"])
+    return label.where(~online, df["model_name"] + " · " + flag)
 
 
 def what_fits_rows(ctx: SiteContext) -> pd.DataFrame:

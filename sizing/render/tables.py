@@ -218,14 +218,21 @@ TEXT_KINDS: dict[str, Callable[[str, str], str]] = {
 """Text cells: as written, as code, a server name, a translated catalog text, a source, a tier."""
 
 
-def verdict_cell(fits: bool, row: Mapping[str, Any], words: Mapping[str, str]) -> str:
-    """``✅ Fits``, ``⚠️ Tight`` (at most :data:`TIGHT_SEQUENCES` full-length requests) or ``❌``."""
+def verdict_state(fits: bool, row: Mapping[str, Any]) -> str:
+    """``fits``, ``tight`` (at most :data:`TIGHT_SEQUENCES` full-length requests at 32K) or ``no-fit``:
+    the verdict's word key and its badge class."""
     if not fits:
-        return f"❌ {words['verdict_does_not_fit']}"
+        return "no-fit"
     long = row.get("seq_32768")
-    if not is_missing(long) and float(long) <= TIGHT_SEQUENCES:
-        return f"⚠️ {words['verdict_tight']}"
-    return f"✅ {words['verdict_fits']}"
+    return "tight" if not is_missing(long) and float(long) <= TIGHT_SEQUENCES else "fits"
+
+
+VERDICT_WORD = {"fits": "verdict_fits", "tight": "verdict_tight", "no-fit": "verdict_does_not_fit"}
+
+
+def verdict_cell(fits: bool, row: Mapping[str, Any], words: Mapping[str, str]) -> str:
+    """The verdict word, ``Fits``, ``Tight`` or ``Does not fit`` (no emoji: the site draws it as a badge)."""
+    return words[VERDICT_WORD[verdict_state(fits, row)]]
 
 
 def header(col: ColumnSpec, lang: str) -> str:
@@ -272,14 +279,11 @@ def settings_note(ctx: SiteContext, lang: str, key: str = "note_summary") -> str
 
 
 def fit_spec(server: str, contexts: list[int]) -> TableSpec:
-    """The fit table of one server: every checkpoint and KV type, verdict, plan, memory, sequences."""
-    columns = (CHECKPOINT, PRECISION, _c("kv_cache_dtype", "col_kv_cache_dtype", "code"), VERDICT, PLAN,
-               _c("weights_bytes", "col_weights_per_gpu", "gib"), _c("kv_cache_bytes", "col_kv_cache_per_gpu", "gib"),
-               _c("kv_bytes_per_token", "col_kv_per_token", "kib"), *seq_columns(contexts),
-               _c("change", "col_change", "change"))
+    """The fit table of one server, at the summary KV type: the columns a reader compares (model,
+    precision, verdict, plan, sequences per context); the rest of the row is in the explorer."""
+    columns = (_c("model_label", "col_model"), PRECISION, VERDICT, PLAN, *seq_columns(contexts))
     return TableSpec(f"fit-{server}", columns, lambda ctx: tr.fit_rows(ctx, server),
-                     ("checkpoint", "precision", "kv_cache_dtype"),
-                     lambda ctx, lang: settings_note(ctx, lang, "note_fit"))
+                     ("checkpoint", "precision", "kv_cache_dtype"), settings_note)
 
 
 GPUS, WEIGHTS = _c("server_gpus", "col_gpus", "int"), _c("weights_bytes", "col_weights_per_gpu", "gib")
@@ -411,21 +415,47 @@ CELL_CONTEXT = ("plan", "tp", "pp", "dp", "change", "change_value", "reason", "c
 """Row fields that formatters read besides a column's own value (plan sizes, advice, currency)."""
 
 
-def markdown_rows(columns: tuple[ColumnSpec, ...], rows: pd.DataFrame, lang: str) -> list[str]:
-    """Header, alignment and body lines of a Markdown table, one row per line, cells unpadded."""
+BADGE = {True: "fits", False: "no-fit"}
+"""``sz-badge--<class>`` of a verdict given by its fit alone (overrides/assets/stylesheets/sizing.css
+draws them; a table cell also knows ``tight``, :func:`verdict_state`)."""
+
+
+def badge(text: str, verdict: str) -> str:
+    """``text`` as a verdict badge: coloured, with the theme's icon (CSS), the word always shown."""
+    return f'<span class="sz-badge sz-badge--{verdict}">{text}</span>'
+
+
+def html_cell(col: ColumnSpec, row: Mapping[str, Any], text: str) -> str:
+    """A site cell: verdicts become badges, every other cell is its text."""
+    if col.kind == "verdict" and not is_missing(row.get(col.id)):
+        return badge(text, verdict_state(bool(row[col.id]), row))
+    return text
+
+
+def markdown_rows(columns: tuple[ColumnSpec, ...], rows: pd.DataFrame, lang: str, badges: bool = False,
+                  aligned: bool = True) -> list[str]:
+    """Header, alignment and body lines of a Markdown table, one row per line, cells unpadded.
+
+    ``badges`` (the site) renders verdicts as badges; the CLI and snapshots keep plain words.
+    ``aligned=False`` leaves number columns unmarked (the site's long tables align them with CSS,
+    which saves a ``style`` attribute on every cell)."""
     lines = ["| " + " | ".join(header(c, lang) for c in columns) + " |",
-             "|" + "|".join("---:" if c.kind in NUMERIC else "---" for c in columns) + "|"]
+             "|" + "|".join("---:" if aligned and c.kind in NUMERIC else "---" for c in columns) + "|"]
     words = cell_words(lang)
     needed = [k for k in dict.fromkeys([*(c.id for c in columns), *CELL_CONTEXT]) if k in rows.columns]
     for row in rows[needed].to_dict("records"):
-        lines.append("| " + " | ".join(format_cell(c, row, lang, words) for c in columns) + " |")
+        cells = [format_cell(c, row, lang, words) for c in columns]
+        if badges:
+            cells = [html_cell(c, row, text) for c, text in zip(columns, cells)]
+        lines.append("| " + " | ".join(cells) + " |")
     return lines
 
 
-def to_markdown(table: TableSpec | pd.DataFrame, lang: str, ctx: SiteContext | None = None) -> str:
+def to_markdown(table: TableSpec | pd.DataFrame, lang: str, ctx: SiteContext | None = None,
+                badges: bool = False) -> str:
     """The table as Markdown in ``lang`` (a paragraph saying so when it has no rows), plus its note."""
     columns, rows = resolve(table, ctx)
-    body = "\n".join(markdown_rows(columns, rows, lang)) if len(rows) else f"*{t(lang, 'table_empty')}*"
+    body = "\n".join(markdown_rows(columns, rows, lang, badges)) if len(rows) else f"*{t(lang, 'table_empty')}*"
     note = table.note if isinstance(table, TableSpec) else None
     return body + (f"\n\n*{note(_needs(ctx, table), lang)}*" if note else "") + "\n"
 

@@ -71,7 +71,7 @@ def matrix_json(ctx: SiteContext, revision: str) -> str:
     """The matrix as JSON: revision, vLLM version, contexts, then one row object per line."""
     head = {"catalog_revision": revision, "vllm_version": ctx.frame.attrs["vllm_version"],
             "vllm_rules": ctx.frame.attrs["rules"], "contexts": ctx.contexts}
-    rows = [json.dumps({k: _json_value(v) for k, v in r.items()}, ensure_ascii=False)
+    rows = [json.dumps({k: _json_value(v) for k, v in r.items()}, ensure_ascii=False, separators=(",", ":"))
             for r in matrix_frame(ctx).to_dict("records")]
     meta = json.dumps(head, ensure_ascii=False)[1:-1]
     return "{" + meta + ',"rows":[\n' + ",\n".join(rows) + "\n]}\n"

@@ -12,6 +12,7 @@ filter through their filter box; code blocks carry Material's copy button.
 
 from __future__ import annotations
 
+import atexit
 import functools
 import os
 import re
@@ -31,7 +32,8 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
                  "--disable-sync", "--no-first-run", "--disable-quic"]
 SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"
 PREFIXES = {"en": "", "zh": "zh/", "ru": "ru/"}
-PAGES = ("", "choosing-a-gpu-server/", "deployment-hardware/", "fit-tables/", "methodology/", "catalog/")
+PAGES = ("", "explorer/", "choosing-a-gpu-server/", "deployment-hardware/", "fit-tables/", "methodology/",
+         "catalog/")
 TIMEOUT_MS = 15_000
 SCREENSHOT_MS = 120_000
 """Full-page PNGs of the long fit-table pages take several seconds each."""
@@ -111,15 +113,28 @@ def site_url(built_site: Path) -> Iterator[str]:
     server.server_close()
 
 
+_SHARED: dict[str, object] = {}
+"""The one Playwright and Chromium of the process (Playwright's sync API allows one at a time)."""
+
+
+def shared_browser(chromium: str) -> object:
+    """A headless Chromium launched through Playwright once per process, shared by every browser test
+    module (tests/test_explorer_browser.py imports the fixture) and closed when the process exits."""
+    if "browser" not in _SHARED:
+        from playwright.sync_api import sync_playwright  # noqa: PLC0415 - only when browser tests run
+
+        manager = sync_playwright()
+        playwright = manager.start()
+        _SHARED["browser"] = playwright.chromium.launch(executable_path=chromium, headless=True, args=CHROMIUM_ARGS)
+        atexit.register(manager.__exit__, None, None, None)
+        atexit.register(_SHARED["browser"].close)
+    return _SHARED["browser"]
+
+
 @pytest.fixture(scope="session")
 def browser(chromium: str) -> Iterator[object]:
-    """A headless Chromium launched through Playwright."""
-    from playwright.sync_api import sync_playwright  # noqa: PLC0415 - only when browser tests run
-
-    with sync_playwright() as playwright:
-        instance = playwright.chromium.launch(executable_path=chromium, headless=True, args=CHROMIUM_ARGS)
-        yield instance
-        instance.close()
+    """A headless Chromium launched through Playwright (see :func:`shared_browser`)."""
+    yield shared_browser(chromium)
 
 
 @dataclass
@@ -274,17 +289,17 @@ def test_filter_box_hides_rows_without_the_text(page: object, site_url: str) -> 
     target = page.locator(f"#{box.get_attribute('data-target')}")
     rows = target.locator("tbody tr")
     total = rows.count()
-    word = rows.nth(total - 1).locator("td").first.inner_text().split()[0]
+    word = rows.nth(total - 1).locator("td").first.text_content().split()[0]
     box.fill(word)
     shown = target.locator("tbody tr:not([hidden])")
     assert 0 < shown.count() < total, f"filtering on {word!r} kept {shown.count()} of {total} rows"
-    assert all(word.lower() in text.lower() for text in shown.all_inner_texts())
+    assert all(word.lower() in text.lower() for text in shown.all_text_contents())
     box.fill("")
     assert target.locator("tbody tr:not([hidden])").count() == total
 
 
-COPY_BUTTON = "button.md-code__button[data-md-type='copy'], button.md-clipboard"
-"""Material 9.8's copy button (older releases: ``.md-clipboard``)."""
+COPY_BUTTON = "button.md-code__button[data-md-type='copy'], button.md-clipboard, button.sz-copy"
+"""Material 9.8's copy button (older releases: ``.md-clipboard``); the explorer's command has its own."""
 
 
 def test_code_blocks_have_a_copy_button(page: object, site_url: str) -> None:

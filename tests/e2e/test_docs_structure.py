@@ -13,7 +13,7 @@ from scripts.i18n_checks import CONFIGS, PageStructure, nav_files, page_structur
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 LANGS = ("en", "zh", "ru")
-PAGES = ("index.md", "choosing-a-gpu-server.md", "deployment-hardware.md", "fit-tables.md",
+PAGES = ("index.md", "explorer.md", "choosing-a-gpu-server.md", "deployment-hardware.md", "fit-tables.md",
          "methodology.md", "catalog.md")
 
 SAMPLE = """# Title

@@ -62,6 +62,8 @@ def _broken_link(site: Path, page: Path, link: str) -> str | None:
     target = _target_file(site, url.path)
     if target is None:
         return f"{link!r}: no file for {url.path}"
+    if "=" in url.fragment:  # an explorer state (#model=…&ctx=…), read by explorer.js, not an id
+        return None if target.parent.name == "explorer" else f"{link!r}: a state fragment outside the explorer"
     if url.fragment and target.suffix == ".html" and unquote(url.fragment) not in _parse(target).ids:
         return f"{link!r}: no id {url.fragment!r} in {target.relative_to(site)}"
     return None

@@ -62,7 +62,7 @@ def test_site_assets_are_local(built_site: Path, lang: str) -> None:
     root = built_site / PREFIXES[lang]
     html = (root / "fit-tables" / "index.html").read_text(encoding="utf-8")
     for asset in ("tablesort.min.js", "tablesort.number.min.js", "tablesort-init.js",
-                  "table-filter.js", "sizing.css"):
+                  "table-filter.js", "table-scroll.js", "sizing.css"):
         assert f"assets/{'javascripts' if asset.endswith('.js') else 'stylesheets'}/{asset}" in html
         assert list(root.glob(f"assets/*/{asset}")), asset
     assert _external_resources(html) == []
@@ -105,6 +105,32 @@ def test_russian_search_uses_russian_stemming(built_site: Path, engine: str) -> 
     """Assert the Russian index is built for Russian (and, with Material, English terms)."""
     expected = ["ru"] if engine == "zensical" else ["ru", "en"]  # difference "search-lang"
     assert _search_config(built_site, "ru", engine)["config"]["lang"] == expected
+
+
+def test_chinese_search_keeps_gpu_names_whole(built_site: Path) -> None:
+    """Assert the zh index does not stem (the English stemmer cut "L40S" to "l40")."""
+    assert "stemmer" not in _search_config(built_site, "zh")["config"]["pipeline"]
+
+
+@pytest.mark.parametrize("lang", PREFIXES)
+def test_table_bodies_and_charts_are_not_indexed(built_site: Path, lang: str) -> None:
+    """Assert computed tables and charts are left out of the search index; their headings stay in."""
+    docs = _search_config(built_site, lang)["docs"]
+    header = {"en": "Sequences at 4K", "zh": "4K 序列数", "ru": "Последовательностей по 4K"}[lang]
+    assert not [d["location"] for d in docs if header.replace(" ", "") in d["text"].replace("\u200b", "")
+                .replace(" ", "")]
+    assert any("fit-gpu-l40s" in d["location"] for d in docs)
+
+
+def test_downloads_are_written_once_at_the_site_root(built_site: Path) -> None:
+    """Assert fits.csv/fits.json exist at the root only, and every language's fit tables link there."""
+    assert sorted(p.name for p in (built_site / "downloads").iterdir()) == ["fits.csv", "fits.json"]
+    assert [p for p in built_site.rglob("fits.csv") if p.parent != built_site / "downloads"] == []
+    for lang, prefix in PREFIXES.items():
+        page = built_site / prefix / "fit-tables" / "index.html"
+        for href in re.findall(r'href="([^"]+fits\.csv)"', page.read_text(encoding="utf-8")):
+            assert (page.parent / href).resolve() == (built_site / "downloads" / "fits.csv").resolve(), lang
+    assert list(built_site.rglob("*.map")) == []
 
 
 def test_build_replaces_an_existing_site(run_docs, tmp_path: Path) -> None:  # noqa: ANN001

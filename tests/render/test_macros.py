@@ -43,7 +43,8 @@ def test_catalog(monkeypatch: pytest.MonkeyPatch) -> site.SiteContext:
 def test_table_is_sortable_markdown(test_catalog: site.SiteContext) -> None:
     """Assert sz_table wraps the table in the container tablesort-init.js looks for."""
     out = macros.table("en", _ctx(), "price-per-gb")
-    assert out.startswith('\n<div class="sz-sortable" markdown>\n\n| Server |')
+    assert out.startswith('\n<div class="sz-sortable" data-search-exclude data-scroll-hint="Scroll sideways for '
+                          'more columns" markdown>\n\n| Server |')
     assert out.endswith("\n\n</div>\n")
     with pytest.raises(UsageError, match="unknown table"):
         macros.table("en", _ctx(), "nope")
@@ -56,7 +57,9 @@ def test_fit_tables_have_a_filter_and_a_heading_per_server(test_catalog: site.Si
     assert f'<div id="{target}" markdown>' in out
     ids = re.findall(r"^### .+ \{ #(fit-[^ ]+) \}$", out, re.M)
     assert ids == [f"fit-{s}" for s in test_catalog.catalog.servers]
-    assert out.count('<div class="sz-sortable" markdown>') == len(ids)
+    assert out.count('<div class="sz-sortable" data-search-exclude data-scroll-hint=') == len(ids)
+    assert out.count('<div class="sz-fit-section" markdown>') == len(ids)
+    assert re.search(r'<p class="sz-filter-empty" data-for="' + target + r'" role="status" hidden>没有匹配', out)
     assert f"1 × NVIDIA L40S，每卡 {fmt_gib(test_catalog.catalog.gpus['l40s'].memory_mib * 2**20, 'zh')}" in out
 
 
@@ -96,13 +99,21 @@ def test_parallel_tabs_pair_vllm_and_sglang(test_catalog: site.SiteContext) -> N
     assert macros.parallel_tabs("en", _ctx(), "example-1").count("/// tab |") == 2
 
 
-@pytest.mark.parametrize(("page_url", "prefix"), [(None, "../"), ("", ""), ("fit-tables/", "../"),
-                                                  ("guide/fit-tables/", "../../")])
-def test_download_links_are_relative_to_the_page(page_url: str | None, prefix: str) -> None:
-    """Assert the raw links reach the language root's downloads/ folder from the page."""
-    out = macros.downloads("en", site.active_context(), page_url)
+@pytest.mark.parametrize(("lang", "page_url", "prefix"), [
+    ("en", None, "../"), ("en", "", ""), ("en", "fit-tables/", "../"), ("en", "guide/fit-tables/", "../../"),
+    ("zh", "fit-tables/", "../../"), ("ru", "", "../")])
+def test_download_links_reach_the_one_copy_at_the_site_root(lang: str, page_url: str | None, prefix: str) -> None:
+    """Assert the raw links reach the site root's downloads/ folder from a page of any language."""
+    out = macros.downloads(lang, _ctx(), page_url)
     assert re.findall(r'href="([^"]+)" download', out) == [f"{prefix}downloads/fits.csv",
                                                             f"{prefix}downloads/fits.json"]
+
+
+def test_verdicts_are_text_badges(test_catalog: site.SiteContext) -> None:
+    """Assert site verdict cells are coloured badges carrying the translated word, never emoji."""
+    out = macros.fit_tables("ru", _ctx())
+    assert '<span class="sz-badge sz-badge--fits">Помещается</span>' in out
+    assert "✅" not in out and "❌" not in out
 
 
 def test_example_is_the_worked_table(test_catalog: site.SiteContext) -> None:
@@ -119,7 +130,7 @@ def test_calibration_table_lists_every_check(monkeypatch: pytest.MonkeyPatch) ->
     rows = [line for line in out.splitlines() if line.startswith("| ") and not line.startswith("| Figure")]
     metrics = {c.metric for c in checks}
     assert len(rows) == len(metrics) + 1 + len(checks)
-    assert out.count('<div class="sz-sortable" markdown>') == 2
+    assert out.count('<div class="sz-sortable" data-search-exclude') == 2
 
 
 def test_define_env_registers_the_site_macros() -> None:

@@ -31,7 +31,8 @@
     });
   }
 
-  document$.subscribe(function () {
+  /* Set up every sortable table of the page. */
+  function setUp() {
     var lang = (document.documentElement.lang || "en").slice(0, 2);
     document.querySelectorAll("table.sz-sortable, .sz-sortable table").forEach(function (table) {
       if (table.hasAttribute("data-sz-sortable")) return;
@@ -39,5 +40,8 @@
       addSortKeys(table, lang);
       new Tablesort(table);
     });
-  });
+  }
+
+  /* After the page has loaded, not while it is parsed (long pages have thousands of cells). */
+  document$.subscribe(function () { setTimeout(setUp, 0); });
 })();

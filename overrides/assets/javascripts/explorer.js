@@ -1,0 +1,221 @@
+/*
+ * The explorer (docs/<lang>/explorer.md, sizing/explorer_render.py). The build writes two JSON files
+ * at the site root: data/explorer.json (ids, statuses, bar widths, command lines, heatmap) and
+ * data/explorer.<lang>.json (every label and number, formatted for the language). This script only
+ * looks rows up and shows those strings: it does no arithmetic on sizes. The state lives in the URL
+ * hash (#model=…&checkpoint=…&precision=…&server=…&kv=…&ctx=32768), so every answer has a link.
+ */
+(function () {
+  "use strict";
+
+  var cache = {};
+
+  function load(url) {
+    if (!cache[url]) cache[url] = fetch(url).then(function (r) { return r.json(); });
+    return cache[url];
+  }
+
+  function el(tag, cls, text) {
+    var node = document.createElement(tag);
+    if (cls) node.className = cls;
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+
+  function option(select, value, label) {
+    var o = el("option", "", label);
+    o.value = value;
+    select.appendChild(o);
+  }
+
+  function readHash() {
+    var state = {};
+    location.hash.replace(/^#/, "").split("&").forEach(function (pair) {
+      var i = pair.indexOf("=");
+      if (i > 0) state[decodeURIComponent(pair.slice(0, i))] = decodeURIComponent(pair.slice(i + 1));
+    });
+    return state;
+  }
+
+  function Explorer(root, m, s) {
+    this.root = root; this.m = m; this.s = s;
+    this.form = root.querySelector("form");
+    this.out = root.querySelector(".sz-explorer__result");
+    this.fields = {};
+    var self = this;
+    ["model", "variant", "server", "ctx", "kv"].forEach(function (name) {
+      self.fields[name] = self.form.querySelector("select[name='" + name + "']");
+    });
+    m.models.forEach(function (id, i) { option(self.fields.model, id, s.models[i]); });
+    m.servers.forEach(function (id, i) { option(self.fields.server, id, s.servers[i]); });
+    m.contexts.forEach(function (c, i) { option(self.fields.ctx, String(c), s.contexts[i]); });
+    m.kv.forEach(function (kv) { option(self.fields.kv, kv, kv === "auto" ? s.labels.explorer_kv_auto : kv); });
+    this.form.addEventListener("change", function (event) {
+      if (event.target === self.fields.model) self.fillVariants();
+      self.show(true);
+    });
+    window.addEventListener("hashchange", function () { self.apply(readHash()); });
+    this.form.hidden = false;
+    this.apply(readHash());
+  }
+
+  /* The model's checkpoints: "precision · checkpoint" options, value "checkpoint|precision". */
+  Explorer.prototype.fillVariants = function () {
+    var model = this.m.models.indexOf(this.fields.model.value), seen = {}, select = this.fields.variant, self = this;
+    select.textContent = "";
+    this.m.rows.forEach(function (r) {
+      var key = r[1] + "|" + self.m.precisions[r[2]];
+      if (r[0] !== model || seen[key]) return;
+      seen[key] = true;
+      option(select, key, self.s.precisions[r[2]] + " · " + r[1]);
+    });
+  };
+
+  Explorer.prototype.apply = function (state) {
+    var f = this.fields, m = this.m;
+    if (!state.model) {
+      var d = m.rows[m.default_row];
+      state = { model: m.models[d[0]], checkpoint: d[1], precision: m.precisions[d[2]], server: m.servers[d[3]],
+                kv: m.kv[d[4]] };
+    }
+    if (state.model && this.m.models.indexOf(state.model) >= 0) f.model.value = state.model;
+    this.fillVariants();
+    if (state.checkpoint && state.precision) f.variant.value = state.checkpoint + "|" + state.precision;
+    if (!f.variant.value && f.variant.options.length) f.variant.selectedIndex = 0;
+    if (state.server && this.m.servers.indexOf(state.server) >= 0) f.server.value = state.server;
+    if (state.kv && this.m.kv.indexOf(state.kv) >= 0) f.kv.value = state.kv;
+    var ctx = state.ctx || String(this.m.default_context);
+    if (this.m.contexts.map(String).indexOf(ctx) >= 0) f.ctx.value = ctx;
+    this.show(false);
+  };
+
+  Explorer.prototype.current = function () {
+    var f = this.fields, parts = f.variant.value.split("|"), m = this.m;
+    var want = [m.models.indexOf(f.model.value), parts[0], m.precisions.indexOf(parts[1]),
+                m.servers.indexOf(f.server.value), m.kv.indexOf(f.kv.value)];
+    for (var i = 0; i < m.rows.length; i += 1) {
+      var r = m.rows[i];
+      if (r[0] === want[0] && r[1] === want[1] && r[2] === want[2] && r[3] === want[3] && r[4] === want[4]) return i;
+    }
+    return -1;
+  };
+
+  Explorer.prototype.hash = function () {
+    var f = this.fields, parts = f.variant.value.split("|");
+    var pairs = [["model", f.model.value], ["checkpoint", parts[0]], ["precision", parts[1]],
+                 ["server", f.server.value], ["kv", f.kv.value], ["ctx", f.ctx.value]];
+    return "#" + pairs.map(function (p) { return p[0] + "=" + encodeURIComponent(p[1]).replace(/%2F/g, "/"); }).join("&");
+  };
+
+  function fact(list, label, value) {
+    list.appendChild(el("dt", "", label));
+    var dd = el("dd");
+    if (typeof value === "string") dd.textContent = value; else dd.appendChild(value);
+    list.appendChild(dd);
+  }
+
+  Explorer.prototype.bars = function (row, texts, local, memory) {
+    var labels = this.s.labels, box = el("div", "sz-membar");
+    var names = ["explorer_weights", "explorer_overhead", "explorer_kvcache"];
+    var kinds = ["weights", "overhead", "kv"];
+    var track = el("div", "sz-membar__track");
+    row[7].forEach(function (width, i) {
+      var seg = el("span", "sz-membar__seg sz-membar__seg--" + kinds[i]);
+      seg.style.width = width;
+      seg.title = labels[names[i]] + ": " + texts[local[10 + i]];
+      track.appendChild(seg);
+    });
+    box.appendChild(track);
+    var legend = el("ul", "sz-membar__legend");
+    kinds.forEach(function (kind, i) {
+      var li = el("li", "sz-membar__key sz-membar__key--" + kind, labels[names[i]] + ": " + texts[local[10 + i]]);
+      legend.appendChild(li);
+    });
+    legend.appendChild(el("li", "sz-membar__key", labels.explorer_budget + ": " + memory[0] + " / " + memory[1]));
+    box.appendChild(legend);
+    return box;
+  };
+
+  Explorer.prototype.command = function (row, ctx) {
+    var m = this.m, labels = this.s.labels;
+    var text = row[6].map(function (i) { return m.lines[i]; }).join(m.joiner).replace(m.slot, ctx);
+    var wrap = el("div", "sz-explorer__command");
+    var pre = el("pre"), code = el("code", "language-bash", text);
+    pre.appendChild(code);
+    var button = el("button", "md-button sz-copy", labels.explorer_copy);
+    button.type = "button";
+    button.addEventListener("click", function () {
+      var done = function () { button.textContent = labels.explorer_copied; };
+      if (navigator.clipboard) navigator.clipboard.writeText(text).then(done, function () {});
+    });
+    wrap.appendChild(pre);
+    wrap.appendChild(button);
+    return wrap;
+  };
+
+  Explorer.prototype.show = function (pushHash) {
+    var index = this.current(), s = this.s, labels = s.labels;
+    this.out.textContent = "";
+    this.out.hidden = false;
+    if (pushHash) history.replaceState(null, "", this.hash());
+    this.updateHeatmap();
+    if (index < 0) return;
+    var row = this.m.rows[index], local = s.rows[index], texts = s.texts;
+    var position = this.m.contexts.map(String).indexOf(this.fields.ctx.value);
+    var state = this.m.statuses[Number(row[5][position])];
+    var badgeClass = state === "beyond" ? "no-fit" : state;
+    var head = el("p", "sz-explorer__verdict");
+    head.appendChild(el("span", "sz-badge sz-badge--" + badgeClass, s.status[state]));
+    head.appendChild(el("span", "sz-explorer__server", " " + s.server_notes[row[3]]));
+    this.out.appendChild(head);
+    var facts = el("dl", "sz-explorer__facts");
+    fact(facts, labels.explorer_plan, texts[local[0]]);
+    var noteLabel = state === "fits" || state === "tight" ? labels.explorer_why : labels.explorer_change;
+    fact(facts, noteLabel, texts[local[7 + position]]);
+    fact(facts, labels.explorer_sequences + " (" + s.contexts[position] + ")", texts[local[1 + position]]);
+    fact(facts, labels.explorer_decode, texts[local[4 + position]]);
+    fact(facts, labels.explorer_memory, this.bars(row, texts, local, s.server_memory[row[3]]));
+    this.out.appendChild(facts);
+    if (state === "fits" || state === "tight") {
+      this.out.appendChild(el("p", "sz-explorer__label", labels.explorer_command));
+      this.out.appendChild(this.command(row, this.fields.ctx.value));
+    }
+    var link = el("a", "sz-explorer__link", labels.explorer_link);
+    link.href = this.hash();
+    this.out.appendChild(link);
+  };
+
+  /* The heatmap below the explorer, at the chosen context (cells rebuilt from the build's strings). */
+  Explorer.prototype.updateHeatmap = function () {
+    var table = document.querySelector(".sz-heatmap"), m = this.m, s = this.s;
+    if (!table) return;
+    var ctx = this.fields.ctx.value, position = m.contexts.map(String).indexOf(ctx);
+    if (table.getAttribute("data-ctx") === ctx) return;
+    table.setAttribute("data-ctx", ctx);
+    var caption = document.querySelector("[data-sz-heat-caption]");
+    if (caption) caption.textContent = caption.getAttribute("data-sz-heat-caption").replace("{context}", s.contexts[position]);
+    m.heat[ctx].forEach(function (cells, mi) {
+      var tr = table.tBodies[0].rows[mi];
+      cells.forEach(function (index, si) {
+        var td = tr.cells[si + 1], row = m.rows[index], local = s.rows[index];
+        var state = m.statuses[Number(row[5][position])];
+        td.className = "sz-heat sz-heat--" + state;
+        var a = el("a");
+        a.href = "#" + ["model=" + m.models[row[0]], "checkpoint=" + row[1], "precision=" + m.precisions[row[2]],
+                        "server=" + m.servers[row[3]], "kv=" + m.kv[row[4]], "ctx=" + ctx].join("&");
+        if (state === "fits" || state === "tight") a.appendChild(document.createTextNode(s.texts[local[1 + position]] + " "));
+        a.appendChild(el("small", "", s.heat[state]));
+        td.textContent = "";
+        td.appendChild(a);
+      });
+    });
+  };
+
+  document$.subscribe(function () {
+    var root = document.getElementById("sz-explorer");
+    if (!root || root.hasAttribute("data-ready")) return;
+    root.setAttribute("data-ready", "");
+    Promise.all([load(root.getAttribute("data-matrix")), load(root.getAttribute("data-strings"))])
+      .then(function (data) { root.explorer = new Explorer(root, data[0], data[1]); });
+  });
+})();

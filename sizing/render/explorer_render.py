@@ -1,0 +1,238 @@
+"""The explorer's data files and page, rendered once by the build (formatting with Babel per language).
+
+Two kinds of JSON file are written at the site root (``data/``, by ``scripts/docs.py build``):
+
+- ``explorer.json``, language-neutral: the ids, each row's status per context, its memory bar
+  widths and its ``vllm serve`` command, and the heatmap (best row per model, server and context);
+- ``explorer.<lang>.json``: every label and every number of every row, already formatted.
+
+Repeated strings are stored once: a row holds indices into a string table (``lines`` for the
+command lines, ``texts`` for a language's strings), which keeps the four files near 1 MB in all.
+
+``overrides/assets/javascripts/explorer.js`` only looks these up and shows them: the browser does
+no arithmetic. The command is stored once per row with ``{ctx}`` where the chosen context goes
+(the browser substitutes the raw token count, which is code and the same in every language).
+The page (:func:`explorer`) carries the controls, the heatmap at the default context as static HTML
+(what a reader without JavaScript sees) and the links to the data files.
+"""
+
+from __future__ import annotations
+
+import functools
+import html
+import json
+from typing import Any
+from urllib.parse import quote
+
+import pandas as pd
+
+from sizing.render import explorer_data as xd
+from sizing.launch.commands import CONTINUATION, vllm_command
+from sizing.render.explain import Quantity, fmt_quantity
+from sizing.render.i18n import LANGS, fmt_gib, fmt_number, t
+from sizing.views.bundle import SiteContext
+from sizing.render.tables import change_label, context_label, plan_label
+from sizing.units import MiB
+
+DEFAULT_CONTEXT = 32768
+CTX_SLOT = "{ctx}"
+_SENTINEL = 987_654_321
+"""A --max-model-len no model has, replaced by :data:`CTX_SLOT` in the stored command."""
+LABELS = ("explorer_model", "explorer_precision", "explorer_server", "explorer_context", "explorer_kv",
+          "explorer_verdict", "explorer_plan", "explorer_why", "explorer_sequences", "explorer_decode",
+          "explorer_memory", "explorer_weights", "explorer_overhead", "explorer_kvcache", "explorer_free",
+          "explorer_command", "explorer_change", "explorer_link", "explorer_copy", "explorer_copied",
+          "explorer_budget", "explorer_kv_auto")
+HEAT_KEYS = {"fits": "heat_fits", "tight": "heat_tight", "no-fit": "heat_no_fit", "beyond": "heat_beyond"}
+STATUS_KEYS = {"fits": "verdict_fits", "tight": "verdict_tight", "no-fit": "verdict_does_not_fit",
+               "beyond": "explorer_status_beyond"}
+
+
+def _index(values: pd.Series) -> list[str]:
+    """The distinct values in first-seen order."""
+    return list(dict.fromkeys(str(v) for v in values))
+
+
+def command_template(row: dict[str, Any], ctx: SiteContext) -> list[str]:
+    """The lines of the row's ``vllm serve`` command, :data:`CTX_SLOT` as its ``--max-model-len``
+    (joined by :data:`sizing.launch.commands.CONTINUATION` they are the command)."""
+    text = vllm_command({**row, "max_model_len": _SENTINEL}, ctx.catalog)
+    return text.replace(str(_SENTINEL), CTX_SLOT).split(CONTINUATION)
+
+
+def interned(values: list[str], table: dict[str, int]) -> list[int]:
+    """Indices of ``values`` in ``table`` (a string table in insertion order), adding new ones."""
+    return [table.setdefault(v, len(table)) for v in values]
+
+
+def bar_widths(row: dict[str, Any]) -> list[str]:
+    """Weights, overhead and KV cache of the fullest GPU as CSS widths of its total memory."""
+    total = float(row["total_bytes"])
+    parts = (row["weights_bytes"], row["overhead_bytes"], max(float(row["kv_cache_bytes"]), 0.0))
+    return [f"{min(100.0, 100.0 * float(p) / total):.1f}%" for p in parts]
+
+
+def heatmap(rows: pd.DataFrame, models: list[str], servers: list[str], context: int) -> list[list[int]]:
+    """Row indices of the best plan, one list per model with one entry per server."""
+    best = xd.best_rows(rows, context)
+    return [[best.get((m, s), -1) for s in servers] for m in models]
+
+
+def default_row(ctx: SiteContext, rows: pd.DataFrame) -> int:
+    """The row shown before any choice: the catalog's first worked example (else the first row)."""
+    for ex in ctx.catalog.examples.values():
+        hit = rows[(rows["checkpoint"] == ex.checkpoint) & (rows["server"] == ex.server)
+                   & (rows["kv_cache_dtype"] == ex.kv_cache_dtype)]
+        if len(hit):
+            return int(hit.index[0])
+    return 0
+
+
+def neutral_payload(ctx: SiteContext, rows: pd.DataFrame) -> dict[str, Any]:
+    """The language-neutral explorer file (see the module docstring)."""
+    ids = {k: _index(rows[k]) for k in ("model", "server", "precision", "kv_cache_dtype")}
+    records, lines = rows.to_dict("records"), {}
+    out = [[ids["model"].index(r["model"]), r["checkpoint"], ids["precision"].index(r["precision"]),
+            ids["server"].index(r["server"]), ids["kv_cache_dtype"].index(r["kv_cache_dtype"]),
+            "".join(str(xd.STATUSES.index(r[f"status_{c}"])) for c in ctx.contexts),
+            interned(command_template(r, ctx), lines), bar_widths(r)] for r in records]
+    heat = {str(c): heatmap(rows, ids["model"], ids["server"], c) for c in ctx.contexts}
+    return {"contexts": ctx.contexts, "default_context": DEFAULT_CONTEXT, "default_row": default_row(ctx, rows),
+            "slot": CTX_SLOT,
+            "joiner": CONTINUATION, "lines": list(lines), "statuses": list(xd.STATUSES),
+            "models": ids["model"], "servers": ids["server"], "precisions": ids["precision"],
+            "kv": ids["kv_cache_dtype"], "rows": out, "heat": heat}
+
+
+def row_note(row: dict[str, Any], context: int, lang: str) -> str:
+    """Why this plan (when it fits at ``context``) or the nearest change that would make it fit."""
+    state = row[f"status_{context}"]
+    if state == "beyond":
+        return t(lang, "explorer_beyond", context=fmt_number(int(row["max_context"]), lang))
+    if state == "no-fit" and bool(row["fits"]):
+        return html.unescape(change_label({"change": "max-model-len", "change_value": row["max_model_len"]}, lang))
+    return html.unescape(change_label(row, lang))
+
+
+def language_row(row: dict[str, Any], contexts: list[int], lang: str, texts: dict[str, int]) -> list[int]:
+    """One row's formatted strings, as indices into ``texts``: plan; sequences, decode ceiling and
+    note per context; weights, overhead and KV cache of the fullest GPU."""
+    def seq(c: int) -> str:
+        return "—" if row[f"status_{c}"] == "beyond" else fmt_number(int(row[f"sequences_{c}"]), lang)
+
+    def tps(c: int) -> str:
+        value = float(row[f"decode_tps_{c}"])
+        return "—" if row[f"status_{c}"] in ("beyond", "no-fit") else fmt_quantity(Quantity(value, "tokens_per_s"), lang)
+
+    memory = [fmt_gib(float(row[k]), lang) for k in ("weights_bytes", "overhead_bytes")]
+    memory.append(fmt_gib(max(float(row["kv_cache_bytes"]), 0.0), lang))
+    strings = [plan_label(row, lang), *(seq(c) for c in contexts), *(tps(c) for c in contexts),
+               *(row_note(row, c, lang) for c in contexts), *memory]
+    return interned(strings, texts)
+
+
+def server_memory(rows: pd.DataFrame, servers: list[str], lang: str) -> list[list[str]]:
+    """Per server: vLLM's budget and the total memory of one GPU, formatted."""
+    first = rows.drop_duplicates("server").set_index("server")
+    return [[fmt_gib(float(first.loc[s, "budget_bytes"]), lang), fmt_gib(float(first.loc[s, "total_bytes"]), lang)]
+            for s in servers]
+
+
+def server_caption(ctx: SiteContext, server: str, lang: str) -> str:
+    """``2 × NVIDIA RTX PRO 6000 …, 94.97 GiB per GPU (nvidia-smi)``."""
+    s = ctx.catalog.servers[server]
+    gpu = ctx.catalog.gpus[s.gpu]
+    return t(lang, "fit_server_caption", gpus=fmt_number(s.gpus_per_node * s.nodes, lang), gpu=gpu.name,
+             memory=fmt_gib(gpu.memory_mib * MiB, lang))
+
+
+def language_payload(ctx: SiteContext, rows: pd.DataFrame, neutral: dict[str, Any], lang: str) -> dict[str, Any]:
+    """The ``lang`` explorer file: labels, names and every row's formatted strings (same row order)."""
+    cat, texts = ctx.catalog, {}
+    out = [language_row(r, ctx.contexts, lang, texts) for r in rows.to_dict("records")]
+    return {
+        "lang": lang, "labels": {k: t(lang, k) for k in LABELS},
+        "status": {s: t(lang, k) for s, k in STATUS_KEYS.items()},
+        "heat": {s: t(lang, k) for s, k in HEAT_KEYS.items()},
+        "contexts": [context_label(c) for c in ctx.contexts],
+        "models": [cat.models[m].name for m in neutral["models"]],
+        "servers": [cat.servers[s].name for s in neutral["servers"]],
+        "server_notes": [server_caption(ctx, s, lang) for s in neutral["servers"]],
+        "server_memory": server_memory(rows, neutral["servers"], lang),
+        "precisions": [cat.precisions[p].name for p in neutral["precisions"]],
+        "texts": list(texts), "rows": out,
+    }
+
+
+def explorer_files(ctx: SiteContext) -> dict[str, str]:
+    """``{file name: JSON text}`` of the explorer's data files (written under ``data/``)."""
+    rows = xd.explorer_rows(ctx)
+    neutral = neutral_payload(ctx, rows)
+    files = {"explorer.json": neutral}
+    files.update({f"explorer.{lang}.json": language_payload(ctx, rows, neutral, lang) for lang in LANGS})
+    return {name: json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n" for name, data in files.items()}
+
+
+# ---------------------------------------------------------------------------------------------
+# The page
+# ---------------------------------------------------------------------------------------------
+
+CONTROLS = (("model", "explorer_model"), ("variant", "explorer_precision"), ("server", "explorer_server"),
+            ("ctx", "explorer_context"), ("kv", "explorer_kv"))
+"""The explorer's choices: form field name and its label's message key (explorer.js fills them)."""
+
+
+@functools.lru_cache(maxsize=2)
+def payloads(ctx: SiteContext) -> dict[str, dict[str, Any]]:
+    """The explorer files of ``ctx`` as data (computed once per context)."""
+    return {name: json.loads(text) for name, text in explorer_files(ctx).items()}
+
+
+def state_hash(neutral: dict[str, Any], row: list[Any], context: int) -> str:
+    """``#model=…&checkpoint=…&precision=…&server=…&kv=…&ctx=…``: the explorer state showing ``row``."""
+    pairs = (("model", neutral["models"][row[0]]), ("checkpoint", row[1]), ("precision", neutral["precisions"][row[2]]),
+             ("server", neutral["servers"][row[3]]), ("kv", neutral["kv"][row[4]]), ("ctx", str(context)))
+    return "#" + "&".join(f"{k}={quote(str(v), safe='/.')}" for k, v in pairs)
+
+
+def heat_cell(neutral: dict[str, Any], local: dict[str, Any], index: int, context: int) -> str:
+    """One heatmap cell: sequences and a status word, coloured, linking into the explorer."""
+    position = neutral["contexts"].index(context)
+    row = neutral["rows"][index]
+    state = neutral["statuses"][int(row[5][position])]
+    number = local["texts"][local["rows"][index][1 + position]] if state in ("fits", "tight") else ""
+    label = html.escape(local["heat"][state])
+    text = f"{html.escape(number)} <small>{label}</small>" if number else f"<small>{label}</small>"
+    return (f'<td class="sz-heat sz-heat--{state}"><a href="{html.escape(state_hash(neutral, row, context))}">'
+            f"{text}</a></td>")
+
+
+def heatmap_table(neutral: dict[str, Any], local: dict[str, Any], context: int) -> str:
+    """The model × server heatmap at ``context`` as an HTML table (rows models, columns servers)."""
+    head = "".join(f'<th scope="col">{html.escape(name)}</th>' for name in local["servers"])
+    body = []
+    for m, cells in enumerate(neutral["heat"][str(context)]):
+        tds = "".join(heat_cell(neutral, local, i, context) for i in cells)
+        body.append(f'<tr><th scope="row">{html.escape(local["models"][m])}</th>{tds}</tr>')
+    return (f'<table class="sz-heatmap" data-ctx="{context}"><thead><tr><th scope="col">{html.escape(local["labels"]["explorer_model"])}'
+            f'</th>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>')
+
+
+def explorer_page(ctx: SiteContext, lang: str, root: str) -> str:
+    """The explorer's HTML: controls and result (shown by explorer.js), a no-script note, and the
+    heatmap at :data:`DEFAULT_CONTEXT`; ``root`` is the relative path to the site root."""
+    data = payloads(ctx)
+    neutral, local = data["explorer.json"], data[f"explorer.{lang}.json"]
+    fields = "".join(f'<label class="sz-explorer__field">{html.escape(t(lang, key))}<select name="{name}">'
+                     f"</select></label>" for name, key in CONTROLS)
+    caption = t(lang, "explorer_heatmap_caption", context=context_label(DEFAULT_CONTEXT))
+    return (f'\n<div id="sz-explorer" class="sz-explorer" data-search-exclude data-matrix="{root}data/explorer.json" '
+            f'data-strings="{root}data/explorer.{lang}.json">'
+            f'<form class="sz-explorer__controls" hidden>{fields}</form>'
+            f'<div class="sz-explorer__result" aria-live="polite" hidden></div>'
+            f'<noscript><p class="sz-explorer__noscript">{html.escape(t(lang, "explorer_noscript"))}</p></noscript>'
+            f'</div>\n\n<figure class="sz-heatmap-figure" data-search-exclude '
+            f'data-scroll-hint="{html.escape(t(lang, "scroll_hint"), quote=True)}">'
+            f'<figcaption data-sz-heat-caption="{html.escape(t(lang, "explorer_heatmap_caption", context="{context}"), quote=True)}">'
+            f'{html.escape(caption)}</figcaption><div class="sz-heatmap-wrap">'
+            f"{heatmap_table(neutral, local, DEFAULT_CONTEXT)}</div></figure>\n")

@@ -1,0 +1,251 @@
+"""Real-browser tests of the explorer, the fit-table filter and wide tables (issue 11).
+
+Uses the Chromium, served site and page fixtures of :mod:`tests.test_browser`. Checks: the explorer
+shows the engine's command for a chosen model, server and context; a deep link restores the same
+state in every language; the filter finds server, model and translated verdict labels and says when
+nothing matches; no table cell is clipped without a scroll affordance at 1366 and 390 px; verdicts
+carry text; every page at both widths loads without console errors (screenshots under
+``test-artifacts/screenshots/``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from sizing.render import explorer_data as xd
+from sizing.site import context as site
+from sizing.launch.commands import vllm_command
+from sizing.render.i18n import t
+from test_browser import PAGES, PREFIXES, SCREENSHOT_MS, SCREENSHOTS, TIMEOUT_MS, Problems, visit
+from test_browser import browser, chromium, site_url  # noqa: F401 - fixtures used by these tests
+
+WIDTHS = {"desktop": (1366, 768), "phone": (390, 844)}
+MODEL, SERVER = "meta-llama/Llama-3.3-70B-Instruct", "gpu-rtx-pro"
+
+
+@pytest.fixture(scope="module")
+def rows():  # noqa: ANN201 - a DataFrame
+    """The explorer rows of the real catalog (what the site was built from)."""
+    return xd.explorer_rows(site.context())
+
+
+def new_page(browser: object, width: int, height: int) -> object:  # noqa: F811
+    """A fresh light-mode page of the given size collecting its problems in ``page.problems``."""
+    context = browser.new_context(viewport={"width": width, "height": height}, color_scheme="light")
+    tab = context.new_page()
+    tab.set_default_timeout(TIMEOUT_MS)
+    tab.problems = Problems()
+    tab.problems.watch(tab)
+    return tab
+
+
+@pytest.fixture
+def desktop(browser: object) -> Iterator[object]:  # noqa: F811
+    """A 1366×768 page."""
+    tab = new_page(browser, *WIDTHS["desktop"])
+    yield tab
+    tab.context.close()
+
+
+def expected_command(rows, checkpoint: str, precision: str, server: str, kv: str, ctx: int) -> str:  # noqa: ANN001
+    """The engine's command for that row at ``--max-model-len ctx``."""
+    match = rows[(rows["checkpoint"] == checkpoint) & (rows["precision"] == precision) & (rows["server"] == server)
+                 & (rows["kv_cache_dtype"] == kv)]
+    assert len(match) == 1
+    return vllm_command({**match.iloc[0].to_dict(), "max_model_len": ctx}, site.context().catalog)
+
+
+def explorer_ready(page: object) -> None:
+    """Wait until explorer.js has shown a result."""
+    page.wait_for_selector(".sz-explorer__result:not([hidden]) .sz-badge")
+
+
+# ---------------------------------------------------------------------------------------------
+# explorer
+# ---------------------------------------------------------------------------------------------
+
+
+def test_explorer_picks_model_server_context_and_shows_the_command(desktop: object, site_url: str,  # noqa: F811
+                                                                   rows) -> None:  # noqa: ANN001
+    """Assert choosing a model, server and 4K context shows the engine's command and puts it in the URL."""
+    visit(desktop, f"{site_url}explorer/")
+    explorer_ready(desktop)
+    desktop.select_option("select[name='model']", MODEL)
+    desktop.select_option("select[name='server']", SERVER)
+    desktop.select_option("select[name='kv']", "fp8")
+    desktop.select_option("select[name='ctx']", "4096")
+    checkpoint, precision = desktop.eval_on_selector("select[name='variant']", "s => s.value").split("|")
+    command = desktop.inner_text(".sz-explorer__command code")
+    assert command == expected_command(rows, checkpoint, precision, SERVER, "fp8", 4096)
+    assert "--max-model-len 4096" in command
+    assert "ctx=4096" in desktop.url and f"server={SERVER}" in desktop.url
+    assert desktop.locator(".sz-explorer__result .sz-badge").inner_text().strip()
+    assert desktop.problems.items == []
+
+
+@pytest.mark.parametrize("lang", PREFIXES)
+def test_deep_link_restores_the_same_state(desktop: object, site_url: str, lang: str, rows) -> None:  # noqa: ANN001,F811
+    """Assert a link with a hash opens that model, checkpoint, server, KV type and context in every language."""
+    checkpoint = "nvidia/Llama-3.3-70B-Instruct-FP8"
+    state = f"model={MODEL}&checkpoint={checkpoint}&precision=fp8&server={SERVER}&kv=fp8&ctx=131072"
+    visit(desktop, f"{site_url}{PREFIXES[lang]}explorer/#{state}")
+    explorer_ready(desktop)
+    values = {name: desktop.eval_on_selector(f"select[name='{name}']", "s => s.value")
+              for name in ("model", "variant", "server", "kv", "ctx")}
+    assert values == {"model": MODEL, "variant": f"{checkpoint}|fp8", "server": SERVER, "kv": "fp8", "ctx": "131072"}
+    row = rows[(rows["checkpoint"] == checkpoint) & (rows["server"] == SERVER) & (rows["kv_cache_dtype"] == "fp8")]
+    status = row.iloc[0]["status_131072"]
+    key = {"fits": "verdict_fits", "tight": "verdict_tight", "no-fit": "verdict_does_not_fit",
+           "beyond": "explorer_status_beyond"}[status]
+    assert desktop.locator(".sz-explorer__result .sz-badge").inner_text().strip() == t(lang, key)
+    if status in ("fits", "tight"):
+        command = desktop.inner_text(".sz-explorer__command code")
+        assert command == expected_command(rows, checkpoint, "fp8", SERVER, "fp8", 131072)
+    assert desktop.problems.items == []
+
+
+def test_heatmap_cell_opens_its_answer(desktop: object, site_url: str) -> None:  # noqa: F811
+    """Assert a heatmap cell carries a text label and clicking it shows that model and server above."""
+    visit(desktop, f"{site_url}explorer/")
+    explorer_ready(desktop)
+    desktop.select_option("select[name='ctx']", "4096")
+    cell = desktop.locator("td.sz-heat--fits a").nth(3)
+    assert cell.locator("small").inner_text().strip() == t("en", "heat_fits")
+    href = cell.get_attribute("href")
+    assert "ctx=4096" in href
+    cell.click()
+    desktop.wait_for_function("h => location.hash === h", arg=href)
+    server = href.split("server=")[1].split("&")[0]
+    assert desktop.eval_on_selector("select[name='server']", "s => s.value") == server
+    assert desktop.problems.items == []
+
+
+# ---------------------------------------------------------------------------------------------
+# fit-table filter
+# ---------------------------------------------------------------------------------------------
+
+
+def visible_rows(page: object) -> list[str]:
+    """Texts of the fit-table body rows shown (their section and row not hidden)."""
+    return page.eval_on_selector_all(
+        "#sz-fit-tables .sz-fit-section:not([hidden]) tbody tr:not([hidden])", "rs => rs.map(r => r.textContent)")
+
+
+def filter_fit_tables(page: object, text: str) -> None:
+    """Type ``text`` into the fit tables' filter box."""
+    page.fill("input.sz-filter", text)
+
+
+@pytest.mark.parametrize(("lang", "text"), [("en", "L40S"), ("en", "Llama 3.3"), ("zh", t("zh", "verdict_does_not_fit")),
+                                             ("ru", t("ru", "verdict_does_not_fit"))])
+def test_filter_finds_servers_models_and_translated_labels(desktop: object, site_url: str, lang: str,  # noqa: F811
+                                                           text: str) -> None:
+    """Assert the filter keeps some rows, each matching in its row or its server's heading, and hides the rest."""
+    visit(desktop, f"{site_url}{PREFIXES[lang]}fit-tables/")
+    total = len(visible_rows(desktop))
+    filter_fit_tables(desktop, text)
+    shown = visible_rows(desktop)
+    assert 0 < len(shown) < total, (text, len(shown), total)
+    matched = desktop.eval_on_selector_all(
+        "#sz-fit-tables .sz-fit-section:not([hidden]) tbody tr:not([hidden])",
+        """rs => rs.map(r => { const s = r.closest('.sz-fit-section');
+             const label = Array.from(s.querySelectorAll('h3, .sz-fit-caption')).map(e => e.textContent).join(' ');
+             return (label + ' ' + r.textContent).toLowerCase(); })""")
+    assert all(all(word in m for word in text.lower().split()) for m in matched)
+    assert desktop.locator(".sz-filter-empty").is_hidden()
+    if text == "L40S":
+        assert desktop.locator("#fit-gpu-l40s").is_visible() and desktop.locator("#fit-gpu-rtx-pro").is_hidden()
+        charts = desktop.locator("#sz-fit-tables figure.sz-chart")
+        assert 0 < sum(charts.nth(i).is_visible() for i in range(charts.count())) < charts.count()
+    assert desktop.problems.items == []
+
+
+@pytest.mark.parametrize("lang", PREFIXES)
+def test_filter_says_when_no_row_matches(desktop: object, site_url: str, lang: str) -> None:  # noqa: F811
+    """Assert a text no row has hides every table and shows the translated "no rows match" message."""
+    visit(desktop, f"{site_url}{PREFIXES[lang]}fit-tables/")
+    filter_fit_tables(desktop, "qqq-no-such-model")
+    assert visible_rows(desktop) == []
+    assert desktop.locator(".sz-filter-empty").inner_text().strip() == t(lang, "filter_no_rows")
+    filter_fit_tables(desktop, "")
+    assert desktop.locator(".sz-filter-empty").is_hidden() and len(visible_rows(desktop)) > 0
+
+
+# ---------------------------------------------------------------------------------------------
+# every page at both widths: clipping, verdict text, console, screenshots
+# ---------------------------------------------------------------------------------------------
+
+CLIPPED = """async () => {
+  const frame = () => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)));
+  const problems = [];
+  const main = document.querySelector('.md-content');
+  if (document.documentElement.scrollWidth > window.innerWidth + 1) problems.push('the page scrolls sideways');
+  for (const [i, table] of Array.from(document.querySelectorAll('.md-content table')).entries()) {
+    const box = table.closest('.md-typeset__scrollwrap, .sz-heatmap-wrap');
+    table.scrollIntoView({block: 'center'});
+    await frame();
+    await new Promise(done => setTimeout(done, 120));  // IntersectionObserver callbacks come after the frame
+    if (!box) {
+      if (table.getBoundingClientRect().right > main.getBoundingClientRect().right + 1) problems.push(`table ${i}`);
+      continue;
+    }
+    const overflow = getComputedStyle(box).overflowX;
+    if (box.scrollWidth > box.clientWidth + 1) {
+      const hint = box.previousElementSibling;
+      if (!box.classList.contains('sz-scrollable') || !['auto', 'scroll'].includes(overflow)
+          || !hint || !hint.classList.contains('sz-scroll-hint')) problems.push(`table ${i} clipped without a hint`);
+    }
+  }
+  window.scrollTo(0, 0);
+  return problems;
+}"""
+"""Scrolls each table into view (the hint is added when a table comes near the screen), then checks it."""
+
+
+def is_emoji(ch: str) -> bool:
+    """Whether ``ch`` is in the symbol and emoji blocks (U+2600–U+27BF, U+1F300–U+1FAFF)."""
+    return 0x2600 <= ord(ch) <= 0x27BF or 0x1F300 <= ord(ch) <= 0x1FAFF
+
+
+BADGES = "() => Array.from(document.querySelectorAll('.sz-badge')).map(b => b.textContent.trim())"
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("path", PAGES, ids=[p.strip("/") or "home" for p in PAGES])
+@pytest.mark.parametrize("lang", PREFIXES)
+def test_tables_are_never_clipped_without_a_scroll_hint(browser: object, site_url: str, lang: str,  # noqa: F811
+                                                        path: str, width: str) -> None:
+    """Assert every wide table scrolls with a visible hint, verdict badges have text, and nothing errors."""
+    page = new_page(browser, *WIDTHS[width])
+    try:
+        visit(page, f"{site_url}{PREFIXES[lang]}{path}")
+        if path == "explorer/":
+            explorer_ready(page)
+        assert page.evaluate(CLIPPED) == []
+        badges = page.evaluate(BADGES)
+        assert all(text and not any(is_emoji(ch) for ch in text) for text in badges), badges[:5]
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        name = f"{lang}-{path.strip('/') or 'home'}-{WIDTHS[width][0]}.png"
+        page.screenshot(path=str(SCREENSHOTS / name), full_page=True, timeout=SCREENSHOT_MS)
+        assert page.problems.items == []
+    finally:
+        page.context.close()
+
+
+def search_results(page: object, url: str, word: str) -> int:
+    """How many documents Material's search lists for ``word`` on ``url``."""
+    visit(page, url)
+    page.fill("input.md-search__input", word)
+    page.press("input.md-search__input", "End")
+    page.wait_for_selector(".md-search-result__item")
+    return page.locator(".md-search-result__item").count()
+
+
+def test_chinese_search_finds_gpu_names(desktop: object, site_url: str) -> None:  # noqa: F811
+    """Assert "L40S" finds as many documents on /zh/ as on the English site (the stemmer cut it before)."""
+    english = search_results(desktop, site_url, "L40S")
+    assert english >= 2
+    assert search_results(desktop, f"{site_url}zh/", "L40S") >= english
+    assert desktop.problems.items == []

@@ -1,0 +1,59 @@
+"""Tests for sizing.render.explorer_data: the explorer's status rule and its best row per model and server."""
+
+from __future__ import annotations
+
+import pytest
+
+from sizing.render import explorer_data as xd
+from sizing.site import context as site
+
+
+@pytest.fixture(scope="module")
+def ctx() -> site.SiteContext:
+    """The real catalog's site context."""
+    return site.context()
+
+
+@pytest.fixture(scope="module")
+def rows(ctx: site.SiteContext):  # noqa: ANN201 - a DataFrame
+    """The explorer rows of the real catalog."""
+    return xd.explorer_rows(ctx)
+
+
+def row(max_context: int, fits: bool, sequences: float) -> dict:
+    """A minimal row at the 32K context."""
+    return {"max_context": max_context, "fits": fits, "sequences_32768": sequences}
+
+
+def test_status_rule() -> None:
+    """Assert each status and its boundary: too long, no fit, no whole sequence, tight, fits."""
+    assert xd.status(row(16384, True, 9), 32768) == "beyond"
+    assert xd.status(row(40960, False, 0), 32768) == "no-fit"
+    assert xd.status(row(40960, True, 0), 32768) == "no-fit"
+    assert xd.status(row(40960, True, xd.TIGHT_BELOW - 1), 32768) == "tight"
+    assert xd.status(row(40960, True, xd.TIGHT_BELOW), 32768) == "fits"
+
+
+def test_rows_are_every_recommended_plan_with_a_status_per_context(ctx: site.SiteContext, rows) -> None:  # noqa: ANN001
+    """Assert one row per recommended plan (both KV types), each with a known status at every context."""
+    assert len(rows) == int(ctx.frame["chosen"].sum())
+    assert set(rows["kv_cache_dtype"]) == set(ctx.catalog.assume("kv_cache_dtypes"))
+    for c in ctx.contexts:
+        assert set(rows[f"status_{c}"]) <= set(xd.STATUSES)
+        fitting = rows[rows[f"status_{c}"].isin(["fits", "tight"])]
+        assert fitting["fits"].all() and (fitting[f"sequences_{c}"] >= 1).all()
+    total = rows["weights_bytes"] + rows["overhead_bytes"] + rows["kv_cache_bytes"].clip(lower=0)
+    assert (total[rows["fits"]] <= rows["budget_bytes"][rows["fits"]] * 1.0001).all()
+
+
+def test_best_row_holds_the_most_sequences(rows) -> None:  # noqa: ANN001
+    """Assert the heatmap's row for (model, server) holds at least as many sequences as any that fits."""
+    best = xd.best_rows(rows, 32768)
+    assert len(best) == len(rows.drop_duplicates(["model", "server"]))
+    for (model, server), index in list(best.items())[:200]:
+        group = rows[(rows["model"] == model) & (rows["server"] == server)]
+        fitting = group[group["status_32768"].isin(["fits", "tight"])]
+        if len(fitting):
+            assert rows.loc[index, "sequences_32768"] == fitting["sequences_32768"].max()
+        else:
+            assert index == group.index[0]

@@ -1,0 +1,70 @@
+"""Tests for sizing.render.explorer_render: the explorer's data files and its page HTML."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from sizing.render import explorer_data as xd
+from sizing.render import explorer_render as xr
+from sizing.site import context as site
+from sizing.launch.commands import vllm_command
+from sizing.render.i18n import LANGS, fmt_gib
+
+
+@pytest.fixture(scope="module")
+def ctx() -> site.SiteContext:
+    """The real catalog's site context."""
+    return site.context()
+
+
+@pytest.fixture(scope="module")
+def files(ctx: site.SiteContext) -> dict[str, dict]:
+    """The explorer files, parsed."""
+    return xr.payloads(ctx)
+
+
+def test_files_are_the_neutral_matrix_and_one_per_language(files: dict[str, dict]) -> None:
+    """Assert one neutral file and one per language, every language file row-aligned with the neutral one."""
+    assert sorted(files) == sorted(["explorer.json", *(f"explorer.{lang}.json" for lang in LANGS)])
+    count = len(files["explorer.json"]["rows"])
+    assert all(len(files[f"explorer.{lang}.json"]["rows"]) == count for lang in LANGS)
+
+
+def test_stored_command_is_the_engine_command_at_the_chosen_context(ctx: site.SiteContext, files) -> None:  # noqa: ANN001
+    """Assert the command lines with the row's own --max-model-len give exactly vllm_command(row)."""
+    neutral, rows = files["explorer.json"], xd.explorer_rows(ctx)
+    for index in (0, len(rows) // 2, len(rows) - 1):
+        record = rows.iloc[index].to_dict()
+        lines = [neutral["lines"][i] for i in neutral["rows"][index][6]]
+        text = neutral["joiner"].join(lines).replace(neutral["slot"], str(int(record["max_model_len"])))
+        assert text == vllm_command(record, ctx.catalog)
+
+
+def test_language_strings_are_formatted_for_the_language(ctx: site.SiteContext, files) -> None:  # noqa: ANN001
+    """Assert the weights of a row read in the language's number format (ru decimal comma)."""
+    rows = xd.explorer_rows(ctx)
+    for lang in ("en", "ru"):
+        local = files[f"explorer.{lang}.json"]
+        weights = local["texts"][local["rows"][0][10]]
+        assert weights == fmt_gib(float(rows.iloc[0]["weights_bytes"]), lang)
+    assert "," in files["explorer.ru.json"]["texts"][files["explorer.ru.json"]["rows"][0][10]]
+
+
+def test_page_links_the_root_data_and_shows_the_heatmap(ctx: site.SiteContext, files) -> None:  # noqa: ANN001
+    """Assert the page points at the root data files and has one linked cell per model and server."""
+    out = xr.explorer_page(ctx, "zh", "../../")
+    assert 'data-matrix="../../data/explorer.json"' in out and 'data-strings="../../data/explorer.zh.json"' in out
+    neutral = files["explorer.json"]
+    cells = re.findall(r'<td class="sz-heat sz-heat--(fits|tight|no-fit|beyond)"><a href="#model=', out)
+    assert len(cells) == len(neutral["models"]) * len(neutral["servers"])
+    assert "<noscript>" in out and "32K" in out
+
+
+def test_files_are_deterministic(ctx: site.SiteContext) -> None:
+    """Assert two renders give byte-identical files."""
+    first = xr.explorer_files(ctx)
+    assert first == xr.explorer_files(ctx)
+    assert json.loads(first["explorer.json"])["default_context"] == xr.DEFAULT_CONTEXT
