@@ -17,14 +17,16 @@ $(STAMP): requirements.txt constraints.txt
 	touch $(STAMP)
 
 build: $(STAMP)
-	$(BIN)/python scripts/docs.py build
+	$(BIN)/python -m scripts.docs build
 
 serve: build
-	$(BIN)/python scripts/docs.py serve
+	$(BIN)/python -m scripts.docs serve
 
 test: $(STAMP)
+	$(BIN)/ruff check sizing scripts tests
+	$(BIN)/mypy
 	$(BIN)/python -m sizing export --check
-	$(BIN)/python scripts/calibrate.py --check
+	$(BIN)/python -m scripts.calibrate --check
 	$(BIN)/python -m pytest -q
 
 # generated/ must match the catalog: prints a diff and fails when `python -m sizing export` is due.

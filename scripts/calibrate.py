@@ -1,7 +1,7 @@
 """Compare our estimates with real vLLM start-up logs and write the methodology numbers.
 
-    python scripts/calibrate.py            # print the table, write calibration/results.md and .json
-    python scripts/calibrate.py --check    # exit 1 when the committed results are stale
+    python -m scripts.calibrate            # print the table, write calibration/results.md and .json
+    python -m scripts.calibrate --check    # exit 1 when the committed results are stale
 
 Idempotent: the output depends only on the catalog, calibration/ and sizing/.
 """
@@ -14,8 +14,6 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
 from sizing.review.calibration import DIR, Check, results, summary  # noqa: E402
 from sizing.catalog.loader import load_catalog  # noqa: E402
 
@@ -46,7 +44,7 @@ def main() -> int:
     files = outputs(results(load_catalog()))
     stale = [p for p, text in files.items() if not p.exists() or p.read_text(encoding="utf-8") != text]
     if args.check:
-        print("stale: " + ", ".join(map(str, stale)) + "; run python scripts/calibrate.py" if stale else "up to date")
+        print("stale: " + ", ".join(map(str, stale)) + "; run python -m scripts.calibrate" if stale else "up to date")
         return 1 if stale else 0
     for path, text in files.items():
         path.write_text(text, encoding="utf-8")

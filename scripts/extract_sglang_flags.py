@@ -23,13 +23,11 @@ SGLang is never imported. The rules mirror its code (paths inside the release):
 from __future__ import annotations
 
 import ast
-import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import pypi_release  # noqa: E402
-from extract_vllm_flags import (  # noqa: E402
+from scripts import pypi_release
+from scripts.extract_vllm_flags import (
     ARGPARSE_HELP,
     DATA_DIR,
     SourceIndex,

@@ -36,11 +36,11 @@ import difflib
 import json
 import sys
 import tempfile
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import pypi_release  # noqa: E402
+from scripts import pypi_release
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DATA_DIR = REPO_ROOT / "sizing" / "launch" / "data"
@@ -177,7 +177,7 @@ class SourceIndex:
         return out
 
 
-def _top_level(body: list[ast.stmt]):
+def _top_level(body: list[ast.stmt]) -> Iterator[ast.stmt]:
     """Yield module-level statements, descending into ``if``/``try`` blocks."""
     for stmt in body:
         if isinstance(stmt, ast.If):
@@ -317,6 +317,10 @@ def field_kind(facts: TypeFacts, name: str, int_parsers: dict[str, str]) -> str:
 # --- parser construction ---------------------------------------------------
 
 
+Owner = tuple[str, ast.ClassDef]
+"""A class that registers options: (its module, its definition)."""
+
+
 class ServeParser:
     """Reproduce the option strings that ``vllm serve`` registers."""
 
@@ -334,7 +338,7 @@ class ServeParser:
         options.extend(Option([s], "shorthand") for s in parse_args_shorthands(self.index))
         return options
 
-    def walk(self, module: str, fn: ast.FunctionDef, owner) -> list[Option]:
+    def walk(self, module: str, fn: ast.FunctionDef, owner: Owner | None) -> list[Option]:
         """Collect the options added by one function (``owner`` = its class)."""
         env, muts = _bindings(fn), _mutations(fn)
         options: list[Option] = []
@@ -357,7 +361,7 @@ class ServeParser:
             raise SystemExit(f"{class_name}.add_cli_args not found: vLLM's layout changed")
         return self.walk(*method, found)
 
-    def argument(self, module: str, call: ast.Call, env: dict, muts: dict, owner) -> list[Option]:
+    def argument(self, module: str, call: ast.Call, env: dict, muts: dict, owner: Owner | None) -> list[Option]:
         """Turn one ``add_argument`` call into options (several in the field loop)."""
         if any(isinstance(arg, ast.JoinedStr) for arg in call.args):
             return self.field_loop(owner)
@@ -371,7 +375,7 @@ class ServeParser:
         field_spec = self.resolve_field(module, ref, owner) if ref else None
         return [self.make_option(module, strings, keywords, mut, field_spec)]
 
-    def field_loop(self, owner) -> list[Option]:
+    def field_loop(self, owner: Owner | None) -> list[Option]:
         """``FrontendArgs.add_cli_args``: one ``--field-name`` per dataclass field."""
         where, cls = owner
         muts: dict = {}
@@ -387,7 +391,7 @@ class ServeParser:
             options.append(self.make_option(where, strings, {}, mut, (fmod, annotation, name)))
         return options
 
-    def resolve_field(self, module: str, ref: tuple, owner) -> tuple | None:
+    def resolve_field(self, module: str, ref: tuple, owner: Owner | None) -> tuple | None:
         """Map ``(var, field, class_expr)`` to ``(module, annotation, field)``."""
         _, name, class_expr = ref
         class_name = _last_name(class_expr)
@@ -399,7 +403,8 @@ class ServeParser:
             raise SystemExit(f"{class_name} has no field {name}: vLLM's layout changed")
         return (*fields[name], name)
 
-    def make_option(self, module: str, strings: list[str], keywords: dict, mut: dict, field_spec) -> Option:
+    def make_option(self, module: str, strings: list[str], keywords: dict, mut: dict,
+                    field_spec: tuple | None) -> Option:
         """Decide value kind and choices, then add the negations of booleans."""
         facts = type_facts(self.index, *field_spec[:2]) if field_spec else TypeFacts()
         kind = self.kind(keywords, mut, facts, field_spec)
@@ -415,7 +420,7 @@ class ServeParser:
             option.choices = sorted({c for c in option.choices if c is not None} - set(removed))
         return option
 
-    def kind(self, keywords: dict, mut: dict, facts: TypeFacts, field_spec) -> str:
+    def kind(self, keywords: dict, mut: dict, facts: TypeFacts, field_spec: tuple | None) -> str:
         """Value kind of an option, from its explicit kwargs, mutations or field type."""
         action = keywords.get("action", mut.get("action"))
         named = _last_name(action) if action is not None else None
@@ -507,7 +512,7 @@ def _field_ref(node: ast.expr, env: dict) -> tuple[str | None, str, ast.expr] | 
     return None
 
 
-def _constant(index: SourceIndex, module: str, node: ast.expr):
+def _constant(index: SourceIndex, module: str, node: ast.expr) -> object:
     """Value of a literal or of a name bound to a literal (through imports)."""
     if isinstance(node, ast.Constant):
         return node.value
@@ -641,7 +646,8 @@ def write_or_check(outputs: dict[Path, str], check: bool) -> int:
     return status
 
 
-def run(argv: list[str] | None, extract_fn, description: str, example: str) -> int:
+def run(argv: list[str] | None, extract_fn: Callable[[str], dict[Path, str]], description: str,
+        example: str) -> int:
     """Shared command line of the flag extractors: ``VERSION [--check]``."""
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("version", help=f"release, e.g. {example}")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -88,13 +89,13 @@ def _custom_gpu(mib: int) -> dict[str, object]:
             "interconnect": "pcie"}
 
 
-def hardware(cat: Catalog, req: Request) -> dict[str, object]:
+def hardware(cat: Catalog, req: Request) -> dict[str, Any]:
     """Server-like columns from --server, --gpu or --gpu-memory-mib, with --gpus overriding the count."""
     if req.server:
         if req.server not in cat.servers:
             raise UsageError(f"--server: unknown server {req.server!r}")
         server = cat.servers[req.server]
-        cols = server_columns(req.server, server, cat.gpus[server.gpu])
+        cols: dict[str, Any] = server_columns(req.server, server, cat.gpus[server.gpu])
     elif req.gpu:
         if req.gpu not in cat.gpus:
             raise UsageError(f"--gpu: unknown GPU {req.gpu!r}")

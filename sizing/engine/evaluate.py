@@ -27,7 +27,7 @@ KEY = ["model", "checkpoint", "precision", "server", "kv_cache_dtype"]
 
 def coefficients(cat: Catalog) -> Coefficients:
     """The calibrated overhead coefficients of the catalog's assumptions."""
-    return Coefficients.from_assumptions({k: a.value for k, a in cat.assumptions.items()})
+    return Coefficients.from_assumptions({k: a.value for k, a in cat.assumptions.items()})  # type: ignore[misc]
 
 
 def size_plans(df: pd.DataFrame) -> None:

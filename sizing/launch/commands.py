@@ -8,7 +8,7 @@ those lists against the flags extracted from the pinned releases' sources
 from __future__ import annotations
 
 import math
-from typing import Mapping
+from typing import Any, Mapping
 
 from sizing.catalog.loader import Catalog
 
@@ -25,7 +25,7 @@ SGLANG_KV = {"fp8": "fp8_e4m3"}
 CONTINUATION = " \\\n  "
 
 
-def suggested_max_num_seqs(row: Mapping[str, object], floor: int) -> int:
+def suggested_max_num_seqs(row: Mapping[str, Any], floor: int) -> int:
     """``--max-num-seqs``: the power of two nearest above the 4K-token concurrency, within vLLM's default."""
     keys = [str(k) for k in row.keys() if str(k).startswith("concurrency_")]
     contexts = sorted(keys, key=lambda k: int(k.rsplit("_", 1)[1]))
@@ -36,11 +36,11 @@ def suggested_max_num_seqs(row: Mapping[str, object], floor: int) -> int:
     return int(min(max(wanted, floor), int(row["max_num_seqs"])))
 
 
-def _model_arg(row: Mapping[str, object]) -> str:
+def _model_arg(row: Mapping[str, Any]) -> str:
     return str(row["checkpoint"])
 
 
-def vllm_args(row: Mapping[str, object], cat: Catalog) -> list[str]:
+def vllm_args(row: Mapping[str, Any], cat: Catalog) -> list[str]:
     """The flag/value pairs of ``vllm serve`` for ``row``, one string per line."""
     args = []
     for flag, key in (("--tensor-parallel-size", "tp"), ("--pipeline-parallel-size", "pp"),
@@ -61,12 +61,12 @@ def vllm_args(row: Mapping[str, object], cat: Catalog) -> list[str]:
     return args
 
 
-def vllm_command(row: Mapping[str, object], cat: Catalog) -> str:
+def vllm_command(row: Mapping[str, Any], cat: Catalog) -> str:
     """The full ``vllm serve`` command for ``row``, one flag per continued line."""
     return CONTINUATION.join([f"vllm serve {_model_arg(row)}", *vllm_args(row, cat)])
 
 
-def sglang_args(row: Mapping[str, object], cat: Catalog, node_rank: int = 0) -> list[str]:
+def sglang_args(row: Mapping[str, Any], cat: Catalog, node_rank: int = 0) -> list[str]:
     """The flag/value pairs of ``python -m sglang.launch_server`` equivalent to ``row``."""
     world = int(row["tp"]) * int(row["pp"])
     args = [f"--model-path {_model_arg(row)}", f"--tp-size {world}"]
@@ -87,6 +87,6 @@ def sglang_args(row: Mapping[str, object], cat: Catalog, node_rank: int = 0) -> 
     return args
 
 
-def sglang_command(row: Mapping[str, object], cat: Catalog, node_rank: int = 0) -> str:
+def sglang_command(row: Mapping[str, Any], cat: Catalog, node_rank: int = 0) -> str:
     """The SGLang launch command equivalent to ``row`` (multi-node rows: one per ``node_rank``)."""
     return CONTINUATION.join(["python -m sglang.launch_server", *sglang_args(row, cat, node_rank)])

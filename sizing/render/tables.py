@@ -157,7 +157,7 @@ def format_cell(col: ColumnSpec, row: Mapping[str, Any], lang: str, words: Mappi
         return plan_label(row, lang, words)
     if col.kind == "change":
         return change_label(row, lang)
-    value = row.get(col.id)
+    value: Any = row.get(col.id)
     if is_missing(value):
         return DASH
     if col.kind == "text":
@@ -304,7 +304,7 @@ FRAME_COLUMNS = {
 def frame_columns(frame: pd.DataFrame) -> tuple[ColumnSpec, ...]:
     """Column specs for a view frame: the known columns it has, in its order (tp/pp/dp fold into plan)."""
     hidden = {"tp", "pp", "dp", "change_value"}
-    specs = []
+    specs: list[ColumnSpec] = []
     for name in frame.columns:
         if name.startswith("seq_"):
             specs.extend(seq_columns([int(name[4:])]))

@@ -101,8 +101,9 @@ def results(cat: Catalog, directory: Path = DIR) -> list[Check]:
     checks = []
     for case_id, case in spec["cases"].items():
         rows = _rows(logs[case_id], case, cat)
-        checks += [Check(case_id, metric, *map(float, _measure(logs[case_id], rows[metric in GIVEN_KV], metric)),
-                         TOLERANCE.get(metric, 0.0)) for metric in case["checks"]]
+        measured = {metric: _measure(logs[case_id], rows[metric in GIVEN_KV], metric) for metric in case["checks"]}
+        checks += [Check(case_id, metric, float(logged), float(predicted), TOLERANCE.get(metric, 0.0))
+                   for metric, (logged, predicted) in measured.items()]
     return checks
 
 

@@ -114,7 +114,7 @@ def site_url(built_site: Path) -> Iterator[str]:
 @pytest.fixture(scope="session")
 def browser(chromium: str) -> Iterator[object]:
     """A headless Chromium launched through Playwright."""
-    from playwright.sync_api import sync_playwright  # noqa: PLC0415 - only when browser tests run
+    from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
         instance = playwright.chromium.launch(executable_path=chromium, headless=True, args=CHROMIUM_ARGS)

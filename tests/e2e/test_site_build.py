@@ -98,7 +98,7 @@ def test_russian_search_uses_russian_stemming(built_site: Path) -> None:
     assert _search_config(built_site, "ru")["config"]["lang"] == ["ru", "en"]
 
 
-def test_build_replaces_an_existing_site(run_docs, tmp_path: Path) -> None:  # noqa: ANN001
+def test_build_replaces_an_existing_site(run_docs, tmp_path: Path) -> None:
     """Assert a successful build replaces the old site whole and leaves no work folder behind."""
     site = tmp_path / "site"
     site.mkdir()
@@ -115,7 +115,7 @@ def _snapshot(folder: Path) -> dict[str, bytes]:
     return {p.relative_to(folder).as_posix(): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
 
 
-def test_failed_build_leaves_the_site_untouched(run_docs, tmp_path: Path) -> None:  # noqa: ANN001
+def test_failed_build_leaves_the_site_untouched(run_docs, tmp_path: Path) -> None:
     """Assert a page with an undefined macro fails the build, shows why and keeps the old site."""
     repo = Path(shutil.copytree(ROOT, tmp_path / "repo", ignore=COPY_IGNORE))
     broken = repo / "docs" / "ru" / "catalog.md"

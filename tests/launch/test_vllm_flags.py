@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import importlib
 import re
-import sys
 import textwrap
 from pathlib import Path
 
@@ -36,10 +35,8 @@ SGLANG_MUST_HAVE = (
 
 
 def _load_script(name: str):
-    """Import scripts/<name>.py as a module (scripts/ is not a package)."""
-    if str(ROOT / "scripts") not in sys.path:
-        sys.path.insert(0, str(ROOT / "scripts"))
-    return importlib.import_module(name)
+    """Import scripts/<name>.py as the module ``scripts.<name>`` (the repository root is on the path)."""
+    return importlib.import_module(f"scripts.{name}")
 
 
 def test_header_names_version_and_sha256() -> None:

@@ -128,7 +128,7 @@ def test_define_env_registers_the_site_macros() -> None:
         conf = {"theme": {"language": "en"}}
         names: list[str] = []
 
-        def macro(self, function, name=""):  # noqa: ANN001, ANN202 - stand-in for mkdocs-macros
+        def macro(self, function, name=""):
             self.names.append(name)
 
     env = Env()
