@@ -48,14 +48,16 @@ check-port:
 		s.bind(("127.0.0.1", $(PORT)))' 2>/dev/null || { echo "$(BUSY_PORT)" >&2; exit 1; }
 
 build: $(STAMP)
-	$(BIN)/python scripts/docs.py build --engine $(ENGINE)
+	$(BIN)/python -m scripts.docs build --engine $(ENGINE)
 
 serve: check-port build
-	$(BIN)/python scripts/docs.py serve --port $(PORT)
+	$(BIN)/python -m scripts.docs serve --port $(PORT)
 
 test: $(STAMP)
+	$(BIN)/ruff check sizing scripts tests
+	$(BIN)/mypy
 	$(BIN)/python -m sizing export --check
-	$(BIN)/python scripts/calibrate.py --check
+	$(BIN)/python -m scripts.calibrate --check
 	$(BIN)/python -m pytest -q
 
 # generated/ must match the catalog: prints a diff and fails when `python -m sizing export` is due.

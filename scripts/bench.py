@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Benchmark the site build: the cost of computing, evaluation throughput, peak memory.
 
-    python scripts/bench.py [--out benchmarks/build.md] [--repeats 3]
+    python -m scripts.bench [--out benchmarks/build.md] [--repeats 3]
 
 1. Build time of all three languages (``scripts/docs.py build --site DIR``) with the macros, against
    the same pages with every ``{{ sz_… }}`` call replaced by fixed text: the very Markdown the macro
@@ -36,11 +36,10 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from scripts.bench_engines import compare_engines, engines_report, load_note
+from scripts.bench_sizing import SCALES, best_of, machine, scaled
 
-from scripts.bench_engines import compare_engines, engines_report, load_note  # noqa: E402
-from scripts.bench_sizing import SCALES, best_of, machine, scaled  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 MACRO = re.compile(r"\{\{-?\s*sz_\w+\s*\(.*?\)\s*-?\}\}", re.S)
 """One ``{{ sz_…(…) }}`` call in a page (arguments may span lines)."""
@@ -55,7 +54,7 @@ MB = 1024 * 1024
 def build_seconds(repo: Path, site: Path) -> float:
     """Wall time of ``scripts/docs.py build --site SITE`` in ``repo``; raises if the build fails."""
     started = time.perf_counter()
-    result = subprocess.run([sys.executable, str(repo / "scripts" / "docs.py"), "build", "--site", str(site)],
+    result = subprocess.run([sys.executable, "-m", "scripts.docs", "build", "--site", str(site)],
                             cwd=repo, capture_output=True, text=True, check=False)
     seconds = time.perf_counter() - started
     if result.returncode != 0:
@@ -92,7 +91,7 @@ def render_macros(page: Path, lang: str) -> tuple[str, int]:
     define_env(env)
     text = page.read_text(encoding="utf-8")
     url = "" if page.stem == "index" else f"{page.stem}/"
-    rendered = jinja2.Environment(undefined=jinja2.StrictUndefined).from_string(text)
+    rendered = jinja2.Environment(undefined=jinja2.StrictUndefined).from_string(text)  # noqa: S701 - Markdown, as mkdocs-macros renders it
     return rendered.render(page=SimpleNamespace(url=url), **env.macros), len(MACRO.findall(text))
 
 
@@ -113,7 +112,7 @@ def downloads_seconds(work: Path) -> float:
     """Wall time of the build's once-only step, ``scripts/docs.py prepare`` (a process of its own)."""
     work.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
-    subprocess.run([sys.executable, str(ROOT / "scripts" / "docs.py"), "prepare", str(work)], cwd=ROOT,
+    subprocess.run([sys.executable, "-m", "scripts.docs", "prepare", str(work)], cwd=ROOT,
                    capture_output=True, check=True)
     return time.perf_counter() - started
 
@@ -184,7 +183,7 @@ RUSAGE_WRAPPER = ("import json, resource, subprocess, sys; code = subprocess.run
 
 def build_memory(work: Path) -> dict[str, float]:
     """Peak memory of one full build: largest process (getrusage) and sampled whole-tree peak, MB."""
-    command = [sys.executable, "-c", RUSAGE_WRAPPER, sys.executable, str(ROOT / "scripts" / "docs.py"), "build",
+    command = [sys.executable, "-c", RUSAGE_WRAPPER, sys.executable, "-m", "scripts.docs", "build",
                "--site", str(work / "site-memory")]
     process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     peak = 0
@@ -200,7 +199,7 @@ def build_memory(work: Path) -> dict[str, float]:
 def evaluation_memory() -> float:
     """Peak RSS (MB) of a fresh process that evaluates the 100× catalog."""
     label = list(SCALES)[-1]
-    code = ("import resource, sys; sys.path.insert(0, '.'); from scripts.bench_sizing import SCALES, scaled;"
+    code = ("import resource, sys; from scripts.bench_sizing import SCALES, scaled;"
             "from sizing.catalog.loader import load_catalog; from sizing.engine.evaluate import evaluate;"
             f"evaluate(scaled(load_catalog('catalog'), *SCALES[{label!r}]));"
             "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")

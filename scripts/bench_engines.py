@@ -27,10 +27,9 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from scripts.engines import ENGINES
 
-from scripts.engines import ENGINES  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 PREVIEW_TARGET_S = 3.0
 EDITED_PAGE = "docs/en/methodology.md"
@@ -81,7 +80,7 @@ def serve_command(engine: str, port: int) -> list[str]:
 def fetch(url: str) -> str:
     """The body of ``url`` ("" when it cannot be read yet)."""
     try:
-        with urllib.request.urlopen(url, timeout=5) as response:  # noqa: S310 - 127.0.0.1 only
+        with urllib.request.urlopen(url, timeout=5) as response:
             return response.read().decode("utf-8", errors="replace")
     except OSError:
         return ""

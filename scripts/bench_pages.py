@@ -27,10 +27,9 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from scripts.bench_sizing import machine
 
-from scripts.bench_sizing import machine  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 PREFIXES = {"en": "", "zh": "zh/", "ru": "ru/"}
 PAGES = ("", "explorer/", "choosing-a-gpu-server/", "deployment-hardware/", "fit-tables/", "methodology/",

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Benchmark ``sizing.engine.evaluate``: the full catalog and 10× / 100× synthetic catalogs, vectorised vs per row.
 
-    python scripts/bench_sizing.py [--out benchmarks/sizing.md] [--loop-sample 150] [--repeats 3]
+    python -m scripts.bench_sizing [--out benchmarks/sizing.md] [--loop-sample 150] [--repeats 3]
 
 The synthetic catalogs clone models (10×) and models and servers (100×) under new ids, so the matrix
 grows by exactly 10 and 100 times. The vectorised path is :func:`sizing.engine.evaluate.evaluate`. The
@@ -24,8 +24,6 @@ from pathlib import Path
 from typing import Any, Callable
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Build, serve and check the trilingual site. Every command is idempotent.
 
-    python scripts/docs.py build [--site DIR]     # all languages, strict; replaces DIR (site/) whole
+    python -m scripts.docs build [--site DIR]     # all languages, strict; replaces DIR (site/) whole
                  [--engine mkdocs|zensical]       # the site generator (default: MkDocs + Material)
-    python scripts/docs.py serve [--site DIR] [--port 8000]
-    python scripts/docs.py check-i18n             # message keys, page structure and nav parity
+    python -m scripts.docs serve [--site DIR] [--port 8000]
+    python -m scripts.docs check-i18n             # message keys, page structure and nav parity
 
 ``build`` runs ``python -m mkdocs build --strict`` (or, with ``--engine zensical``, Zensical's strict
 build; see scripts/engines.py) for each language into a temporary folder next to the site folder.
@@ -26,13 +26,12 @@ import time
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from scripts.engines import ENGINES, INSTALL_HINT, Engine
+from scripts.i18n_checks import CONFIGS, all_problems
+from sizing.errors import CatalogError
+from sizing.site.context import SNAPSHOT_VAR
 
-from scripts.engines import ENGINES, INSTALL_HINT, Engine  # noqa: E402
-from scripts.i18n_checks import CONFIGS, all_problems  # noqa: E402
-from sizing.errors import CatalogError  # noqa: E402
-from sizing.site.context import SNAPSHOT_VAR  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 CONTEXT_FILE = "context.pickle"
 """The catalog evaluated once by the build, loaded by every language's mkdocs process."""
@@ -94,7 +93,7 @@ def _prepare(work: Path) -> bool:
     """Validate and evaluate the catalog once, in a process of its own that exits before the language
     builds start (so its memory is gone): it saves the context and stages the downloads. False (after
     the catalog's one-line message) when the catalog is broken."""
-    command = [sys.executable, str(Path(__file__).resolve()), "prepare", str(work)]
+    command = [sys.executable, "-m", "scripts.docs", "prepare", str(work)]
     return subprocess.run(command, cwd=ROOT, check=False).returncode == 0
 
 
@@ -203,7 +202,7 @@ class _SiteHandler(SimpleHTTPRequestHandler):
 def serve(site: Path, port: int) -> int:
     """Serve the assembled ``site`` on http://127.0.0.1:PORT/ until interrupted."""
     if not (site / "index.html").is_file():
-        print(f"No built site in {site}; run `python scripts/docs.py build` first.", file=sys.stderr)
+        print(f"No built site in {site}; run `python -m scripts.docs build` first.", file=sys.stderr)
         return 1
     handler = functools.partial(_SiteHandler, directory=str(site))
     try:
@@ -245,7 +244,7 @@ def check_i18n() -> int:
 
 def _parser() -> argparse.ArgumentParser:
     """The command-line interface."""
-    parser = argparse.ArgumentParser(prog="scripts/docs.py", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m scripts.docs", description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
     for name, text in (("build", "build all languages and replace the site folder"),
                        ("serve", "serve the built site folder")):

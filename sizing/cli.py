@@ -252,7 +252,7 @@ def register_extra(sub: argparse._SubParsersAction) -> None:
 
 def _check_command_given(parser: argparse.ArgumentParser, argv: Sequence[str]) -> None:
     """Name the commands (and any stray option) when no command word is among the arguments."""
-    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices  # noqa: SLF001
     if any(a in ("-h", "--help") for a in argv) or any(a in commands for a in argv):
         return
     stray = [a for a in argv if a.startswith("-") and a != "--catalog" and not a.startswith("--catalog=")]

@@ -19,12 +19,12 @@ FUNCTION = "_sizing_complete"
 
 
 def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
-    action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))  # noqa: SLF001
     return dict(action.choices)
 
 
 def _options(parser: argparse.ArgumentParser) -> list[str]:
-    return [flag for action in parser._actions for flag in action.option_strings]
+    return [flag for action in parser._actions for flag in action.option_strings]  # noqa: SLF001
 
 
 def _values(parser: argparse.ArgumentParser, cat: Catalog) -> dict[str, list[str]]:
@@ -33,7 +33,7 @@ def _values(parser: argparse.ArgumentParser, cat: Catalog) -> dict[str, list[str
            "--precision": list(cat.precisions)}
     values: dict[str, list[str]] = dict(ids)
     for sub in _subparsers(parser).values():
-        for action in sub._actions:
+        for action in sub._actions:  # noqa: SLF001 - argparse has no public API for its actions
             if action.choices and action.option_strings:
                 for flag in action.option_strings:
                     values[flag] = [str(c) for c in action.choices]
@@ -51,9 +51,9 @@ def bash_script(parser: argparse.ArgumentParser, cat: Catalog) -> str:
     """The bash completion script for ``parser`` and the catalog ``cat``."""
     subs = _subparsers(parser)
     values = _values(parser, cat)
-    per_command = {name: _options(sub) + [c for a in sub._actions if not a.option_strings and a.choices
+    per_command = {name: _options(sub) + [c for a in sub._actions if not a.option_strings and a.choices  # noqa: SLF001
                                           for c in a.choices] for name, sub in subs.items()}
-    lines = [f"# bash completion for sizing (python -m sizing completion bash)", f"{FUNCTION}() {{",
+    lines = ["# bash completion for sizing (python -m sizing completion bash)", f"{FUNCTION}() {{",
              '  local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} words="" cmd="" w',
              '  case "$prev" in', *_case(values, "    "), "  esac",
              '  if [ -z "$words" ]; then',

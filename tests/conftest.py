@@ -1,4 +1,4 @@
-"""Shared fixtures: the repository root on sys.path, and one assembled site per test session."""
+"""Shared fixtures: the repository's catalog and matrix, and one assembled site per test session."""
 
 from __future__ import annotations
 
@@ -11,15 +11,13 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
 
 from scripts.engines import ENGINES  # noqa: E402
 
 
 def _run_docs(*args: str, repo: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    """Run ``scripts/docs.py`` of the repository at ``repo`` and capture its output."""
-    command = [sys.executable, str(repo / "scripts" / "docs.py"), *args]
+    """Run ``python -m scripts.docs`` of the repository at ``repo`` and capture its output."""
+    command = [sys.executable, "-m", "scripts.docs", *args]
     return subprocess.run(command, cwd=repo, capture_output=True, text=True, timeout=300, check=False)
 
 

@@ -186,7 +186,8 @@ def test_a_method_the_model_lacks_lists_what_it_has(capsys):
 
 
 def test_host_port_and_dtype_reach_the_command(capsys, catalog):
-    status, out, _ = cli(capsys, "command", *M, "--host", "0.0.0.0", "--port", "9001", "--dtype", "float16")
+    status, out, _ = cli(capsys, "command", *M, "--host", "0.0.0.0", "--port", "9001",  # noqa: S104
+                         "--dtype", "float16")
     assert status == 0 and "--host 0.0.0.0 --port 9001" in out and "--dtype float16" in out
     status, out, _ = cli(capsys, "command", *M)
     assert f"--host {catalog.assume('serve_host')} --port {catalog.assume('serve_port')}" in out

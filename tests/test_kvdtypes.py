@@ -33,6 +33,6 @@ def test_bytes_per_element() -> None:
 def test_the_command_line_offers_exactly_the_vocabulary() -> None:
     """Assert --kv-cache-dtype's choices are the vocabulary (no second list)."""
     parser = cli.build_parser()
-    sub = next(a for a in parser._actions if a.dest == "command")  # noqa: SLF001 - argparse has no public API
-    action = next(a for a in sub.choices["estimate"]._actions if a.dest == "kv_cache_dtype")  # noqa: SLF001
+    sub = next(a for a in parser._actions if a.dest == "command")
+    action = next(a for a in sub.choices["estimate"]._actions if a.dest == "kv_cache_dtype")
     assert tuple(action.choices) == tuple(KV_CACHE_DTYPE_BYTES)

@@ -6,15 +6,14 @@ naming file, entry and field. Duplicate keys (hence duplicate ids) are errors, n
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Literal, Mapping, TypeVar
+from typing import Annotated, Any, Mapping, TypeVar
 
 import yaml
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
-from sizing.engine import plans
+from sizing.catalog import plans
 from sizing.errors import CatalogError
 from sizing.kvdtypes import CatalogKvDtype
 from sizing.catalog.schema import Assumption, Example, FieldProblem, Fraction, Gpu, Model, PosFloat, PosInt, PrecisionSpec, \
@@ -142,7 +141,7 @@ def load_section(stem: str, text: str, label: str) -> dict[str, BaseModel]:
 
 def load_catalog(directory: str | Path = DEFAULT_DIR) -> Catalog:
     """Read, validate and cross-check every catalog file in ``directory``."""
-    sections = {stem: load_section(stem, *_read_file(Path(directory), stem)) for stem in FILES}
+    sections: dict[str, Any] = {stem: load_section(stem, *_read_file(Path(directory), stem)) for stem in FILES}
     catalog = Catalog(**sections)
     check_references(catalog)
     return catalog
@@ -150,7 +149,7 @@ def load_catalog(directory: str | Path = DEFAULT_DIR) -> Catalog:
 
 def catalog_from_texts(texts: Mapping[str, str]) -> Catalog:
     """Build a catalog from ``{stem: yaml text}`` (used to evaluate other git revisions)."""
-    sections = {stem: load_section(stem, texts[stem], f"catalog/{stem}.yaml") for stem in FILES}
+    sections: dict[str, Any] = {stem: load_section(stem, texts[stem], f"catalog/{stem}.yaml") for stem in FILES}
     catalog = Catalog(**sections)
     check_references(catalog)
     return catalog

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -184,7 +185,8 @@ def repeat_frames(parts: list[tuple[pd.DataFrame, np.ndarray]]) -> pd.DataFrame:
     and group over a 700k-row matrix; :func:`sizing.engine.evaluate.restore_text` turns it back into text.
     """
     columns = [(name, frame[name], rows) for frame, rows in parts for name in frame.columns]
-    blocks, by_dtype = [], {}
+    blocks: list[Any] = []
+    by_dtype: dict[Any, list[int]] = {}
     for position, (_, column, rows) in enumerate(columns):
         if isinstance(column.dtype, np.dtype):
             by_dtype.setdefault(column.dtype, []).append(position)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -19,7 +20,7 @@ from sizing.catalog.loader import Catalog
 from sizing.errors import UsageError
 from sizing.engine import memory
 from sizing.catalog import ids
-from sizing.engine import plans
+from sizing.catalog import plans
 from sizing.catalog import quantization as quant
 from sizing.engine.evaluate import apply_settings, coefficients, finish, gpu_memory_utilization, resolve_plans
 from sizing.catalog.schema import Checkpoint, Model
@@ -77,7 +78,7 @@ def find_model(cat: Catalog, name: str) -> tuple[str, Model, str | None]:
     """(model id, model, checkpoint id or None) for a model or checkpoint id (any case), a config.json, or a
     folder holding one."""
     found = ids.resolve_model(cat, name)
-    if found in cat.models:
+    if found is not None and found in cat.models:
         return found, cat.models[found], None
     for mid, model in cat.models.items():
         if any(c.id == found for c in model.checkpoints):
@@ -126,12 +127,12 @@ def _custom_gpu(mib: int) -> dict[str, object]:
             "interconnect": "pcie", "nvswitch": False}
 
 
-def hardware(cat: Catalog, req: Request) -> dict[str, object]:
+def hardware(cat: Catalog, req: Request) -> dict[str, Any]:
     """Server-like columns from --server, --gpu or --gpu-memory-mib, with --gpus overriding the count."""
     if req.server:
         sid = ids.resolve("--server", req.server, cat.servers, "server")
         server = cat.servers[sid]
-        cols = server_columns(sid, server, cat.gpus[server.gpu])
+        cols: dict[str, Any] = server_columns(sid, server, cat.gpus[server.gpu])
     elif req.gpu:
         gid = ids.resolve("--gpu", req.gpu, cat.gpus, "GPU")
         cols = {**CUSTOM, "server": gid, **gpu_columns(gid, cat.gpus[gid]), "gpus_per_node": 1, "nodes": 1}
@@ -151,7 +152,7 @@ def hardware(cat: Catalog, req: Request) -> dict[str, object]:
     return cols
 
 
-def _gpus_of(req: Request, cols: dict[str, object]) -> dict[str, int]:
+def _gpus_of(req: Request, cols: dict[str, Any]) -> dict[str, int]:
     """GPUs per node and nodes for ``--gpus N``: on a server at most its GPUs, whole nodes beyond one."""
     gpus, per_node, nodes = int(req.gpus or 0), int(cols["gpus_per_node"]), int(cols["nodes"])
     if not req.server:
@@ -178,7 +179,7 @@ def plans_for(req: Request, per_node: int, nodes: int) -> pd.DataFrame:
 
 
 def check_plan(row: pd.Series) -> None:
-    """Refuse an explicit plan vLLM would refuse (:func:`sizing.engine.plans.problem`): heads, layers, experts,
+    """Refuse an explicit plan vLLM would refuse (:func:`sizing.catalog.plans.problem`): heads, layers, experts,
     GPUs."""
     columns = {key: row[key] for key in PLAN_COLUMNS}
     found = plans.flag_problem({**columns, "gpus": row["server_gpus"]})

@@ -14,7 +14,7 @@ import pandas as pd
 
 from sizing.engine import kvcache as kv
 from sizing.engine import memory
-from sizing.engine import plans as plan_rules
+from sizing.catalog import plans as plan_rules
 from sizing.engine.advice import add_nearest_change
 from sizing.engine.cases import (Knobs, group_ids, model_frame, per_group, plan_frame, repeat_frames,
                           server_frame)
@@ -28,7 +28,7 @@ KEY = ["model", "checkpoint", "precision", "server", "kv_cache_dtype"]
 
 def coefficients(cat: Catalog) -> Coefficients:
     """The calibrated overhead coefficients of the catalog's assumptions."""
-    return Coefficients.from_assumptions({k: a.value for k, a in cat.assumptions.items()})
+    return Coefficients.from_assumptions({k: a.value for k, a in cat.assumptions.items()})  # type: ignore[misc]
 
 
 def size_plans(df: pd.DataFrame) -> None:
@@ -47,7 +47,7 @@ def server_takes(df: pd.DataFrame) -> pd.Series:
 
 
 def model_takes(df: pd.DataFrame | dict[str, np.ndarray]) -> pd.Series | np.ndarray:
-    """Whether the model splits ``tp`` ways (:func:`sizing.engine.plans.model_takes`: heads, KV/GDN heads, experts).
+    """Whether the model splits ``tp`` ways (:func:`sizing.catalog.plans.model_takes`: heads, KV/GDN heads, experts).
 
     ``df`` may also be a dict of arrays that broadcast (models down, TP sizes across).
     """

@@ -173,7 +173,8 @@ def compressed_tensors_precision(groups: dict[str, Any]) -> str:
     """fp8, int4 with symmetric group-32 bf16 scales (Kimi-K2.5-style experts), else group-128 int4."""
     if "float" in json.dumps(groups):
         return "fp8"
-    weights = next(iter(groups.values()), {}).get("weights", {}) if groups else {}
+    first: dict[str, Any] = next(iter(groups.values()), {}) if groups else {}
+    weights = first.get("weights", {})
     if weights.get("num_bits") == 4 and weights.get("group_size") == 32 and weights.get("symmetric", True):
         return "int4-ct-g32"
     return "int4-gptq"

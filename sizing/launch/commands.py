@@ -8,7 +8,7 @@ those lists against the flags extracted from the pinned releases' sources
 from __future__ import annotations
 
 import math
-from typing import Mapping
+from typing import Any, Mapping
 
 from sizing.catalog.loader import Catalog
 from sizing.engine.towers import limit_flag
@@ -28,7 +28,7 @@ SGLANG_KV = {"fp8": "fp8_e4m3"}
 CONTINUATION = " \\\n  "
 
 
-def suggested_max_num_seqs(row: Mapping[str, object], floor: int) -> int:
+def suggested_max_num_seqs(row: Mapping[str, Any], floor: int) -> int:
     """``--max-num-seqs``: the power of two nearest above the 4K-token concurrency, within vLLM's default."""
     keys = [str(k) for k in row.keys() if str(k).startswith("concurrency_")]
     contexts = sorted(keys, key=lambda k: int(k.rsplit("_", 1)[1]))
@@ -39,17 +39,17 @@ def suggested_max_num_seqs(row: Mapping[str, object], floor: int) -> int:
     return int(min(max(wanted, floor), int(row["max_num_seqs"])))
 
 
-def _model_arg(row: Mapping[str, object]) -> str:
+def _model_arg(row: Mapping[str, Any]) -> str:
     return str(row["checkpoint"])
 
 
-def host_port(row: Mapping[str, object], cat: Catalog) -> tuple[str, int]:
+def host_port(row: Mapping[str, Any], cat: Catalog) -> tuple[str, int]:
     """``--host``/``--port`` of the row (from the command line), else the catalog's serve address."""
     host, port = row.get("serve_host"), row.get("serve_port")
     return str(host or cat.assume("serve_host")), int(port or cat.assume("serve_port"))
 
 
-def vllm_args(row: Mapping[str, object], cat: Catalog) -> list[str]:
+def vllm_args(row: Mapping[str, Any], cat: Catalog) -> list[str]:
     """The flag/value pairs of ``vllm serve`` for ``row``, one string per line."""
     args = []
     for flag, key in (("--tensor-parallel-size", "tp"), ("--pipeline-parallel-size", "pp"),
@@ -76,7 +76,7 @@ def vllm_args(row: Mapping[str, object], cat: Catalog) -> list[str]:
     return args
 
 
-def multimodal_args(row: Mapping[str, object]) -> list[str]:
+def multimodal_args(row: Mapping[str, Any]) -> list[str]:
     """``--language-model-only`` or ``--limit-mm-per-prompt`` when the row sets them for a model with a tower."""
     if not int(row.get("vision_tokens", 0)):
         return []
@@ -87,12 +87,12 @@ def multimodal_args(row: Mapping[str, object]) -> list[str]:
     return [f"--limit-mm-per-prompt {limit_flag(int(row['limit_mm_per_prompt']))}"]
 
 
-def vllm_command(row: Mapping[str, object], cat: Catalog) -> str:
+def vllm_command(row: Mapping[str, Any], cat: Catalog) -> str:
     """The full ``vllm serve`` command for ``row``, one flag per continued line."""
     return CONTINUATION.join([f"vllm serve {_model_arg(row)}", *vllm_args(row, cat)])
 
 
-def sglang_args(row: Mapping[str, object], cat: Catalog, node_rank: int = 0) -> list[str]:
+def sglang_args(row: Mapping[str, Any], cat: Catalog, node_rank: int = 0) -> list[str]:
     """The flag/value pairs of ``python -m sglang.launch_server`` equivalent to ``row``."""
     ep = int(row.get("ep", 1))
     world = ep if ep > 1 else int(row["tp"]) * int(row["pp"])  # SGLang's DP attention runs inside one TP group
@@ -117,6 +117,6 @@ def sglang_args(row: Mapping[str, object], cat: Catalog, node_rank: int = 0) -> 
     return args
 
 
-def sglang_command(row: Mapping[str, object], cat: Catalog, node_rank: int = 0) -> str:
+def sglang_command(row: Mapping[str, Any], cat: Catalog, node_rank: int = 0) -> str:
     """The SGLang launch command equivalent to ``row`` (multi-node rows: one per ``node_rank``)."""
     return CONTINUATION.join(["python -m sglang.launch_server", *sglang_args(row, cat, node_rank)])

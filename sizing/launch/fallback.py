@@ -48,7 +48,7 @@ def variants(cat: Catalog, req: Request) -> list[Request]:
 
 def advised(cat: Catalog, req: Request) -> pd.Series:
     """The request's chosen row with ``change``/``change_value`` as the tables compute them."""
-    frames = []
+    frames: list[pd.DataFrame] = []
     for variant in variants(cat, req):
         try:
             frame = estimate_frame(cat, variant)
@@ -86,8 +86,8 @@ def _more_gpus(cat: Catalog, req: Request, gpus: int) -> tuple[Request, str] | s
         return "it needs more than 64 of these GPUs"
     if req.server and gpus > int(hw["server_gpus"]):
         return f"it needs {gpus} GPUs and server {hw['server']} has {int(hw['server_gpus'])}"
-    sizes = dict(tensor_parallel_size=None, pipeline_parallel_size=None, data_parallel_size=None)
-    return replace(req, gpus=gpus, **sizes), f"{gpus} GPUs"
+    plan = replace(req, gpus=gpus, tensor_parallel_size=None, pipeline_parallel_size=None, data_parallel_size=None)
+    return plan, f"{gpus} GPUs"
 
 
 def nearest_launch(cat: Catalog, req: Request) -> Outcome:

@@ -1,7 +1,7 @@
 """The command-line options that a vLLM (or SGLang) release really accepts.
 
 The lists live in ``sizing/launch/data/`` and are generated from the release files on
-PyPI by ``scripts/extract_vllm_flags.py`` and ``scripts/extract_sglang_flags.py``
+PyPI by ``python -m scripts.flags vllm|sglang VERSION`` (``scripts/flags/``)
 (static ``ast`` analysis, nothing imported). Command builders check every flag
 they emit against them, so a renamed or removed option fails a test instead of
 a deployment.
@@ -27,7 +27,7 @@ def _data_text(name: str) -> str:
     if not path.is_file():
         raise FlagListMissing(
             f"no committed list sizing/launch/data/{name}; generate it with "
-            "scripts/extract_vllm_flags.py or scripts/extract_sglang_flags.py"
+            "python -m scripts.flags vllm|sglang VERSION"
         )
     return path.read_text(encoding="utf-8")
 

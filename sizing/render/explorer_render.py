@@ -28,6 +28,7 @@ import pandas as pd
 
 from sizing.render import explorer_data as xd
 from sizing.launch.commands import CONTINUATION, vllm_command
+from sizing.render.catalog_text import server_name
 from sizing.render.explain import Quantity, fmt_quantity
 from sizing.render.i18n import LANGS, fmt_gib, fmt_number, t
 from sizing.views.bundle import SiteContext
@@ -91,7 +92,7 @@ def default_row(ctx: SiteContext, rows: pd.DataFrame) -> int:
 def neutral_payload(ctx: SiteContext, rows: pd.DataFrame) -> dict[str, Any]:
     """The language-neutral explorer file (see the module docstring)."""
     ids = {k: _index(rows[k]) for k in ("model", "server", "precision", "kv_cache_dtype")}
-    records, lines = rows.to_dict("records"), {}
+    records, lines = rows.to_dict("records"), dict[str, Any]()
     out = [[ids["model"].index(r["model"]), r["checkpoint"], ids["precision"].index(r["precision"]),
             ids["server"].index(r["server"]), ids["kv_cache_dtype"].index(r["kv_cache_dtype"]),
             "".join(str(xd.STATUSES.index(r[f"status_{c}"])) for c in ctx.contexts),
@@ -148,7 +149,7 @@ def server_caption(ctx: SiteContext, server: str, lang: str) -> str:
 
 def language_payload(ctx: SiteContext, rows: pd.DataFrame, neutral: dict[str, Any], lang: str) -> dict[str, Any]:
     """The ``lang`` explorer file: labels, names and every row's formatted strings (same row order)."""
-    cat, texts = ctx.catalog, {}
+    cat, texts = ctx.catalog, dict[str, Any]()
     out = [language_row(r, ctx.contexts, lang, texts) for r in rows.to_dict("records")]
     return {
         "lang": lang, "labels": {k: t(lang, k) for k in LABELS},
@@ -156,7 +157,7 @@ def language_payload(ctx: SiteContext, rows: pd.DataFrame, neutral: dict[str, An
         "heat": {s: t(lang, k) for s, k in HEAT_KEYS.items()},
         "contexts": [context_label(c) for c in ctx.contexts],
         "models": [cat.models[m].name for m in neutral["models"]],
-        "servers": [cat.servers[s].name for s in neutral["servers"]],
+        "servers": [server_name(lang, cat.servers[s].name) for s in neutral["servers"]],
         "server_notes": [server_caption(ctx, s, lang) for s in neutral["servers"]],
         "server_memory": server_memory(rows, neutral["servers"], lang),
         "precisions": [cat.precisions[p].name for p in neutral["precisions"]],

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from sizing.render.i18n import t
 
@@ -38,7 +38,7 @@ def _sentinel(i: int) -> str:
 
 
 def message_with_code(lang: str, key: str, code: Mapping[str, str], markdown: bool = True,
-                      escape=html.escape, **plain: str) -> str:
+                      escape: Callable[[str], str] = html.escape, **plain: str) -> str:
     """The ``lang`` text of ``key``: ``code`` placeholders as code spans, ``plain`` ones as text.
 
     With ``markdown`` the result is escaped by ``escape`` (the table-cell escaper) with each code

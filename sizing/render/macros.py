@@ -14,7 +14,7 @@ Output contract: tables come wrapped in ``<div class="sz-sortable" markdown>`` (
 from __future__ import annotations
 
 import html
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 from sizing.views.bundle import SiteContext
 from sizing.render.charts import concurrency_svg, price_svg
@@ -245,14 +245,14 @@ def calibration_rows(checks: Iterable[Any], lang: str) -> list[str]:
             f"{calibration_error(c, lang)} | {t(lang, 'word_yes' if c.ok else 'word_no')} |" for c in checks]
 
 
-def calibration_error(check: calibration.Check, lang: str) -> str:
+def calibration_error(check: Any, lang: str) -> str:
     """The error of a figure as a percentage; for a starts / does-not-start check, whether it matched."""
     if check.metric.startswith("no_fit"):
         return t(lang, "calib_match") if check.ok else "—"
     return fmt_percent(check.error, lang, 2)
 
 
-def _loo_row(label: str, stats: dict[str, float], lang: str) -> str:
+def _loo_row(label: str, stats: Mapping[str, float], lang: str) -> str:
     keys = ("median", "loo_median", "loo_worst", "loo_signed_median")
     cells = [fmt_percent(stats[k], lang, 2) for k in keys]
     return f"| {escape_cell(label)} | {fmt_number(stats['cases'], lang)} | " + " | ".join(cells) + " |"
@@ -270,7 +270,8 @@ def calibration_loo_table(lang: str, ctx: SiteContext) -> str:
     head = [t(lang, k) for k in ("col_loo_group", "col_cases", "col_in_sample_median", "col_loo_median",
                                  "col_loo_worst", "col_loo_signed")]
     coef = ctx.catalog.assumptions
-    low, high = (1 / (1 + float(coef[k].value)) - 1 for k in ("kv_band_optimistic", "kv_band_pessimistic"))
+    low, high = (1 / (1 + float(coef[k].value)) - 1  # type: ignore[arg-type]  # validated float
+                 for k in ("kv_band_optimistic", "kv_band_pessimistic"))
     note = t(lang, "calib_band_note", low=fmt_percent(low, lang, 1), high=fmt_percent(high, lang, 1))
     table = "\n".join(["| " + " | ".join(head) + " |", "|---|---:|---:|---:|---:|---:|", *rows])
     return sortable(table) + "\n" + note + "\n"

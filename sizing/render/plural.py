@@ -15,8 +15,10 @@ can return (:func:`missing_categories`).
 from __future__ import annotations
 
 import functools
+from decimal import Decimal
 
 from babel import Locale
+from babel.lists import format_list
 
 from sizing.render.i18n import MessageError, messages
 
@@ -58,14 +60,14 @@ def missing_categories(lang: str, key: str) -> list[str]:
     return sorted(categories(lang) - set(forms(lang, key)))
 
 
-def plural(lang: str, key: str, number: float, shown: str) -> str:
+def plural(lang: str, key: str, number: float | Decimal, shown: str) -> str:
     """The form of ``key`` for ``number`` in ``lang``, with ``{n}`` replaced by ``shown``.
 
     ``shown`` is the number as the page prints it (``313 792``, ``52,9``); ``number`` decides the
     form, so pass the value that was formatted (rounded the same way).
     """
     table = forms(lang, key)
-    category = _locale(lang).plural_form(abs(number))
+    category = _locale(lang).plural_form(number if number >= 0 else -number)
     return table.get(category, table["other"]).replace("{n}", shown)
 
 
@@ -77,8 +79,6 @@ def plural_keys(lang: str = "en") -> list[str]:
 def join_names(names: list[str], lang: str) -> str:
     """A list of names in ``lang``'s style (Babel's CLDR list pattern); in Chinese, ``和`` gets a
     space on each side, as Latin names around it need (``Qwen3 32B、GLM-4.5 和 Mixtral 8x7B``)."""
-    from babel.lists import format_list
-
     if lang == "zh" and len(names) > 1:
         return "、".join(names[:-1]) + " 和 " + names[-1]
     return format_list(names, locale=lang) if names else ""

@@ -270,8 +270,9 @@ def single_gpu_fits(ctx: SiteContext) -> pd.DataFrame:
     Filters on whether the model *fits* one GPU, whichever plan the planner prefers for the
     server: a model it splits over two GPUs for more cache still fits on one of them.
     """
-    df = ctx.frame[(ctx.frame["kv_cache_dtype"] == summary_kv(ctx)) & (ctx.frame["tp"] == 1)
-                   & (ctx.frame["pp"] == 1) & ctx.frame["fits"]]
+    f = ctx.frame  # one GPU: no tensor, pipeline or expert split (dp-ep rows spread the experts)
+    df = f[(f["kv_cache_dtype"] == summary_kv(ctx)) & (f["tp"] == 1) & (f["pp"] == 1) & ~f["expert_parallel"]
+           & f["fits"]]
     df = labelled(df, ctx.catalog)
     df = df.assign(params=df["model"].map(lambda m: ctx.catalog.models[m].total_params_b))
     return df.sort_values(["params", "w_total"], ascending=False, kind="stable")

@@ -135,7 +135,7 @@ def plan_label(row: Mapping[str, Any], lang: str, words: Mapping[str, str] | Non
 
 def _code_message(lang: str, key: str, code: Mapping[str, str], **plain: str) -> str:
     """A message with flags as code spans, escaped for a table cell."""
-    return message_with_code(lang, key, code, escape=escape_cell, **plain)
+    return message_with_code(lang, key, code, True, escape_cell, **plain)
 
 
 def weight_only_note(row: Mapping[str, Any], lang: str) -> str:
@@ -191,7 +191,7 @@ def format_cell(col: ColumnSpec, row: Mapping[str, Any], lang: str, words: Mappi
         return plan_label(row, lang, words)
     if col.kind == "change":
         return change_label(row, lang)
-    value = row.get(col.id)
+    value: Any = row.get(col.id)
     if is_missing(value):
         return DASH
     if col.kind in TEXT_KINDS:
@@ -224,7 +224,7 @@ def verdict_state(fits: bool, row: Mapping[str, Any]) -> str:
     if not fits:
         return "no-fit"
     long = row.get("seq_32768")
-    return "tight" if not is_missing(long) and float(long) <= TIGHT_SEQUENCES else "fits"
+    return "tight" if long is not None and not is_missing(long) and float(long) <= TIGHT_SEQUENCES else "fits"
 
 
 VERDICT_WORD = {"fits": "verdict_fits", "tight": "verdict_tight", "no-fit": "verdict_does_not_fit"}
@@ -335,7 +335,7 @@ def disk_spec(ctx: SiteContext) -> TableSpec:
 
 def plan_comparison_spec(ctx: SiteContext, comparison: str) -> TableSpec:
     """``plans-<id>``: every plan of one checkpoint on one server, the chosen one with its reason."""
-    from sizing.views import plan_rows  # noqa: PLC0415 - a view module that imports the row helpers
+    from sizing.render import plan_rows  # noqa: PLC0415 - a view module that imports the row helpers
 
     columns = (PLAN, VERDICT, WEIGHTS, _c("kv_cache_bytes", "col_kv_cache_per_gpu", "gib"),
                _c("kv_bytes_per_token", "col_kv_per_token", "kib"), *seq_columns(ctx.contexts),
@@ -351,7 +351,7 @@ def plan_comparison_spec(ctx: SiteContext, comparison: str) -> TableSpec:
 
 def table_specs(ctx: SiteContext) -> dict[str, TableSpec]:
     """Every published table of ``ctx``'s catalog, by id, in a fixed order (fit tables first)."""
-    from sizing.views.plan_rows import PLAN_COMPARISONS  # noqa: PLC0415 - see plan_comparison_spec
+    from sizing.render.plan_rows import PLAN_COMPARISONS  # noqa: PLC0415 - see plan_comparison_spec
 
     specs = [fit_spec(sid, ctx.contexts) for sid in ctx.catalog.servers]
     specs += [*summary_specs(ctx), *HARDWARE_SPECS[:4], disk_spec(ctx), *HARDWARE_SPECS[4:], *CATALOG_SPECS]
@@ -387,7 +387,7 @@ FRAME_COLUMNS = {
 def frame_columns(frame: pd.DataFrame) -> tuple[ColumnSpec, ...]:
     """Column specs for a view frame: the known columns it has, in its order (tp/pp/dp fold into plan)."""
     hidden = {"tp", "pp", "dp", "change_value"}
-    specs = []
+    specs: list[ColumnSpec] = []
     for name in frame.columns:
         if name.startswith("seq_"):
             specs.extend(seq_columns([int(name[4:])]))

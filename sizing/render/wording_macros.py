@@ -11,12 +11,13 @@ the same value the table shows.
 from __future__ import annotations
 
 from sizing.errors import UsageError
-from sizing.render.i18n import fmt_number
+from sizing.render.i18n import NBSP, fmt_gib, fmt_number, t
 from sizing.render.macros import field_source
 from sizing.render.plural import plural
 from sizing.views.bundle import SiteContext
 from sizing.render.table_rows import read_speed_gbs
-from sizing.render.tables import plan_label
+from sizing.render.tables import change_label, plan_label
+from sizing.units import MiB
 
 __all__ = ["count", "table_plan", "table_row"]
 
@@ -46,16 +47,12 @@ def table_plan(lang: str, ctx: SiteContext, example_id: str) -> str:
 
 def change(lang: str, ctx: SiteContext, example_id: str) -> str:
     """For an example that does not fit, the nearest change that would make it fit (flags as code)."""
-    from sizing.render.tables import change_label
-
     return change_label(ctx.example(example_id), lang)
 
 
 def server_fact(lang: str, ctx: SiteContext, server: str, field: str) -> str:
     """One catalog fact of a server for prose: ``cpu`` (model), ``cores``, ``nvme`` (drives × TB),
     ``network`` (Gbit/s) or ``ram`` (GB), formatted for ``lang``; an unknown field is an error."""
-    from sizing.render.i18n import NBSP, t
-
     cat = ctx.catalog
     if server not in cat.servers:
         raise UsageError(f"unknown server {server!r}; see catalog/servers.yaml")
@@ -79,9 +76,6 @@ def server_fact(lang: str, ctx: SiteContext, server: str, field: str) -> str:
 def gpu_fact(lang: str, ctx: SiteContext, gpu: str, field: str) -> str:
     """One memory fact of a catalog GPU for prose: ``nominal_gb`` ("80 GB" as sold), ``nominal_gib``
     (the same, binary), ``smi_mib`` and ``smi_gib`` (the ``nvidia-smi`` total)."""
-    from sizing.render.i18n import NBSP, fmt_gib, t
-    from sizing.units import MiB
-
     cat = ctx.catalog
     if gpu not in cat.gpus:
         raise UsageError(f"unknown GPU {gpu!r}; see catalog/gpus.yaml")

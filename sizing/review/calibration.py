@@ -133,12 +133,13 @@ def _case_checks(case_id: str, log: dict[str, Any], case: dict[str, Any], cat: C
     rows = _rows(log, case, cat)
     req = request(log, case)
     rules = rules_for(case["version"])
-    meta = {"classes": classes_of(find_model(cat, req.model)[1], case), "line": rules.line}
+    classes, line = tuple(classes_of(find_model(cat, req.model)[1], case)), rules.line
     if "available_kv" in case["checks"]:
         graphs = rules.cudagraphs_budgeted and not rules.extensible_kv_cache
         fits.append(fit_case(case_id, log["available_kv_gib"] * GiB, rows[False], graphs))
-    return [Check(case_id, metric, *map(float, _measure(log, rows[metric in GIVEN_KV], metric)),
-                  TOLERANCE.get(metric, 0.0), **meta) for metric in case["checks"]]
+    measured = {metric: _measure(log, rows[metric in GIVEN_KV], metric) for metric in case["checks"]}
+    return [Check(case_id, metric, float(logged), float(predicted), TOLERANCE.get(metric, 0.0),
+                  classes=classes, line=line) for metric, (logged, predicted) in measured.items()]
 
 
 def run(cat: Catalog, directory: Path = DIR) -> Run:

@@ -109,7 +109,7 @@ def kv_token_step(row: Row) -> Step:
     layers = int(row["full_on_stage"]) + int(row["sliding_on_stage"])
     common = (("layers", _q(layers, "layers")), ("dtype", _q(row["kv_bytes"], "count")))
     if bool(row["is_mla"]):
-        terms = (*common, ("latent", _q(row["mla_dim"], "count")))
+        terms: tuple[tuple[str, Quantity], ...] = (*common, ("latent", _q(row["mla_dim"], "count")))
         formula = "formula_kv_mla"
     else:
         heads = max(1, int(row["kv_heads"]) // int(row["tp"]))

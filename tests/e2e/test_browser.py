@@ -121,7 +121,7 @@ def shared_browser(chromium: str) -> object:
     """A headless Chromium launched through Playwright once per process, shared by every browser test
     module (tests/test_explorer_browser.py imports the fixture) and closed when the process exits."""
     if "browser" not in _SHARED:
-        from playwright.sync_api import sync_playwright  # noqa: PLC0415 - only when browser tests run
+        from playwright.sync_api import sync_playwright
 
         manager = sync_playwright()
         playwright = manager.start()

@@ -47,7 +47,7 @@ def test_pull_requests_fetch_history_for_the_diff(workflow: dict) -> None:
 
 def test_every_sizing_command_exists(workflow: dict) -> None:
     """Assert each `python -m sizing X` the workflow runs is a subcommand of the CLI."""
-    commands = build_parser()._subparsers._group_actions[0].choices  # noqa: SLF001 - argparse has no public API
+    commands = build_parser()._subparsers._group_actions[0].choices
     used = [m.group(1) for line in run_lines(workflow) if (m := re.search(r"-m sizing (?:--\S+ \S+ )*(\S+)", line))]
     assert used and set(used) <= set(commands)
 

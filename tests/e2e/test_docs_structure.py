@@ -136,7 +136,7 @@ def test_every_nav_lists_the_same_files() -> None:
     assert sorted(navs["en"]) == sorted(PAGES)
 
 
-def test_check_i18n_is_clean(run_docs) -> None:  # noqa: ANN001 (fixture)
+def test_check_i18n_is_clean(run_docs) -> None:
     """Assert `scripts/docs.py check-i18n` finds nothing in the repository as committed."""
     result = run_docs("check-i18n")
     assert result.returncode == 0, result.stderr

@@ -26,7 +26,7 @@ MODEL, SERVER = "meta-llama/Llama-3.3-70B-Instruct", "gpu-rtx-pro"
 
 
 @pytest.fixture(scope="module")
-def rows():  # noqa: ANN201 - a DataFrame
+def rows():
     """The explorer rows of the real catalog (what the site was built from)."""
     return xd.explorer_rows(site.context())
 
@@ -49,7 +49,7 @@ def desktop(browser: object) -> Iterator[object]:  # noqa: F811
     tab.context.close()
 
 
-def expected_command(rows, checkpoint: str, precision: str, server: str, kv: str, ctx: int) -> str:  # noqa: ANN001
+def expected_command(rows, checkpoint: str, precision: str, server: str, kv: str, ctx: int) -> str:
     """The engine's command for that row at ``--max-model-len ctx``."""
     match = rows[(rows["checkpoint"] == checkpoint) & (rows["precision"] == precision) & (rows["server"] == server)
                  & (rows["kv_cache_dtype"] == kv)]
@@ -68,7 +68,7 @@ def explorer_ready(page: object) -> None:
 
 
 def test_explorer_picks_model_server_context_and_shows_the_command(desktop: object, site_url: str,  # noqa: F811
-                                                                   rows) -> None:  # noqa: ANN001
+                                                                   rows) -> None:
     """Assert choosing a model, server and 4K context shows the engine's command and puts it in the URL."""
     visit(desktop, f"{site_url}explorer/")
     explorer_ready(desktop)
@@ -86,7 +86,7 @@ def test_explorer_picks_model_server_context_and_shows_the_command(desktop: obje
 
 
 @pytest.mark.parametrize("lang", PREFIXES)
-def test_deep_link_restores_the_same_state(desktop: object, site_url: str, lang: str, rows) -> None:  # noqa: ANN001,F811
+def test_deep_link_restores_the_same_state(desktop: object, site_url: str, lang: str, rows) -> None:  # noqa: F811
     """Assert a link with a hash opens that model, checkpoint, server, KV type and context in every language."""
     checkpoint = "nvidia/Llama-3.3-70B-Instruct-FP8"
     state = f"model={MODEL}&checkpoint={checkpoint}&precision=fp8&server={SERVER}&kv=fp8&ctx=131072"

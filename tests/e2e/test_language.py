@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PREFIXES = {"en": "", "zh": "zh/", "ru": "ru/"}
 GLOSSARY = ROOT / "docs" / "messages" / "glossary.yaml"
 NUMBERS = (1, 2, 5, 21, 22.5)
-ILLUSTRATIONS = {"dh-70b-tp4"}
+ILLUSTRATIONS = {"dh-70b-tp4", "dh-671b-fp8-8xh200"}
 """Examples that show a layout other than the tables' choice; the page names the tables' plan."""
 
 
@@ -47,13 +47,13 @@ class _Text(HTMLParser):
         super().__init__()
         self.depth, self.parts = 0, []
 
-    def handle_starttag(self, tag, attrs) -> None:  # noqa: ANN001
+    def handle_starttag(self, tag, attrs) -> None:
         self.depth += tag in self.SKIP
 
-    def handle_endtag(self, tag) -> None:  # noqa: ANN001
+    def handle_endtag(self, tag) -> None:
         self.depth -= tag in self.SKIP and self.depth > 0
 
-    def handle_data(self, data) -> None:  # noqa: ANN001
+    def handle_data(self, data) -> None:
         if not self.depth:
             self.parts.append(data)
 
@@ -69,7 +69,7 @@ def prose(html: str) -> str:
 def pages(site_dir: Path, lang: str) -> dict[str, str]:
     """Every HTML page of one language (404 included), by path relative to the site."""
     root = site_dir / PREFIXES[lang]
-    found = [p for p in root.rglob("*.html") if lang != "en" or not p.relative_to(root).parts[0] in ("zh", "ru")]
+    found = [p for p in root.rglob("*.html") if lang != "en" or p.relative_to(root).parts[0] not in ("zh", "ru")]
     return {p.relative_to(site_dir).as_posix(): p.read_text(encoding="utf-8") for p in found}
 
 

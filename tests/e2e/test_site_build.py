@@ -133,7 +133,7 @@ def test_downloads_are_written_once_at_the_site_root(built_site: Path) -> None:
     assert list(built_site.rglob("*.map")) == []
 
 
-def test_build_replaces_an_existing_site(run_docs, tmp_path: Path) -> None:  # noqa: ANN001
+def test_build_replaces_an_existing_site(run_docs, tmp_path: Path) -> None:
     """Assert a successful build replaces the old site whole and leaves no work folder behind."""
     site = tmp_path / "site"
     site.mkdir()
@@ -150,7 +150,7 @@ def _snapshot(folder: Path) -> dict[str, bytes]:
     return {p.relative_to(folder).as_posix(): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
 
 
-def test_failed_build_leaves_the_site_untouched(run_docs, engine: str,  # noqa: ANN001
+def test_failed_build_leaves_the_site_untouched(run_docs, engine: str,
                                                 tmp_path: Path) -> None:
     """Assert a page with an undefined macro fails the build (with either engine), shows why and keeps the
     old site."""

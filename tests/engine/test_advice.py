@@ -2,7 +2,18 @@
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+from sizing.catalog.loader import load_catalog
 from sizing.engine import kvcache as kv
+from sizing.engine.evaluate import evaluate
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_shorter_context_is_suggested_when_the_pool_holds_at_least_4k(matrix):
@@ -13,8 +24,32 @@ def test_shorter_context_is_suggested_when_the_pool_holds_at_least_4k(matrix):
         assert value % 1024 == 0 and 4096 <= value <= row["longest_context"] < row["max_model_len"]
 
 
-def test_fp8_kv_is_suggested_only_where_it_fits(matrix):
+@pytest.fixture(scope="module")
+def small_pool(tmp_path_factory: pytest.TempPathFactory) -> pd.DataFrame:
+    """The catalog with 34450 MiB L40S cards and 6K requests: Qwen3-14B in BF16 holds about 3.5K tokens
+    with an 'auto' KV cache (too few to suggest a shorter context) and fits with fp8.
+
+    The card size follows the calibrated overheads and the cautious low end of the KV band: with the
+    fitted coefficients of catalog/assumptions.yaml, 33450 MiB left no KV memory at all (neither dtype fits,
+    so the advice skipped kv-fp8 for a smaller checkpoint); 34450 MiB leaves 56 blocks of 64 tokens
+    (3584 tokens) with 'auto' and twice that with fp8.
+    """
+    copy = tmp_path_factory.mktemp("advice") / "catalog"
+    shutil.copytree(ROOT / "catalog", copy)
+    for stem, entry, field, value in (("gpus", "l40s", "memory_mib", 34450),
+                                      ("assumptions", "max_model_len", "value", 6144)):
+        data = yaml.safe_load((copy / f"{stem}.yaml").read_text(encoding="utf-8"))
+        data[entry][field] = value
+        (copy / f"{stem}.yaml").write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    return evaluate(load_catalog(copy))
+
+
+def test_fp8_kv_is_suggested_only_where_it_fits(small_pool):
+    matrix = small_pool
     rows = matrix[matrix["chosen"] & (matrix["change"] == "kv-fp8")]
+    qwen = rows[(rows["checkpoint"] == "Qwen/Qwen3-14B") & (rows["server"] == "gpu-l40s")]
+    assert len(qwen) == 1 and qwen["change_value"].tolist() == ["fp8"]
+    assert int(qwen["longest_context"].iloc[0]) < 4096
     for _, row in rows.iterrows():
         same = matrix[(matrix["checkpoint"] == row["checkpoint"]) & (matrix["precision"] == row["precision"])
                       & (matrix["server"] == row["server"]) & (matrix["kv_cache_dtype"] == "fp8")]

@@ -107,7 +107,7 @@ def test_a_local_config_json_is_served_from_its_folder(catalog, tmp_path):
 
 
 def test_blocks_use_the_cautious_end_of_the_band_unless_kv_bytes_are_given(catalog):
-    from sizing.engine.estimate import memory_estimate  # noqa: PLC0415
+    from sizing.engine.estimate import memory_estimate
 
     base = dict(model="Qwen/Qwen3-14B", gpu="h100-80gb", tensor_parallel_size=1, vllm_version="0.20.0",
                 max_model_len=32768)
@@ -123,7 +123,7 @@ def test_blocks_use_the_cautious_end_of_the_band_unless_kv_bytes_are_given(catal
 
 @pytest.mark.parametrize(("context", "tokens"), [(20000, 20000), (131072, 2048)])
 def test_v0_profiles_the_whole_context_unless_chunked_prefill_turns_on_above_32k(catalog, context, tokens):
-    from sizing.engine.estimate import memory_estimate  # noqa: PLC0415
+    from sizing.engine.estimate import memory_estimate
 
     req = Request(model="meta-llama/Llama-3.1-8B-Instruct", gpu="rtx-3090", tensor_parallel_size=1,
                   vllm_version="0.7.3", max_model_len=context)

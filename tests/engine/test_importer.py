@@ -55,7 +55,8 @@ def test_missing_key_is_a_clear_error():
 
 def test_cli_prints_a_loadable_entry(tmp_path):
     from sizing.cli import main
-    import contextlib, io
+    import contextlib
+    import io
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         assert main(["import-config", str(DATA / "Qwen--Qwen3-30B-A3B.json"), "--id", "Qwen/Qwen3-30B-A3B"]) == 0

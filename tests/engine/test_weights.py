@@ -70,7 +70,7 @@ def test_expert_parallelism_pads_whole_experts():
 
 
 def test_gpt_oss_120b_weights_per_rank_grow_with_tp_padding(catalog):
-    from sizing.engine.estimate import Request, memory_estimate  # noqa: PLC0415
+    from sizing.engine.estimate import Request, memory_estimate
 
     def weights(tp: int, gpu: str, version: str) -> float:
         req = Request(model="openai/gpt-oss-120b", gpu=gpu, gpus=tp, tensor_parallel_size=tp,
@@ -101,7 +101,7 @@ def test_int4_group32_moe_checkpoint_keeps_everything_but_routed_experts_in_bf16
 
 
 def test_online_fp8_halves_the_linear_layers_only(catalog):
-    from sizing.engine.cases import checkpoints_of  # noqa: PLC0415
+    from sizing.engine.cases import checkpoints_of
 
     model = catalog.models["microsoft/phi-4"]  # a BF16 checkpoint with no published FP8 one
     ckpt, online = next((c, o) for c, o in checkpoints_of(catalog, model) if o)

@@ -8,7 +8,7 @@ import pytest
 
 from sizing.launch.commands import SGLANG_FLAGS, VLLM_FLAGS, sglang_command, vllm_command
 from sizing.engine.estimate import Request, estimate
-from sizing.launch.vllm_flags import VLLM_VERSION, known_flags, known_sglang_flags
+from sizing.launch.vllm_flags import VLLM_VERSION, known_flags, known_sglang_flags, vllm_option_specs
 
 FLAG = re.compile(r"(?<!\S)(--?[a-z][a-z0-9-]*)")
 
@@ -25,6 +25,30 @@ def test_every_command_of_the_matrix_uses_only_declared_flags(catalog, matrix):
         sglang_flags = set(FLAG.findall(sglang_command(row, catalog).split("\n", 1)[1]))
         assert vllm_flags <= set(VLLM_FLAGS), vllm_flags - set(VLLM_FLAGS)
         assert sglang_flags <= set(SGLANG_FLAGS), sglang_flags - set(SGLANG_FLAGS)
+
+
+def _choice_values(command: str) -> dict[str, set[str]]:
+    """The values a ``vllm serve`` command gives each flag whose kind is ``choice`` in the pinned release."""
+    specs = vllm_option_specs(VLLM_VERSION)
+    words = command.split()
+    found: dict[str, set[str]] = {}
+    for flag, value in zip(words, words[1:]):
+        if specs.get(flag, {}).get("kind") == "choice":
+            found.setdefault(flag, set()).add(value)
+    return found
+
+
+def test_every_choice_value_the_matrix_emits_is_one_vllm_accepts(catalog, matrix):
+    """Assert --kv-cache-dtype, --quantization, --distributed-executor-backend values are in vLLM's choices."""
+    specs = vllm_option_specs(VLLM_VERSION)
+    rows = matrix[matrix["chosen"]].drop_duplicates(["checkpoint", "precision", "kv_cache_dtype", "plan", "pp"])
+    seen: dict[str, set[str]] = {}
+    for _, row in rows.iterrows():
+        for flag, values in _choice_values(vllm_command(row, catalog)).items():
+            seen.setdefault(flag, set()).update(values)
+    assert {"--kv-cache-dtype", "--quantization"} <= set(seen)
+    for flag, values in seen.items():
+        assert values <= set(specs[flag]["choices"]), (flag, values - set(specs[flag]["choices"]))
 
 
 def test_example_1_command(catalog):

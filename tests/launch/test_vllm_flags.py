@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import importlib
 import re
-import sys
 import textwrap
 from pathlib import Path
 
@@ -36,10 +35,8 @@ SGLANG_MUST_HAVE = (
 
 
 def _load_script(name: str):
-    """Import scripts/<name>.py as a module (scripts/ is not a package)."""
-    if str(ROOT / "scripts") not in sys.path:
-        sys.path.insert(0, str(ROOT / "scripts"))
-    return importlib.import_module(name)
+    """Import the extractor module ``scripts.flags.<name>`` (the repository root is on the path)."""
+    return importlib.import_module(f"scripts.flags.{name}")
 
 
 def test_header_names_version_and_sha256() -> None:
@@ -176,7 +173,7 @@ FAKE_SOURCES = {
 
 
 def test_extraction_rule_on_synthetic_release() -> None:
-    extractor = _load_script("extract_vllm_flags")
+    extractor = _load_script("vllm")
     index = extractor.SourceIndex({k: textwrap.dedent(v) for k, v in FAKE_SOURCES.items()})
     options = extractor.ServeParser(index).options()
     flags = sorted(s for option in options for s in option.strings)
@@ -191,3 +188,12 @@ def test_extraction_rule_on_synthetic_release() -> None:
     assert kinds["--kv-bytes"][0] == "parse_int"
     assert kinds["--dtype-x"] == ("choice", ["a", "b"], False)
     assert kinds["--api-key"][0] == "multi"
+
+
+def test_one_command_line_serves_both_extractors() -> None:
+    """Assert ``python -m scripts.flags`` knows both engines and shares one writer with them."""
+    main = importlib.import_module("scripts.flags.__main__")
+    assert set(main.EXTRACTORS) == {"vllm", "sglang"}
+    with pytest.raises(SystemExit) as exit_info:
+        main.main(["tgi", "1.0"])
+    assert exit_info.value.code == 2

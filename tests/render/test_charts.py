@@ -91,8 +91,8 @@ def tick_transform(figure: ET.Element, vertical: bool, log: bool) -> tuple[Any, 
             ticks.append((float(line.get("data-value")), pos))
     ticks.sort()
     (v0, p0), (v1, p1) = ticks[0], ticks[-1]
-    f = (lambda v: math.log(v)) if log else (lambda v: v)  # noqa: E731
-    g = (lambda u: math.exp(u)) if log else (lambda u: u)  # noqa: E731
+    f = (lambda v: math.log(v)) if log else (lambda v: v)
+    g = (lambda u: math.exp(u)) if log else (lambda u: u)
     scale = (p1 - p0) / (f(v1) - f(v0))
     return (lambda v: p0 + (f(v) - f(v0)) * scale), (lambda p: g(f(v0) + (p - p0) / scale))
 

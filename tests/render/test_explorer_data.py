@@ -15,7 +15,7 @@ def ctx() -> site.SiteContext:
 
 
 @pytest.fixture(scope="module")
-def rows(ctx: site.SiteContext):  # noqa: ANN201 - a DataFrame
+def rows(ctx: site.SiteContext):
     """The explorer rows of the real catalog."""
     return xd.explorer_rows(ctx)
 
@@ -34,7 +34,7 @@ def test_status_rule() -> None:
     assert xd.status(row(40960, True, xd.TIGHT_BELOW), 32768) == "fits"
 
 
-def test_rows_are_every_recommended_plan_with_a_status_per_context(ctx: site.SiteContext, rows) -> None:  # noqa: ANN001
+def test_rows_are_every_recommended_plan_with_a_status_per_context(ctx: site.SiteContext, rows) -> None:
     """Assert one row per recommended plan (both KV types), each with a known status at every context."""
     assert len(rows) == int(ctx.frame["chosen"].sum())
     assert set(rows["kv_cache_dtype"]) == set(ctx.catalog.assume("kv_cache_dtypes"))
@@ -46,7 +46,7 @@ def test_rows_are_every_recommended_plan_with_a_status_per_context(ctx: site.Sit
     assert (total[rows["fits"]] <= rows["budget_bytes"][rows["fits"]] * 1.0001).all()
 
 
-def test_best_row_holds_the_most_sequences(rows) -> None:  # noqa: ANN001
+def test_best_row_holds_the_most_sequences(rows) -> None:
     """Assert the heatmap's row for (model, server) holds at least as many sequences as any that fits."""
     best = xd.best_rows(rows, 32768)
     assert len(best) == len(rows.drop_duplicates(["model", "server"]))

@@ -33,7 +33,7 @@ def test_files_are_the_neutral_matrix_and_one_per_language(files: dict[str, dict
     assert all(len(files[f"explorer.{lang}.json"]["rows"]) == count for lang in LANGS)
 
 
-def test_stored_command_is_the_engine_command_at_the_chosen_context(ctx: site.SiteContext, files) -> None:  # noqa: ANN001
+def test_stored_command_is_the_engine_command_at_the_chosen_context(ctx: site.SiteContext, files) -> None:
     """Assert the command lines with the row's own --max-model-len give exactly vllm_command(row)."""
     neutral, rows = files["explorer.json"], xd.explorer_rows(ctx)
     for index in (0, len(rows) // 2, len(rows) - 1):
@@ -43,7 +43,7 @@ def test_stored_command_is_the_engine_command_at_the_chosen_context(ctx: site.Si
         assert text == vllm_command(record, ctx.catalog)
 
 
-def test_language_strings_are_formatted_for_the_language(ctx: site.SiteContext, files) -> None:  # noqa: ANN001
+def test_language_strings_are_formatted_for_the_language(ctx: site.SiteContext, files) -> None:
     """Assert the weights of a row read in the language's number format (ru decimal comma)."""
     rows = xd.explorer_rows(ctx)
     for lang in ("en", "ru"):
@@ -53,7 +53,7 @@ def test_language_strings_are_formatted_for_the_language(ctx: site.SiteContext, 
     assert "," in files["explorer.ru.json"]["texts"][files["explorer.ru.json"]["rows"][0][10]]
 
 
-def test_page_links_the_root_data_and_shows_the_heatmap(ctx: site.SiteContext, files) -> None:  # noqa: ANN001
+def test_page_links_the_root_data_and_shows_the_heatmap(ctx: site.SiteContext, files) -> None:
     """Assert the page points at the root data files and has one linked cell per model and server."""
     out = xr.explorer_page(ctx, "zh", "../../")
     assert 'data-matrix="../../data/explorer.json"' in out and 'data-strings="../../data/explorer.zh.json"' in out

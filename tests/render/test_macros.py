@@ -139,7 +139,7 @@ def test_define_env_registers_the_site_macros() -> None:
         conf = {"theme": {"language": "en"}}
         names: list[str] = []
 
-        def macro(self, function, name=""):  # noqa: ANN001, ANN202 - stand-in for mkdocs-macros
+        def macro(self, function, name=""):
             self.names.append(name)
 
     env = Env()
@@ -210,10 +210,11 @@ def test_macro_output_is_not_rendered_again_and_catalog_text_stays_literal(tmp_p
 def test_calibration_loo_table_has_left_out_errors_and_the_band(monkeypatch: pytest.MonkeyPatch) -> None:
     """Assert the leave-one-out table: overall rows, a row per class and release line, the band note."""
     monkeypatch.delenv(site.ENV_VAR)
-    checks = calibration.results(load_catalog())
-    out = macros.calibration_loo_table("en")
+    ctx = site.calibrated_context()
+    checks = ctx.calibration
+    out = macros.calibration_loo_table("en", ctx)
     lines = {c.line for c in checks if c.metric == "available_kv"}
     assert "All logs: available KV cache memory" in out and "All logs: weights per GPU" in out
     assert all(f"vLLM release line {line}" in out for line in lines)
     assert "Mixture of experts" in out and "should report between" in out
-    assert "Смесь экспертов" in macros.calibration_loo_table("ru")
+    assert "Смесь экспертов" in macros.calibration_loo_table("ru", ctx)

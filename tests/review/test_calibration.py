@@ -87,6 +87,6 @@ def test_committed_coefficients_and_methodology_numbers_are_up_to_date(result, c
     spec.loader.exec_module(module)
     committed = module.ASSUMPTIONS.read_text(encoding="utf-8")
     assert module.with_values(committed, module.fitted_values(result)) == committed, \
-        "coefficients are stale: run python scripts/calibrate.py"
+        "coefficients are stale: run python -m scripts.calibrate"
     for path, text in module.outputs(result).items():
-        assert path.read_text(encoding="utf-8") == text, f"{path} is stale: run python scripts/calibrate.py"
+        assert path.read_text(encoding="utf-8") == text, f"{path} is stale: run python -m scripts.calibrate"

@@ -14,7 +14,6 @@ from pathlib import Path
 
 import pytest
 
-from sizing.render.i18n import t
 import yaml
 
 from sizing.review import snapshots
@@ -23,7 +22,6 @@ from sizing.catalog.loader import load_catalog
 from sizing.cli import main
 from sizing.engine.evaluate import evaluate
 from sizing.site.context import build_context
-from sizing.units import GiB
 
 ROOT = Path(__file__).resolve().parents[2]
 GPU = "l40s"
@@ -57,7 +55,7 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     return status, out.out, out.err
 
 
-def commit_change(repo: Path, stem: str, edit, message: str) -> None:  # noqa: ANN001 - edit(data) -> None
+def commit_change(repo: Path, stem: str, edit, message: str) -> None:
     """Edit ``catalog/<stem>.yaml`` as data and commit it."""
     path = repo / "catalog" / f"{stem}.yaml"
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
@@ -76,12 +74,12 @@ def report_of(capsys: pytest.CaptureFixture[str], repo: Path, *revs: str) -> dic
 # --- the expected changes, straight from the engine ------------------------------------------
 
 
-def fit_row_key(row) -> str:  # noqa: ANN001 - a DataFrame row
+def fit_row_key(row) -> str:
     """A fit table's row key: checkpoint · precision · KV cache type."""
     return f"{row['checkpoint']} · {row['precision']} · {row['kv_cache_dtype']}"
 
 
-def shown_fit_values(row, contexts: list[int]) -> tuple:  # noqa: ANN001
+def shown_fit_values(row, contexts: list[int]) -> tuple:
     """What a fit-table row shows that GPU memory can change: verdict, plan, sequences per context."""
     seqs = tuple(row[f"sequences_{c}"] if c <= row["max_context"] else None for c in contexts)
     return (bool(row["fits"]), row["plan"], row["tp"], row["pp"], row["dp"], seqs)
@@ -102,7 +100,7 @@ def changed_fit_rows(old_dir: Path, new_dir: Path, servers: set[str]) -> dict[st
     return out
 
 
-def servers_by_row(ctx, table_id: str) -> dict[str, str]:  # noqa: ANN001 - a SiteContext
+def servers_by_row(ctx, table_id: str) -> dict[str, str]:
     """``{row key: server id (or GPU id)}`` of one table, keyed as the report keys rows."""
     spec = tables.get_spec(ctx, table_id)
     return {" · ".join(str(r[k]) for k in spec.key): r.get("server", r.get("gpu"))

@@ -2,8 +2,8 @@
 
 Usage::
 
-    python scripts/extract_sglang_flags.py 0.5.23          # (re)write sizing/data file
-    python scripts/extract_sglang_flags.py 0.5.23 --check  # exit 1 if it differs
+    python -m scripts.flags sglang 0.5.23          # (re)write the sizing/launch/data file
+    python -m scripts.flags sglang 0.5.23 --check  # exit 1 if it differs
 
 SGLang is never imported. The rules mirror its code (paths inside the release):
 
@@ -23,21 +23,12 @@ SGLang is never imported. The rules mirror its code (paths inside the release):
 from __future__ import annotations
 
 import ast
-import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import pypi_release  # noqa: E402
-from extract_vllm_flags import (  # noqa: E402
-    ARGPARSE_HELP,
-    DATA_DIR,
-    SourceIndex,
-    _last_name,
-    _slice_items,
-    flag_file,
-    run,
-)
+from scripts.flags import pypi
+from scripts.flags.output import ARGPARSE_HELP, DATA_DIR, flag_file
+from scripts.flags.pyindex import SourceIndex, last_name, slice_items
 
 SERVER_ARGS = "sglang.srt.server_args"
 
@@ -47,10 +38,10 @@ def _arg_meta(annotation: ast.expr) -> dict | None:
 
     None means the field has no CLI metadata, as in ``_unwrap_annotated``.
     """
-    if not (isinstance(annotation, ast.Subscript) and _last_name(annotation.value) in {"A", "Annotated"}):
+    if not (isinstance(annotation, ast.Subscript) and last_name(annotation.value) in {"A", "Annotated"}):
         return None
-    for item in _slice_items(annotation)[1:]:
-        if isinstance(item, ast.Call) and _last_name(item.func) == "Arg":
+    for item in slice_items(annotation)[1:]:
+        if isinstance(item, ast.Call) and last_name(item.func) == "Arg":
             return {k.arg: k.value for k in item.keywords if k.arg}
         if isinstance(item, (ast.JoinedStr, ast.BinOp)) or (
             isinstance(item, ast.Constant) and isinstance(item.value, str)
@@ -66,7 +57,7 @@ def field_options(name: str, annotation: ast.expr) -> list[str]:
         return []
     cli_name = getattr(meta.get("cli_name"), "value", None) or "--" + name.replace("_", "-")
     strings = [cli_name] + [e.value for e in getattr(meta.get("aliases"), "elts", [])]
-    if _last_name(meta.get("action")) == "BooleanOptionalAction":
+    if last_name(meta.get("action")) == "BooleanOptionalAction":
         strings += ["--no-" + s[2:] for s in strings if s.startswith("--")]
     return strings
 
@@ -76,7 +67,7 @@ def namespace_classes(index: SourceIndex) -> list[tuple[str, ast.ClassDef]]:
     lists = [v for _, v in index.definitions(SERVER_ARGS, "_INPUT_NAMESPACES") if isinstance(v, ast.List)]
     if not lists:
         raise SystemExit("_INPUT_NAMESPACES not found: SGLang's layout changed")
-    names = [_last_name(elt) for elt in lists[0].elts] + ["ServerArgs"]
+    names = [last_name(elt) for elt in lists[0].elts] + ["ServerArgs"]
     classes = [index.find_class(SERVER_ARGS, n or "") for n in names]
     if None in classes:
         raise SystemExit("a namespace class could not be resolved")
@@ -91,7 +82,7 @@ def explicit_options(index: SourceIndex) -> list[str]:
         raise SystemExit("ServerArgs.add_cli_args not found: SGLang's layout changed")
     strings = []
     for node in ast.walk(method[1]):
-        if isinstance(node, ast.Call) and _last_name(node.func) == "add_argument":
+        if isinstance(node, ast.Call) and last_name(node.func) == "add_argument":
             strings += [a.value for a in node.args if isinstance(a, ast.Constant) and str(a.value).startswith("-")]
     return strings
 
@@ -108,25 +99,16 @@ def sglang_flags(index: SourceIndex) -> list[str]:
     return sorted(strings)
 
 
-def render(version: str, release: pypi_release.ReleaseFile, flags: list[str]) -> str:
+def render(version: str, release: pypi.ReleaseFile, flags: list[str]) -> str:
     """Text of ``sglang_flags-VERSION.txt``: header comments, then sorted flags."""
     title = f"SGLang {version}: options accepted by `python -m sglang.launch_server` / `sglang serve`"
-    return flag_file(title, release, flags, "sglang", "extract_sglang_flags.py", version)
+    return flag_file(title, release, flags, "sglang", version)
 
 
 def extract(version: str) -> dict[Path, str]:
     """Download SGLang ``version`` and return ``{output path: content}``."""
-    release = pypi_release.pick_file(pypi_release.release_files("sglang", version))
+    release = pypi.pick_file(pypi.release_files("sglang", version))
     with tempfile.TemporaryDirectory() as tmp:
-        archive = pypi_release.download(release, Path(tmp))
-        index = SourceIndex(pypi_release.read_sources(archive, "sglang"))
+        archive = pypi.download(release, Path(tmp))
+        index = SourceIndex(pypi.read_sources(archive, "sglang"))
     return {DATA_DIR / f"sglang_flags-{version}.txt": render(version, release, sglang_flags(index))}
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Command-line entry point."""
-    return run(argv, extract, __doc__.splitlines()[0], "0.5.23")
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pandas as pd
 
 from sizing.render import table_rows as tr
-from sizing.site.context import SiteContext
+from sizing.views.bundle import SiteContext
 
 PLAN_COMPARISONS = {"671b-8xh200": ("deepseek-ai/DeepSeek-R1", "deepseek-ai/DeepSeek-R1", "ref-8x-h200", "auto")}
 """Published comparisons: id -> (model, checkpoint, server, KV cache type)."""

@@ -30,20 +30,16 @@ and the choices of ``Literal``-typed options.
 
 from __future__ import annotations
 
-import argparse
 import ast
-import difflib
 import json
-import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import pypi_release  # noqa: E402
+from scripts.flags import pypi
+from scripts.flags.output import ARGPARSE_HELP, DATA_DIR, flag_file
+from scripts.flags.pyindex import SourceIndex, is_name, last_name, slice_items, subscript_base
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-DATA_DIR = REPO_ROOT / "sizing" / "launch" / "data"
 ENTRY = ("vllm.entrypoints.common.cli_args", "make_arg_parser")
 ARG_UTILS = "vllm.engine.arg_utils"
 PARSER_MODULE = "vllm.utils.argparse_utils"
@@ -53,7 +49,6 @@ BUILTIN_LEAVES = {
     "List": "list", "Dict": "dict", "Tuple": "tuple", "Set": "set", "None": "None",
 }
 WRAPPERS = {"Annotated", "Final", "Required", "NotRequired"}
-ARGPARSE_HELP = ("-h", "--help")
 
 
 @dataclass
@@ -72,149 +67,6 @@ class Option:
     kind: str
     choices: list | None = None
     enforced: bool = False
-
-
-class SourceIndex:
-    """Parsed modules of a release, with name resolution through imports."""
-
-    def __init__(self, sources: dict[str, str]) -> None:
-        """Keep ``{"vllm/a/b.py": text}``; modules are parsed on first use."""
-        self.sources = sources
-        self._trees: dict[str, ast.Module | None] = {}
-
-    def path(self, module: str) -> str | None:
-        """Return the file path of a dotted module name, if it is in the release."""
-        base = module.replace(".", "/")
-        for candidate in (f"{base}.py", f"{base}/__init__.py"):
-            if candidate in self.sources:
-                return candidate
-        return None
-
-    def tree(self, module: str) -> ast.Module | None:
-        """Return the parsed AST of ``module`` (None when it is not in the release)."""
-        if module not in self._trees:
-            path = self.path(module)
-            self._trees[module] = ast.parse(self.sources[path]) if path else None
-        return self._trees[module]
-
-    def absolute(self, module: str, node: ast.ImportFrom) -> str:
-        """Resolve the (possibly relative) module of a ``from ... import``."""
-        if not node.level:
-            return node.module or ""
-        path = self.path(module) or ""
-        package = module if path.endswith("__init__.py") else module.rpartition(".")[0]
-        for _ in range(node.level - 1):
-            package = package.rpartition(".")[0]
-        return f"{package}.{node.module}" if node.module else package
-
-    def definitions(self, module: str, name: str, seen: frozenset = frozenset()) -> list:
-        """Return ``(module, node)`` pairs defining ``name`` at module level.
-
-        ``node`` is a ClassDef/FunctionDef or the assigned expression. Imports
-        are followed, including those under ``if TYPE_CHECKING:``.
-        """
-        tree = self.tree(module)
-        if tree is None or (module, name) in seen:
-            return []
-        found: list = []
-        for stmt in _top_level(tree.body):
-            found.extend(self._defs_in(module, stmt, name, seen | {(module, name)}))
-        return found
-
-    def _defs_in(self, module: str, stmt: ast.stmt, name: str, seen: frozenset) -> list:
-        """Definitions of ``name`` made by one top-level statement."""
-        if isinstance(stmt, (ast.ClassDef, ast.FunctionDef)) and stmt.name == name:
-            return [(module, stmt)]
-        if isinstance(stmt, ast.Assign) and any(_is_name(t, name) for t in stmt.targets):
-            return [(module, stmt.value)]
-        if isinstance(stmt, ast.AnnAssign) and _is_name(stmt.target, name) and stmt.value:
-            return [(module, stmt.value)]
-        if isinstance(stmt, ast.ImportFrom):
-            for alias in stmt.names:
-                if (alias.asname or alias.name) == name:
-                    return self.definitions(self.absolute(module, stmt), alias.name, seen)
-        return []
-
-    def find_class(self, module: str, name: str) -> tuple[str, ast.ClassDef] | None:
-        """Return the class called ``name`` as seen from ``module``."""
-        for where, node in self.definitions(module, name):
-            if isinstance(node, ast.ClassDef):
-                return where, node
-        return None
-
-    def find_function(self, module: str, name: str) -> ast.FunctionDef:
-        """Return the module-level function ``name`` of ``module``."""
-        for where, node in self.definitions(module, name):
-            if isinstance(node, ast.FunctionDef) and where == module:
-                return node
-        raise SystemExit(f"{module}.{name} not found: vLLM's layout changed")
-
-    def mro(self, module: str, cls: ast.ClassDef) -> list[tuple[str, ast.ClassDef]]:
-        """Return the class and its resolvable bases, most derived first."""
-        chain = [(module, cls)]
-        for base in cls.bases:
-            found = self.find_class(module, _last_name(base) or "")
-            if found:
-                chain.extend(self.mro(*found))
-        return chain
-
-    def method(self, module: str, cls: ast.ClassDef, name: str) -> tuple[str, ast.FunctionDef] | None:
-        """Return the first definition of method ``name`` along the class chain."""
-        for where, klass in self.mro(module, cls):
-            for stmt in klass.body:
-                if isinstance(stmt, ast.FunctionDef) and stmt.name == name:
-                    return where, stmt
-        return None
-
-    def fields(self, module: str, cls: ast.ClassDef) -> dict[str, tuple[str, ast.expr]]:
-        """Return dataclass fields ``{name: (module, annotation)}``, bases first."""
-        out: dict[str, tuple[str, ast.expr]] = {}
-        for where, klass in reversed(self.mro(module, cls)):
-            for stmt in klass.body:
-                if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
-                    if _last_name(_subscript_base(stmt.annotation)) not in {"ClassVar", "InitVar"}:
-                        out[stmt.target.id] = (where, stmt.annotation)
-        return out
-
-
-def _top_level(body: list[ast.stmt]):
-    """Yield module-level statements, descending into ``if``/``try`` blocks."""
-    for stmt in body:
-        if isinstance(stmt, ast.If):
-            yield from _top_level(stmt.body + stmt.orelse)
-        elif isinstance(stmt, ast.Try):
-            yield from _top_level(stmt.body + stmt.orelse + stmt.finalbody)
-            for handler in stmt.handlers:
-                yield from _top_level(handler.body)
-        else:
-            yield stmt
-
-
-def _is_name(node: ast.AST, name: str) -> bool:
-    """True if ``node`` is the bare name ``name``."""
-    return isinstance(node, ast.Name) and node.id == name
-
-
-def _last_name(node: ast.AST | None) -> str | None:
-    """Return ``c`` for ``a.b.c`` or ``c``; None for anything else."""
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        return node.attr
-    return None
-
-
-def _subscript_base(node: ast.expr) -> ast.expr:
-    """Return ``X`` for ``X[...]``, else the node itself."""
-    return node.value if isinstance(node, ast.Subscript) else node
-
-
-def _slice_items(node: ast.Subscript) -> list[ast.expr]:
-    """Return the items of ``X[a, b]`` as a list."""
-    return list(node.slice.elts) if isinstance(node.slice, ast.Tuple) else [node.slice]
-
-
-# --- annotations -----------------------------------------------------------
 
 
 def type_facts(index: SourceIndex, module: str, annotation: ast.expr) -> TypeFacts:
@@ -243,7 +95,7 @@ def _collect(index: SourceIndex, module: str, node: ast.expr, facts: TypeFacts, 
 
 def _collect_subscript(index: SourceIndex, module: str, node: ast.Subscript, facts: TypeFacts, seen: frozenset) -> None:
     """Handle ``Literal[...]``, ``Optional[...]``, ``Union[...]``, ``list[...]``..."""
-    base, items = _last_name(node.value), _slice_items(node)
+    base, items = last_name(node.value), slice_items(node)
     if base == "Literal":
         facts.leaves.add("Literal")
         _collect_literals(index, module, items, facts, seen)
@@ -287,9 +139,9 @@ def _class_kind(cls: ast.ClassDef) -> str:
     """``dataclass`` for ``@config``/``@dataclass`` classes, ``dict`` for dict subclasses."""
     for deco in cls.decorator_list:
         target = deco.func if isinstance(deco, ast.Call) else deco
-        if _last_name(target) in {"config", "dataclass"}:
+        if last_name(target) in {"config", "dataclass"}:
             return "dataclass"
-    if any(_last_name(_subscript_base(base)) == "dict" for base in cls.bases):
+    if any(last_name(subscript_base(base)) == "dict" for base in cls.bases):
         return "dict"
     return "other"
 
@@ -317,6 +169,10 @@ def field_kind(facts: TypeFacts, name: str, int_parsers: dict[str, str]) -> str:
 # --- parser construction ---------------------------------------------------
 
 
+Owner = tuple[str, ast.ClassDef]
+"""A class that registers options: (its module, its definition)."""
+
+
 class ServeParser:
     """Reproduce the option strings that ``vllm serve`` registers."""
 
@@ -334,12 +190,12 @@ class ServeParser:
         options.extend(Option([s], "shorthand") for s in parse_args_shorthands(self.index))
         return options
 
-    def walk(self, module: str, fn: ast.FunctionDef, owner) -> list[Option]:
+    def walk(self, module: str, fn: ast.FunctionDef, owner: Owner | None) -> list[Option]:
         """Collect the options added by one function (``owner`` = its class)."""
         env, muts = _bindings(fn), _mutations(fn)
         options: list[Option] = []
         for call in sorted(_calls(fn), key=lambda c: (c.lineno, c.col_offset)):
-            attr = _last_name(call.func)
+            attr = last_name(call.func)
             if attr == "add_argument":
                 options.extend(self.argument(module, call, env, muts, owner))
             elif attr == "add_cli_args" and isinstance(call.func.value, ast.Name):
@@ -357,7 +213,7 @@ class ServeParser:
             raise SystemExit(f"{class_name}.add_cli_args not found: vLLM's layout changed")
         return self.walk(*method, found)
 
-    def argument(self, module: str, call: ast.Call, env: dict, muts: dict, owner) -> list[Option]:
+    def argument(self, module: str, call: ast.Call, env: dict, muts: dict, owner: Owner | None) -> list[Option]:
         """Turn one ``add_argument`` call into options (several in the field loop)."""
         if any(isinstance(arg, ast.JoinedStr) for arg in call.args):
             return self.field_loop(owner)
@@ -371,7 +227,7 @@ class ServeParser:
         field_spec = self.resolve_field(module, ref, owner) if ref else None
         return [self.make_option(module, strings, keywords, mut, field_spec)]
 
-    def field_loop(self, owner) -> list[Option]:
+    def field_loop(self, owner: Owner | None) -> list[Option]:
         """``FrontendArgs.add_cli_args``: one ``--field-name`` per dataclass field."""
         where, cls = owner
         muts: dict = {}
@@ -387,10 +243,10 @@ class ServeParser:
             options.append(self.make_option(where, strings, {}, mut, (fmod, annotation, name)))
         return options
 
-    def resolve_field(self, module: str, ref: tuple, owner) -> tuple | None:
+    def resolve_field(self, module: str, ref: tuple, owner: Owner | None) -> tuple | None:
         """Map ``(var, field, class_expr)`` to ``(module, annotation, field)``."""
         _, name, class_expr = ref
-        class_name = _last_name(class_expr)
+        class_name = last_name(class_expr)
         found = owner if class_name == "cls" else self.index.find_class(module, class_name or "")
         if found is None:
             raise SystemExit(f"cannot resolve config class {class_name}")
@@ -399,7 +255,8 @@ class ServeParser:
             raise SystemExit(f"{class_name} has no field {name}: vLLM's layout changed")
         return (*fields[name], name)
 
-    def make_option(self, module: str, strings: list[str], keywords: dict, mut: dict, field_spec) -> Option:
+    def make_option(self, module: str, strings: list[str], keywords: dict, mut: dict,
+                    field_spec: tuple | None) -> Option:
         """Decide value kind and choices, then add the negations of booleans."""
         facts = type_facts(self.index, *field_spec[:2]) if field_spec else TypeFacts()
         kind = self.kind(keywords, mut, facts, field_spec)
@@ -415,10 +272,10 @@ class ServeParser:
             option.choices = sorted({c for c in option.choices if c is not None} - set(removed))
         return option
 
-    def kind(self, keywords: dict, mut: dict, facts: TypeFacts, field_spec) -> str:
+    def kind(self, keywords: dict, mut: dict, facts: TypeFacts, field_spec: tuple | None) -> str:
         """Value kind of an option, from its explicit kwargs, mutations or field type."""
         action = keywords.get("action", mut.get("action"))
-        named = _last_name(action) if action is not None else None
+        named = last_name(action) if action is not None else None
         literal = action.value if isinstance(action, ast.Constant) else None
         if named == "BooleanOptionalAction":
             return "bool"
@@ -426,7 +283,7 @@ class ServeParser:
             return "flag"
         if literal == "append":
             return "append"
-        if "type" in mut and any(_last_name(n) == "loads" for n in ast.walk(mut["type"])):
+        if "type" in mut and any(last_name(n) == "loads" for n in ast.walk(mut["type"])):
             return "json"
         if field_spec:
             return field_kind(facts, field_spec[2], self.int_parsers)
@@ -435,7 +292,7 @@ class ServeParser:
 
 def _explicit_type(keywords: dict) -> str:
     """Kind of an option declared without a config field (``type=int`` etc.)."""
-    name = _last_name(keywords.get("type"))
+    name = last_name(keywords.get("type"))
     if name in {"int", "float"}:
         return name
     if keywords.get("nargs") is not None:
@@ -483,7 +340,7 @@ def _mutations(fn: ast.FunctionDef) -> dict[tuple[str, str], dict]:
             for target in node.targets:
                 if parts := _two_level(target):
                     muts.setdefault(parts[:2], {})[parts[2]] = node.value
-        elif isinstance(node, ast.Call) and _last_name(node.func) == "remove":
+        elif isinstance(node, ast.Call) and last_name(node.func) == "remove":
             parts = _two_level(getattr(node.func, "value", None))
             if parts and parts[2] == "choices":
                 muts.setdefault(parts[:2], {}).setdefault("remove", []).extend(node.args)
@@ -501,17 +358,17 @@ def _field_ref(node: ast.expr, env: dict) -> tuple[str | None, str, ast.expr] | 
     if not (isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant)):
         return None
     holder = env.get(node.value.id) if isinstance(node.value, ast.Name) else node.value
-    if isinstance(holder, ast.Call) and _last_name(holder.func) == "get_kwargs":
+    if isinstance(holder, ast.Call) and last_name(holder.func) == "get_kwargs":
         var = node.value.id if isinstance(node.value, ast.Name) else None
         return var, node.slice.value, holder.args[0]
     return None
 
 
-def _constant(index: SourceIndex, module: str, node: ast.expr):
+def _constant(index: SourceIndex, module: str, node: ast.expr) -> object:
     """Value of a literal or of a name bound to a literal (through imports)."""
     if isinstance(node, ast.Constant):
         return node.value
-    for _, value in index.definitions(module, _last_name(node) or ""):
+    for _, value in index.definitions(module, last_name(node) or ""):
         if isinstance(value, ast.Constant):
             return value.value
     raise SystemExit(f"cannot evaluate {ast.unparse(node)}")
@@ -527,7 +384,7 @@ def static_strings(index: SourceIndex, module: str, node: ast.expr) -> list:
         return [_constant(index, module, elt) for elt in node.elts]
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
         return static_strings(index, module, node.left) + static_strings(index, module, node.right)
-    if isinstance(node, ast.Call) and _last_name(node.func) == "get_args":
+    if isinstance(node, ast.Call) and last_name(node.func) == "get_args":
         return type_facts(index, module, node.args[0]).literals
     return []
 
@@ -538,11 +395,11 @@ def human_readable_fields(index: SourceIndex) -> dict[str, str]:
     env, parsers = _bindings(fn), {}
     for node in ast.walk(fn):
         test = node.test if isinstance(node, ast.If) else None
-        if not (isinstance(test, ast.Compare) and _is_name(test.left, "name")):
+        if not (isinstance(test, ast.Compare) and is_name(test.left, "name")):
             continue
         target = test.comparators[0]
         names = env.get(target.id) if isinstance(target, ast.Name) else ast.Set([target])
-        parser = next((_last_name(s.value) for s in node.body if isinstance(s, ast.Assign)), None)
+        parser = next((last_name(s.value) for s in node.body if isinstance(s, ast.Assign)), None)
         for elt in getattr(names, "elts", []):
             parsers[elt.value] = parser
     return parsers
@@ -554,7 +411,7 @@ def parse_args_shorthands(index: SourceIndex) -> list[str]:
     method = index.method(*found, "parse_args") if found else None
     shorthands = set()
     for node in ast.walk(method[1]) if method else []:
-        if isinstance(node, ast.Call) and _last_name(node.func) == "startswith":
+        if isinstance(node, ast.Call) and last_name(node.func) == "startswith":
             arg = node.args[0] if node.args else None
             if isinstance(arg, ast.Constant) and len(arg.value) == 2 and arg.value[1] != "-":
                 shorthands.add(arg.value)
@@ -574,23 +431,10 @@ def check_conflicts(options: list[Option]) -> None:
             seen[string] = option.strings
 
 
-def flag_file(title: str, release: pypi_release.ReleaseFile, flags: list[str], package: str, script: str,
-              version: str) -> str:
-    """Text of a committed flag list: header comments (what, source, how to regenerate), then the flags."""
-    header = [
-        f"# {title} ({len(flags)} option strings)",
-        f"# source: {release.filename} sha256:{release.sha256}",
-        f"# extracted statically ({package} is not imported) by scripts/{script}",
-        f"# regenerate: python scripts/{script} {version} [--check]",
-    ]
-    return "\n".join(header + flags) + "\n"
-
-
-def render_flags(version: str, release: pypi_release.ReleaseFile, options: list[Option]) -> str:
+def render_flags(version: str, release: pypi.ReleaseFile, options: list[Option]) -> str:
     """Text of ``vllm_flags-VERSION.txt``: header comments, then sorted flags."""
     flags = sorted(s for option in options for s in option.strings)
-    return flag_file(f"vLLM {version}: options accepted by `vllm serve`", release, flags, "vllm",
-                     "extract_vllm_flags.py", version)
+    return flag_file(f"vLLM {version}: options accepted by `vllm serve`", release, flags, "vllm", version)
 
 
 def _primary(strings: list[str]) -> str:
@@ -598,7 +442,7 @@ def _primary(strings: list[str]) -> str:
     return next((s for s in strings if s.startswith("--")), strings[0])
 
 
-def render_choices(version: str, release: pypi_release.ReleaseFile, options: list[Option]) -> str:
+def render_choices(version: str, release: pypi.ReleaseFile, options: list[Option]) -> str:
     """Text of ``vllm_choices-VERSION.json``: value kind and choices per option."""
     table = {}
     for option in options:
@@ -613,47 +457,13 @@ def render_choices(version: str, release: pypi_release.ReleaseFile, options: lis
 
 def extract(version: str) -> dict[Path, str]:
     """Download vLLM ``version`` and return ``{output path: content}``."""
-    release = pypi_release.pick_file(pypi_release.release_files("vllm", version))
+    release = pypi.pick_file(pypi.release_files("vllm", version))
     with tempfile.TemporaryDirectory() as tmp:
-        archive = pypi_release.download(release, Path(tmp))
-        index = SourceIndex(pypi_release.read_sources(archive, "vllm"))
+        archive = pypi.download(release, Path(tmp))
+        index = SourceIndex(pypi.read_sources(archive, "vllm"))
     options = ServeParser(index).options()
     check_conflicts(options)
     return {
         DATA_DIR / f"vllm_flags-{version}.txt": render_flags(version, release, options),
         DATA_DIR / f"vllm_choices-{version}.json": render_choices(version, release, options),
     }
-
-
-def write_or_check(outputs: dict[Path, str], check: bool) -> int:
-    """Write the outputs, or with ``check`` compare them and return 1 on a difference."""
-    status = 0
-    for path, text in outputs.items():
-        current = path.read_text() if path.exists() else ""
-        if check and current != text:
-            sys.stdout.writelines(difflib.unified_diff(
-                current.splitlines(True), text.splitlines(True), str(path), "regenerated"))
-            status = 1
-        elif not check and current != text:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text)
-            print(f"wrote {path.relative_to(REPO_ROOT)}")
-    return status
-
-
-def run(argv: list[str] | None, extract_fn, description: str, example: str) -> int:
-    """Shared command line of the flag extractors: ``VERSION [--check]``."""
-    parser = argparse.ArgumentParser(description=description)
-    parser.add_argument("version", help=f"release, e.g. {example}")
-    parser.add_argument("--check", action="store_true", help="exit 1 if the committed files differ")
-    args = parser.parse_args(argv)
-    return write_or_check(extract_fn(args.version), args.check)
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Command-line entry point."""
-    return run(argv, extract, __doc__.splitlines()[0], "0.34.0")
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

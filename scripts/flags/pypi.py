@@ -1,7 +1,7 @@
 """Download one release file of a PyPI project and read its Python sources.
 
-Shared by the flag extractors (scripts/extract_vllm_flags.py,
-scripts/extract_sglang_flags.py). Nothing is installed or imported: the
+Shared by the flag extractors (:mod:`scripts.flags.vllm`,
+:mod:`scripts.flags.sglang`). Nothing is installed or imported: the
 archive is streamed into a temporary directory, its sha256 is checked against
 the digest PyPI publishes, and the ``.py`` members of the package are returned
 as text.

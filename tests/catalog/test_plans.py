@@ -1,4 +1,4 @@
-"""sizing.engine.plans: the one plan-feasibility rule, as the matrix, the CLI and the catalog use it."""
+"""sizing.catalog.plans: the one plan-feasibility rule, as the matrix, the CLI and the catalog use it."""
 
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sizing.engine import plans
+from sizing.catalog import plans
 from sizing.catalog.loader import FILES, catalog_from_texts
 from sizing.errors import CatalogError
 from sizing.engine.evaluate import model_takes
-from sizing.engine.plans import model_sizes, problem
+from sizing.catalog.plans import model_sizes, problem
 
 ROOT = Path(__file__).resolve().parents[2]
 QWEN3_14B = {"attention_heads": 40, "kv_heads": 8, "la_value_heads": 0, "linear_layers": 0,

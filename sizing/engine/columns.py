@@ -1,0 +1,215 @@
+"""The matrix schema: every column of an evaluated frame, with its dtype, unit and meaning, declared once.
+
+:func:`sizing.engine.evaluate.evaluate` (the whole catalog) and
+:func:`sizing.engine.estimate.estimate_frame` (one request) return frames with exactly these
+columns; ``tests/engine/test_columns.py`` fails on a column that is written but not declared here,
+or declared but never written. Per-context columns are declared once as a pattern with ``<ctx>``
+(one column per published context length, tokens). Units: ``bytes`` (memory, binary multiples
+in output), ``count``, ``tokens``, ``fraction`` (0..1), ``GB`` (decimal, as sold or read from disk),
+``GB/s``, ``tokens/s``, ``s``, ``money/month`` (in ``currency``), ``id`` (a catalog key), ``text``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Kind = Literal["int", "float", "bool", "str"]
+
+
+@dataclass(frozen=True)
+class Column:
+    """One matrix column: its name (``<ctx>`` for per-context columns), dtype kind, unit and meaning."""
+
+    name: str
+    kind: Kind
+    unit: str
+    meaning: str
+
+
+def _c(name: str, kind: Kind, unit: str, meaning: str) -> Column:
+    return Column(name, kind, unit, meaning)
+
+
+MODEL = (
+    _c("model", "str", "id", "catalog model id"),
+    _c("layers", "int", "count", "decoder layers"),
+    _c("hidden_size", "int", "count", "hidden size"),
+    _c("vocab_size", "int", "count", "vocabulary size"),
+    _c("attention_heads", "int", "count", "query heads"),
+    _c("kv_heads", "int", "count", "key/value heads (GQA)"),
+    _c("head_dim", "int", "count", "dimension of one attention head"),
+    _c("is_mla", "bool", "", "multi-head latent attention (DeepSeek): one latent per token and layer"),
+    _c("mla_dim", "int", "count", "MLA latent plus rope dimension per token and layer (0 without MLA)"),
+    _c("full_layers", "int", "count", "layers with full attention"),
+    _c("sliding_layers", "int", "count", "layers with sliding-window attention"),
+    _c("window", "int", "tokens", "sliding window (0 without)"),
+    _c("linear_layers", "int", "count", "linear-attention (Gated DeltaNet) layers"),
+    _c("la_key_heads", "int", "count", "linear-attention key heads"),
+    _c("la_value_heads", "int", "count", "linear-attention value heads"),
+    _c("la_key_dim", "int", "count", "linear-attention key head dimension"),
+    _c("la_value_dim", "int", "count", "linear-attention value head dimension"),
+    _c("la_conv_kernel", "int", "count", "linear-attention convolution kernel size"),
+    _c("inter_per_token", "int", "count", "MLP intermediate size of the experts active per token (whole model)"),
+    _c("max_context", "int", "tokens", "the model's own maximum context"),
+    _c("model_dtype_bytes", "int", "bytes", "bytes per element of the model's own dtype (bf16)"),
+    _c("is_moe", "bool", "", "mixture of experts"),
+    _c("active_share", "float", "fraction", "share of expert weights read per token"),
+    _c("index_head_dim", "int", "count", "sparse-MLA indexer key size per token and layer (0 without an indexer)"),
+    _c("full_kv_heads", "int", "count", "KV heads of the full-attention layers where they differ from the sliding ones (Gemma 4)"),
+    _c("full_head_dim", "int", "count", "head size of the full-attention layers (Gemma 4)"),
+    _c("experts", "int", "count", "routed experts (0 for dense models)"),
+    _c("expert_intermediate", "int", "count", "intermediate size of one expert (0 for dense models)"),
+    _c("dense_inter", "int", "count", "intermediate size of the dense MLP layers"),
+    _c("moe_top_k", "int", "count", "experts each token is routed to"),
+    _c("moe_inter", "int", "count", "expert intermediate size the fused-MoE workspaces are shaped by"),
+    _c("mla_nope_plus_v", "int", "count", "MLA: no-RoPE key plus value head size (decompressed prefill)"),
+    _c("vision_tokens", "int", "tokens", "tokens of the largest image the encoder profile run uses (0 text-only)"),
+    _c("vision_hidden", "int", "count", "vision tower hidden size"),
+    _c("vision_inter", "int", "count", "vision tower MLP intermediate size"),
+    _c("vision_merge", "int", "count", "patches merged into one language token"),
+    _c("vision_out", "int", "count", "width of the tower output projected into the language model"),
+)
+CHECKPOINT = (
+    _c("checkpoint", "str", "id", "checkpoint id as vLLM loads it"),
+    _c("precision", "str", "id", "catalog precision id of the weights"),
+    _c("online_quantization", "bool", "", "quantised by vLLM at load time (--quantization)"),
+    _c("w_layer_sharded", "float", "bytes", "weights of all layers split by tensor parallelism"),
+    _c("w_layer_replicated", "float", "bytes", "weights of all layers every TP rank holds whole"),
+    _c("w_embeddings", "float", "bytes", "input embedding weights"),
+    _c("w_lm_head", "float", "bytes", "output head weights (0 when tied)"),
+    _c("w_total", "float", "bytes", "the whole checkpoint in GPU memory (all GPUs together)"),
+    _c("w_experts", "float", "bytes", "expert weights of all layers (0 for dense models)"),
+    _c("needs_hw", "str", "text", "hardware the precision needs: fp8, fp4 or empty"),
+    _c("w_vision", "int", "bytes", "vision tower weights (kept in BF16; 0 without a tower)"),
+)
+HARDWARE = (
+    _c("server", "str", "id", "catalog server id (or a described GPU for one estimate)"),
+    _c("gpus_per_node", "int", "count", "GPUs per node"),
+    _c("nodes", "int", "count", "nodes"),
+    _c("server_gpus", "int", "count", "GPUs of the whole server"),
+    _c("server_kind", "str", "text", "offer, reference or custom"),
+    _c("price_monthly", "float", "money/month", "monthly price of the server (NaN without a price)"),
+    _c("currency", "str", "text", "ISO currency of the price"),
+    _c("nvme_read_gbs", "float", "GB/s", "disk read rate the load time assumes"),
+    _c("ram_gb", "float", "GB", "host RAM"),
+    _c("gpu", "str", "id", "catalog GPU id"),
+    _c("total_bytes", "int", "bytes", "memory of one GPU as nvidia-smi reports it"),
+    _c("memory_gb", "float", "GB", "memory of one GPU as sold (binary GB)"),
+    _c("bandwidth_gbs", "float", "GB/s", "memory bandwidth of one GPU"),
+    _c("is_a100", "bool", "", "an A100 (vLLM's batch defaults treat it apart)"),
+    _c("hw_fp8", "bool", "", "the GPU computes in FP8"),
+    _c("hw_fp4", "bool", "", "the GPU computes in FP4"),
+    _c("arch_sm", "int", "count", "compute capability × 10 (89, 90, 100)"),
+    _c("max_capture_size", "int", "count", "largest batch vLLM captures a CUDA graph for"),
+    _c("interconnect", "str", "text", "nvlink or pcie"),
+    _c("nvswitch", "bool", "flag", "the GPUs of a node talk through NVSwitch (NVLS buffers)"),
+)
+PLAN = (
+    _c("kv_cache_dtype", "str", "text", "--kv-cache-dtype"),
+    _c("plan", "str", "text", "plan template: dp, tp, tp-pp, …"),
+    _c("tp", "int", "count", "--tensor-parallel-size"),
+    _c("rank", "int", "count", "preference order of the plan template (0 first)"),
+    _c("pp", "int", "count", "--pipeline-parallel-size"),
+    _c("dp", "int", "count", "--data-parallel-size (engine replicas)"),
+    _c("expert_parallel", "bool", "flag", "--enable-expert-parallel (the dp-ep plan)"),
+    _c("ep", "int", "count", "expert-parallel ranks (TP × DP with expert parallelism, else 1)"),
+)
+SETTINGS = (
+    _c("gpu_memory_utilization", "float", "fraction", "--gpu-memory-utilization"),
+    _c("max_model_len", "int", "tokens", "--max-model-len (capped at the model's context)"),
+    _c("max_num_batched_tokens", "int", "tokens", "--max-num-batched-tokens (vLLM's default unless given)"),
+    _c("max_num_seqs", "int", "count", "--max-num-seqs (vLLM's default unless given)"),
+    _c("kv_bytes", "int", "bytes", "bytes per cached K or V element"),
+    _c("block_size_override", "int", "tokens", "--block-size (0: vLLM chooses)"),
+    _c("block_size_attention", "int", "tokens", "KV block size of the attention backend"),
+    _c("enforce_eager", "bool", "", "--enforce-eager (no CUDA graphs)"),
+    _c("kv_cache_memory_bytes", "int", "bytes", "--kv-cache-memory-bytes (0: from the budget)"),
+    _c("limit_mm_set", "bool", "flag", "--limit-mm-per-prompt given"),
+    _c("limit_mm_per_prompt", "int", "count", "images per prompt the encoder profile run uses"),
+    _c("language_model_only", "bool", "flag", "--language-model-only (the tower is not loaded)"),
+)
+KV_GEOMETRY = (
+    _c("full_on_stage", "int", "count", "full-attention layers on one pipeline stage"),
+    _c("sliding_on_stage", "int", "count", "sliding-window layers on one pipeline stage"),
+    _c("linear_on_stage", "int", "count", "linear-attention layers on one pipeline stage"),
+    _c("kv_bytes_per_token_layer", "int", "bytes", "KV bytes of one token in one layer on one GPU"),
+    _c("kv_bytes_per_token", "int", "bytes", "KV bytes of one token on one GPU (all its layers)"),
+    _c("linear_state_bytes", "int", "bytes", "recurrent state of one sequence in one linear layer, per GPU"),
+    _c("block_size", "int", "tokens", "tokens per KV block"),
+    _c("group_size", "int", "count", "layers sharing one KV cache group"),
+    _c("page_bytes", "int", "bytes", "one block of one layer"),
+    _c("bytes_per_block", "int", "bytes", "one block across a group's layers"),
+    _c("groups_full", "int", "count", "KV cache groups of full attention"),
+    _c("groups_sliding", "int", "count", "KV cache groups of sliding-window attention"),
+    _c("groups_linear", "int", "count", "KV cache groups of linear attention"),
+    _c("kv_groups", "int", "count", "all KV cache groups"),
+    _c("block_size_full", "int", "tokens", "block size of the full-attention KV group"),
+    _c("block_size_sliding", "int", "tokens", "block size of the sliding-window KV group"),
+)
+MEMORY = (
+    _c("weights_bytes", "float", "bytes", "weights on one GPU"),
+    _c("profile_tokens", "int", "tokens", "tokens of vLLM's profiling run"),
+    _c("activation_bytes", "float", "bytes", "activation peak of the profiling run, per GPU"),
+    _c("nontorch_bytes", "float", "bytes", "memory outside PyTorch (NCCL, CUDA), per GPU"),
+    _c("cudagraph_bytes", "float", "bytes", "CUDA graph memory counted in the budget, per GPU"),
+    _c("cudagraph_after_bytes", "float", "bytes", "CUDA graph memory taken after the KV cache, per GPU"),
+    _c("budget_bytes", "float", "bytes", "gpu_memory_utilization × total memory, per GPU"),
+    _c("available_kv_bytes", "float", "bytes", "'Available KV cache memory' as vLLM prints it, per GPU"),
+    _c("kv_cache_bytes", "float", "bytes", "memory KV blocks are cut from, per GPU (may be negative)"),
+    _c("num_gpu_blocks", "int", "count", "KV blocks per GPU"),
+    _c("blocks_per_request", "int", "count", "blocks one max_model_len request needs"),
+    _c("max_concurrency", "float", "count", "'Maximum concurrency' at max_model_len, per engine"),
+    _c("kv_cache_tokens", "int", "tokens", "'GPU KV cache size' as vLLM prints it"),
+    _c("fits", "bool", "", "the engine starts and holds one max_model_len request"),
+    _c("moe_workspace_bytes", "float", "bytes", "fused-MoE workspaces of the profile run, per GPU"),
+    _c("mla_prefill_bytes", "float", "bytes", "MLA decompressed-prefill buffers of the profile run (V0), per GPU"),
+    _c("sampler_bytes", "float", "bytes", "the sampler's dummy run over max_num_seqs rows, per GPU"),
+    _c("encoder_profile_bytes", "float", "bytes", "the vision encoder's share of the profile run, per GPU"),
+    _c("available_kv_low_bytes", "float", "bytes", "cautious end of the available-KV band (leave-one-out errors)"),
+    _c("available_kv_high_bytes", "float", "bytes", "optimistic end of the available-KV band"),
+    _c("kv_cache_point_bytes", "float", "bytes", "memory blocks are cut from at the point estimate (the blocks use the low end)"),
+)
+PER_CONTEXT = (
+    _c("concurrency_<ctx>", "float", "count", "requests of <ctx> tokens one engine holds (NaN beyond the model)"),
+    _c("sequences_<ctx>", "float", "count", "whole sequences of <ctx> tokens the server holds (0 where none)"),
+    _c("decode_tps_<ctx>", "float", "tokens/s", "decode ceiling of one sequence at <ctx> tokens"),
+)
+SERVICE = (
+    _c("weights_read_bytes", "float", "bytes", "weight bytes read per decoded token, per GPU"),
+    _c("decode_tps_ceiling", "float", "tokens/s", "memory bandwidth ÷ weights read per token"),
+    _c("longest_context", "int", "tokens", "longest request that fits"),
+    _c("price_per_gb_month", "float", "money/month", "monthly price per GB of GPU memory"),
+    _c("cpu_cores_min", "int", "count", "CPU cores the server should have"),
+    _c("load_time_s", "float", "s", "checkpoint read time from disk"),
+    _c("ram_per_vram", "float", "fraction", "host RAM ÷ GPU memory of the server"),
+)
+CHOICE = (
+    _c("chosen", "bool", "", "the recommended plan of its model × checkpoint × server × KV type"),
+    _c("reason", "str", "text", "why that plan was chosen"),
+    _c("change", "str", "text", "nearest change that makes a non-fitting row fit (empty if none)"),
+    _c("change_value", "str", "text", "the value of that change"),
+)
+
+COLUMNS: tuple[Column, ...] = (*MODEL, *CHECKPOINT, *HARDWARE, *PLAN, *SETTINGS, *KV_GEOMETRY, *MEMORY,
+                               *PER_CONTEXT, *SERVICE, *CHOICE)
+"""Every matrix column, in the order the engine writes them."""
+
+BY_NAME = {c.name: c for c in COLUMNS}
+"""The declarations by name (per-context ones under their ``<ctx>`` pattern)."""
+
+
+def declaration(name: str) -> Column | None:
+    """The declaration of column ``name`` (``concurrency_4096`` -> ``concurrency_<ctx>``); None if undeclared."""
+    prefix, _, ctx = name.rpartition("_")
+    if ctx.isdigit():
+        return BY_NAME.get(f"{prefix}_<ctx>")
+    return BY_NAME.get(name)
+
+
+def expected_columns(contexts: list[int]) -> list[str]:
+    """The column names of a frame evaluated at the published ``contexts`` (tokens), declaration order."""
+    names: list[str] = []
+    for c in COLUMNS:
+        names += [c.name.replace("<ctx>", str(ctx)) for ctx in contexts] if "<ctx>" in c.name else [c.name]
+    return names

@@ -1,0 +1,54 @@
+"""Tests for sizing.engine.cases: catalog entries as case columns, plan templates and the grouping helpers."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from sizing.engine import cases
+
+
+def test_gpu_columns_of_the_l40s(catalog) -> None:
+    """Assert 46068 MiB = 48305799168 bytes, SM 8.9, a 512 capture limit and PCIe."""
+    cols = cases.gpu_columns("l40s", catalog.gpus["l40s"])
+    assert (cols["total_bytes"], cols["arch_sm"], cols["max_capture_size"]) == (48305799168, 89, 512)
+    assert (cols["interconnect"], cols["is_a100"], cols["hw_fp8"]) == ("pcie", False, True)
+    assert cases.gpu_columns("b200", catalog.gpus["b200"])["max_capture_size"] == 1024
+
+
+def test_plan_templates() -> None:
+    """Assert 8 GPUs per node over 2 nodes give dp, tp2, tp4, tp8, dp-ep and tp-pp, ranked in that order.
+
+    Only dp-ep sets --enable-expert-parallel; one GPU gives dp alone, one node of 2 has no tp-pp.
+    """
+    plans = cases.plan_frame(8, 2)
+    assert list(zip(plans["plan"], plans["tp"], plans["rank"], plans["expert_parallel"])) == [
+        ("dp", 1, 0, False), ("tp", 2, 1, False), ("tp", 4, 2, False), ("tp", 8, 3, False),
+        ("dp-ep", 1, 4, True), ("tp-pp", 0, 5, False)]
+    assert cases.plan_frame(1, 1)["plan"].tolist() == ["dp"]
+    assert cases.plan_frame(2, 1)["plan"].tolist() == ["dp", "tp", "dp-ep"]
+
+
+def test_repeat_frames_builds_the_cross_product_by_positions() -> None:
+    """Assert each part's rows are picked by the given positions, columns side by side."""
+    a = pd.DataFrame({"x": [10, 20], "name": ["p", "q"]})
+    b = pd.DataFrame({"y": [0.5, 1.5, 2.5]})
+    out = cases.repeat_frames([(a, np.array([0, 0, 1])), (b, np.array([2, 0, 1]))])
+    assert out.to_dict("list") == {"x": [10, 10, 20], "name": ["p", "p", "q"], "y": [2.5, 0.5, 1.5]}
+
+
+def test_group_ids_and_per_group_reduce_like_groupby() -> None:
+    """Assert rows with equal keys share an id and fmax over a group skips NaN."""
+    df = pd.DataFrame({"m": ["a", "a", "b", "b", "a"], "s": [1, 2, 1, 1, 1]})
+    ids, bound = cases.group_ids(df, ["m", "s"])
+    assert ids[0] == ids[4] and ids[2] == ids[3] and len({ids[0], ids[1], ids[2]}) == 3 and ids.max() < bound
+    values = np.array([1.0, 5.0, np.nan, 3.0, 7.0])
+    assert cases.per_group(np.fmax, values, ids, bound).tolist() == [7.0, 5.0, 3.0, 3.0, 7.0]
+
+
+def test_checkpoints_of_a_model_include_online_quantisation(catalog) -> None:
+    """Assert a model lists its published checkpoints, each with whether vLLM quantises it at load time."""
+    listed = cases.checkpoints_of(catalog, catalog.models["Qwen/Qwen3-14B"])
+    ids = [c.id for c, _ in listed]
+    assert "Qwen/Qwen3-14B" in ids and "Qwen/Qwen3-14B-FP8" in ids
+    assert all(isinstance(online, bool) for _, online in listed)

@@ -1,0 +1,157 @@
+"""Tests for sizing.engine.memory: the per-GPU budget arithmetic on hand-made rows, values worked by hand."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from sizing.engine import memory
+from sizing.engine.overhead import Coefficients
+from sizing.engine.versions import rules_for
+from sizing.units import GiB, MiB
+
+EXTENSIBLE, BUDGETED, V0 = rules_for("0.34.0"), rules_for("0.25.0"), rules_for("0.6.4")
+COEF = Coefficients(act_hidden_factor=2.5, act_mlp_factor=0.5, nontorch_mib=60, nccl_mib=40, nvls_mib=0,
+                    cudagraph_mib_per_capture_layer=0.3, cuda_context_mib=500, extensible_margin_gib=1,
+                    kv_band_optimistic=0.02, kv_band_pessimistic=-0.02)
+L40S = 48305799168  # 46068 MiB
+
+
+def frame(**columns: object) -> pd.DataFrame:
+    """A one-row frame of the given columns."""
+    return pd.DataFrame({k: [v] for k, v in columns.items()})
+
+
+def test_weights_per_gpu_splits_layers_by_tp_and_stages_by_pp() -> None:
+    """Assert (800/2 + 10) + (100 + 100)/2 = 510 at TP2, and half the layers plus one end at TP2 × PP2."""
+    row = dict(layers=4, w_layer_sharded=800.0, w_layer_replicated=10.0, w_embeddings=100.0, w_lm_head=100.0, tp=2,
+               w_experts=0.0, w_vision=0.0, language_model_only=False)
+    assert memory.weights_per_gpu(frame(**row, pp=1), EXTENSIBLE).tolist() == [510.0]
+    assert memory.weights_per_gpu(frame(**row, pp=2), EXTENSIBLE).tolist() == [205.0 + 50.0]
+    tied = {**row, "w_lm_head": 0.0}
+    assert memory.weights_per_gpu(frame(**tied, pp=1), EXTENSIBLE).tolist() == [410.0 + 50.0]
+
+
+def gqa_row(tp: int = 1) -> pd.DataFrame:
+    """Qwen3-0.6B's attention: 28 layers, 8 KV heads of 128, bf16 cache, 64-token blocks.
+
+    No sparse-MLA indexer (``index_head_dim`` 0) and full layers shaped like the others (``full_kv_heads``
+    and ``full_head_dim`` as ``kv_heads`` and ``head_dim``), as :mod:`sizing.engine.cases` fills them.
+    """
+    return frame(full_layers=28, sliding_layers=0, linear_layers=0, pp=1, tp=tp, is_mla=False, kv_heads=8,
+                 head_dim=128, mla_dim=0, kv_bytes=2, la_key_heads=0, la_value_heads=0, la_key_dim=0,
+                 la_value_dim=0, la_conv_kernel=1, model_dtype_bytes=2, block_size_override=0,
+                 block_size_attention=64, index_head_dim=0, full_kv_heads=8, full_head_dim=128)
+
+
+@pytest.mark.parametrize(("tp", "per_layer"), [(1, 4096), (2, 2048), (16, 512)])
+def test_kv_geometry_of_a_gqa_model(tp: int, per_layer: int) -> None:
+    """Assert 2 × 8 heads × 128 × 2 B = 4096 B per token and layer (heads split by TP, at least one)."""
+    df = gqa_row(tp)
+    memory.add_kv_geometry(df, EXTENSIBLE)
+    row = df.iloc[0]
+    assert row["kv_bytes_per_token_layer"] == per_layer
+    assert row["kv_bytes_per_token"] == 28 * per_layer
+    assert (row["block_size"], row["group_size"], row["groups_full"], row["kv_groups"]) == (64, 28, 1, 1)
+    assert (row["block_size_full"], row["block_size_sliding"]) == (64, 64)  # one page size: nothing to unify
+    assert row["page_bytes"] == 64 * per_layer and row["bytes_per_block"] == 28 * 64 * per_layer
+
+
+def budget_row(gmu: float, given: int = 0) -> pd.DataFrame:
+    """One L40S with Qwen3-0.6B's weights and overheads."""
+    return frame(total_bytes=L40S, gpu_memory_utilization=gmu, weights_bytes=1192085504.0,
+                 activation_bytes=516685824.0, nontorch_bytes=62914560.0, cudagraph_bytes=449209958.4,
+                 kv_cache_memory_bytes=given)
+
+
+def test_budget_printed_and_effective_kv_memory() -> None:
+    """Assert ceil(0.9 × 48305799168) = 43475219252, minus 1771685888 non-KV bytes, printed 41703533364.
+
+    The band of COEF (±2 %) puts the printed figure between 41703533364 / 1.02 = 40885817023.53 and
+    41703533364 / 0.98 = 42554625881.63. The point estimate takes the 449209958.4 graph bytes off the
+    printed figure (41254323405.6); blocks are cut from the low end less the graphs,
+    40885817023.53 − 449209958.4 = 40436607065.13.
+    """
+    df = budget_row(0.9)
+    memory.add_budget(df, EXTENSIBLE, COEF)
+    assert df["budget_bytes"].tolist() == [43475219252.0]
+    assert df["available_kv_bytes"].tolist() == [41703533364.0]
+    assert df["available_kv_low_bytes"].iloc[0] == pytest.approx(40885817023.53, abs=0.01)
+    assert df["available_kv_high_bytes"].iloc[0] == pytest.approx(42554625881.63, abs=0.01)
+    assert df["kv_cache_point_bytes"].iloc[0] == pytest.approx(41254323405.6)
+    assert df["kv_cache_bytes"].iloc[0] == pytest.approx(40436607065.13, abs=0.01)
+
+
+def test_extensible_cache_keeps_headroom_when_the_budget_is_high() -> None:
+    """Assert at 0.99 the point KV memory is total − 500 MiB context − non-KV − graphs − 1 GiB margin.
+
+    48305799168 − 524288000 − 1771685888 − 449209958.4 − 1073741824 = 44486873497.6, below the printed
+    47822741177 − 1771685888 = 46051055289 less the graphs (the margin is 1 GiB: 0.75 × 516685824 is less).
+    Blocks are cut that far below the low end of the band: 44486873497.6 − 46051055289 × 0.02 / 1.02
+    = 44486873497.6 − 902961868.41 = 43583911629.19.
+    """
+    df = budget_row(0.99)
+    memory.add_budget(df, EXTENSIBLE, COEF)
+    assert df["available_kv_bytes"].iloc[0] == 47822741177 - 1771685888 == 46051055289
+    assert df["kv_cache_point_bytes"].iloc[0] == pytest.approx(L40S - 500 * MiB - 1771685888 - 449209958.4 - 1 * GiB)
+    assert df["kv_cache_point_bytes"].iloc[0] == pytest.approx(44486873497.6)
+    assert df["kv_cache_bytes"].iloc[0] == pytest.approx(43583911629.19, abs=0.01)
+
+
+def test_budgeted_graphs_are_printed_and_given_kv_memory_wins() -> None:
+    """Assert 0.20–0.33 subtract the graphs from the printed figure; --kv-cache-memory-bytes replaces all.
+
+    Printed 41703533364 − 449209958.4 = 41254323405.6 is also the point estimate (nothing is taken after
+    the print); blocks are cut from the low end of the band, 41254323405.6 / 1.02 = 40445415103.53.
+    A given KV size has no band: printed, low, high, point and cut figures are all 10 GiB.
+    """
+    df = budget_row(0.9)
+    memory.add_budget(df, BUDGETED, COEF)
+    assert df["available_kv_bytes"].iloc[0] == pytest.approx(41254323405.6)
+    assert df["kv_cache_point_bytes"].iloc[0] == df["available_kv_bytes"].iloc[0]
+    assert df["kv_cache_bytes"].iloc[0] == df["available_kv_low_bytes"].iloc[0]
+    assert df["kv_cache_bytes"].iloc[0] == pytest.approx(40445415103.53, abs=0.01)
+    given = budget_row(0.9, given=10 * GiB)
+    memory.add_budget(given, EXTENSIBLE, COEF)
+    for column in ("available_kv_bytes", "available_kv_low_bytes", "available_kv_high_bytes",
+                   "kv_cache_point_bytes", "kv_cache_bytes"):
+        assert given[column].tolist() == [10 * GiB], column
+
+
+def capacity_row(**extra: object) -> pd.DataFrame:
+    """Blocks and groups for the capacity rules; both groups keep ``block_size`` unless told otherwise."""
+    base = dict(num_gpu_blocks=5620, block_size=64, groups_full=1, groups_sliding=0, groups_linear=0, window=0,
+                max_num_batched_tokens=2048, pp=1)
+    merged = {**base, **extra}
+    merged.setdefault("block_size_full", merged["block_size"])
+    merged.setdefault("block_size_sliding", merged["block_size"])
+    return frame(**merged)
+
+
+@pytest.mark.parametrize("rules", [EXTENSIBLE, V0])
+def test_concurrency_is_blocks_over_blocks_per_request(rules) -> None:
+    """Assert 5620 blocks of 64 tokens hold 5620 / 512 = 10.98 requests of 32K and 87.81 of 4K."""
+    df = capacity_row()
+    assert memory.concurrency_at(df, rules, 32768).tolist() == [5620 / 512]
+    assert memory.concurrency_at(df, rules, 4096).tolist() == [5620 / 64]
+
+
+def test_sliding_window_groups_hold_only_the_window() -> None:
+    """Assert a full + sliding(128) pair at 4K needs 256 + (ceil(2175 / 16) + 1) = 393 blocks of 16."""
+    df = capacity_row(num_gpu_blocks=1000, block_size=16, groups_sliding=1, window=128)
+    assert memory.concurrency_at(df, EXTENSIBLE, 4096).tolist() == [1000 / 393]
+
+
+def test_unified_pages_give_the_full_group_its_own_block_size() -> None:
+    """Assert full blocks of 32 tokens beside sliding ones of 16 need 4096 / 32 + 137 = 265 blocks at 4K."""
+    df = capacity_row(num_gpu_blocks=1000, block_size=16, block_size_full=32, groups_sliding=1, window=128)
+    assert memory.concurrency_at(df, EXTENSIBLE, 4096).tolist() == [1000 / 265]
+
+
+def test_printed_tokens_follow_the_release_line() -> None:
+    """Assert V0 prints blocks × block size, ≥ 0.20 int(concurrency × max_model_len)."""
+    df = capacity_row(kv_groups=1, max_concurrency=5620 / 512, max_model_len=32768)
+    assert memory.printed_tokens(df, V0).tolist() == [5620 * 64]
+    assert memory.printed_tokens(df, EXTENSIBLE).tolist() == [359680]
+    assert np.issubdtype(np.asarray(memory.printed_tokens(df, EXTENSIBLE)).dtype, np.integer)

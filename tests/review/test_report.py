@@ -1,0 +1,33 @@
+"""Tests for sizing.review.report: the ``estimate --json`` record of one evaluated row."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from sizing.engine.estimate import Request, estimate
+from sizing.review import report
+from sizing.units import GiB
+
+
+@pytest.mark.parametrize(("value", "expected"), [(math.nan, None), (math.inf, None), (3.0, 3), (2.123456, 2.1235),
+                                                 (2**53 + 2.0, float(2**53 + 2))])
+def test_numbers_are_json_safe(value: float, expected: object) -> None:
+    """Assert NaN/inf become null, whole floats become ints, others are rounded to 4 digits."""
+    got = report._num(value)
+    assert got == expected and type(got) is type(expected)
+
+
+def test_record_of_one_estimate(catalog) -> None:
+    """Assert the record's figures are the row's, in GiB/KiB, with per-context concurrency and the command."""
+    row = estimate(catalog, Request(model="Qwen/Qwen3-14B", gpu="l40s"))
+    rec = report.record(row, catalog)
+    json.dumps(rec)
+    assert (rec["gpu"], rec["gpus"], rec["tensor_parallel_size"], rec["gpu_memory_utilization"]) == ("l40s", 1, 1, 0.9)
+    assert rec["total_memory_gib"] == round(48305799168 / GiB, 4) == 44.9883
+    assert rec["kv_kib_per_token"] == row["kv_bytes_per_token"] / 1024
+    assert set(rec["concurrency"]) == {str(c) for c in catalog.assume("contexts")}
+    assert rec["vllm_command"].startswith("vllm serve Qwen/Qwen3-14B")
+    assert rec["change"] in (None, *["more-gpus", "checkpoint", "max-model-len", "kv-fp8"])
