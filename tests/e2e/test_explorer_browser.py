@@ -18,7 +18,7 @@ from sizing.render import explorer_data as xd
 from sizing.site import context as site
 from sizing.launch.commands import vllm_command
 from sizing.render.i18n import t
-from test_browser import PAGES, PREFIXES, SCREENSHOT_MS, SCREENSHOTS, TIMEOUT_MS, Problems, visit
+from test_browser import PAGES, PREFIXES, SCREENSHOT_MS, SCREENSHOTS, SEARCH_UI, TIMEOUT_MS, Problems, visit
 from test_browser import browser, chromium, site_url  # noqa: F401 - fixtures used by these tests
 
 WIDTHS = {"desktop": (1366, 768), "phone": (390, 844)}
@@ -234,18 +234,21 @@ def test_tables_are_never_clipped_without_a_scroll_hint(browser: object, site_ur
         page.context.close()
 
 
-def search_results(page: object, url: str, word: str) -> int:
-    """How many documents Material's search lists for ``word`` on ``url``."""
+def search_results(page: object, url: str, word: str, engine: str) -> int:
+    """How many documents the theme's search lists for ``word`` on ``url`` (``SEARCH_UI`` per engine)."""
+    opener, box, result = SEARCH_UI[engine]
     visit(page, url)
-    page.fill("input.md-search__input", word)
-    page.press("input.md-search__input", "End")
-    page.wait_for_selector(".md-search-result__item")
-    return page.locator(".md-search-result__item").count()
+    if opener:
+        page.click(opener)
+    page.fill(box, word)
+    page.press(box, "End")
+    page.wait_for_selector(result)
+    return page.locator(result).count()
 
 
-def test_chinese_search_finds_gpu_names(desktop: object, site_url: str) -> None:  # noqa: F811
+def test_chinese_search_finds_gpu_names(desktop: object, site_url: str, engine: str) -> None:  # noqa: F811
     """Assert "L40S" finds as many documents on /zh/ as on the English site (the stemmer cut it before)."""
-    english = search_results(desktop, site_url, "L40S")
+    english = search_results(desktop, site_url, "L40S", engine)
     assert english >= 2
-    assert search_results(desktop, f"{site_url}zh/", "L40S") >= english
+    assert search_results(desktop, f"{site_url}zh/", "L40S", engine) >= english
     assert desktop.problems.items == []
