@@ -80,7 +80,8 @@ def row_request(row: pd.Series) -> Request:
     return Request(model=row["checkpoint"], server=row["server"], tensor_parallel_size=int(row["tp"]),
                    pipeline_parallel_size=int(row["pp"]), data_parallel_size=int(row["dp"]),
                    kv_cache_dtype=row["kv_cache_dtype"], max_model_len=int(row["max_model_len"]),
-                   quantization=row["precision"] if row["online_quantization"] else None)
+                   quantization=row["precision"] if row["online_quantization"] else None,
+                   enable_expert_parallel=bool(row["expert_parallel"]))
 
 
 def loop_seconds_per_row(cat: Catalog, frame: pd.DataFrame, sample: int) -> float:
