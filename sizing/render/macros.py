@@ -277,6 +277,37 @@ def calibration_loo_table(lang: str, ctx: SiteContext) -> str:
     return sortable(table) + "\n" + note + "\n"
 
 
+def _left_cells(left: Any, lang: str) -> str:
+    return (f"| {escape_cell(left.case)} | {escape_cell(left.model)} | {escape_cell(left.version)} | "
+            f"{escape_cell(left.gpu or '—')} |")
+
+
+def _outlier_error(left: Any, checks: Iterable[Any], lang: str) -> str:
+    """The left-out available-KV error of an outlier (or its weights error when it has no KV check)."""
+    found = {c.metric: c for c in checks if c.case == left.case}
+    check = found.get("available_kv") or found.get("weights")
+    return fmt_percent(check.loo_error, lang, 1) if check else "—"
+
+
+def calibration_left_table(lang: str, ctx: SiteContext) -> str:
+    """``{{ sz_calibration_left_table() }}``: the logs not reproduced, then the reproduced ones outside the
+    bounds, each with what the log states and the translated kind of reason
+    (:class:`sizing.review.calibration_left.LeftOut`)."""
+    head = [t(lang, k) for k in ("col_case", "col_model", "col_vllm", "col_gpu", "col_why")]
+    skipped = [_left_cells(x, lang) + f" {escape_cell(t(lang, 'calib_kind_' + x.kind.replace('-', '_')))} |"
+               for x in ctx.calibration_left if not x.outlier]
+    outliers = [_left_cells(x, lang) + f" {_outlier_error(x, ctx.calibration, lang)} | "
+                f"{escape_cell(t(lang, 'calib_kind_' + x.kind.replace('-', '_')))} |"
+                for x in ctx.calibration_left if x.outlier]
+    first = "\n".join(["| " + " | ".join(head) + " |", "|---|---|---|---|---|", *skipped])
+    parts = [sortable(first, lang) if skipped else t(lang, "calib_none_skipped") + "\n"]
+    head.insert(4, t(lang, "col_loo_error"))
+    second = "\n".join(["| " + " | ".join(head) + " |", "|---|---|---|---|---:|---|", *outliers])
+    parts.append(t(lang, "calib_outliers_intro") + "\n" + sortable(second, lang) if outliers
+                 else t(lang, "calib_none_outside") + "\n")
+    return "\n".join(parts)
+
+
 def calibration_table(lang: str, ctx: SiteContext) -> str:
     """``{{ sz_calibration_table() }}``: error per metric (median, worst), then every check.
 

@@ -151,7 +151,7 @@ def run(cat: Catalog, directory: Path = DIR) -> Run:
         checks += _case_checks(case_id, logs[case_id], case, cat, fits)
     loo = {k: v / GiB for k, v in leave_one_out(fits).items()} if len(fits) > 1 else {}
     checks = [replace(c, loo=loo.get(c.case)) if c.metric == "available_kv" else c for c in checks]
-    return Run(checks, fits, dict(spec["skipped"]))
+    return Run(checks, fits, {case: " ".join(entry["reason"].split()) for case, entry in spec["skipped"].items()})
 
 
 def results(cat: Catalog, directory: Path = DIR) -> list[Check]:

@@ -19,6 +19,7 @@ from types import MappingProxyType
 
 from sizing.views.bundle import SiteContext, build_context, evaluate_examples, example_request
 from sizing.review.calibration import group_summary, results, summary
+from sizing.review.calibration_left import left_out
 from sizing.catalog.loader import DEFAULT_DIR, load_catalog
 from sizing.views.series import all_series
 
@@ -55,7 +56,7 @@ def with_calibration(ctx: SiteContext) -> SiteContext:
     checks = tuple(results(ctx.catalog))
     groups = {key: group_summary(list(checks), key) for key in ("classes", "line")}
     return dataclasses.replace(ctx, calibration=checks, calibration_summary=MappingProxyType(summary(list(checks))),
-                               calibration_groups=MappingProxyType(groups))
+                               calibration_groups=MappingProxyType(groups), calibration_left=left_out())
 
 
 def prepare(ctx: SiteContext) -> SiteContext:
@@ -68,7 +69,8 @@ def save_context(ctx: SiteContext, path: Path) -> None:
     if ctx.catalog_dir is None:
         raise ValueError("save_context: the context has no catalog folder to fingerprint")
     payload = (fingerprint(ctx.catalog_dir), ctx.catalog, ctx.frame, dict(ctx.examples), ctx.catalog_dir,
-               ctx.calibration, dict(ctx.calibration_summary), dict(ctx.series), dict(ctx.calibration_groups))
+               ctx.calibration, dict(ctx.calibration_summary), dict(ctx.series), dict(ctx.calibration_groups),
+               ctx.calibration_left)
     path.write_bytes(pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL))
 
 
@@ -77,11 +79,11 @@ def _saved(resolved: str) -> SiteContext | None:
     path = os.environ.get(SNAPSHOT_VAR)
     if not path or not Path(path).is_file():
         return None
-    stamp, cat, frame, examples, catalog_dir, checks, summed, series, groups = pickle.loads(Path(path).read_bytes())  # noqa: S301
+    stamp, cat, frame, examples, catalog_dir, checks, summed, series, groups, left = pickle.loads(Path(path).read_bytes())  # noqa: S301
     if catalog_dir != Path(resolved) or stamp != fingerprint(Path(resolved)):
         return None
     return SiteContext(cat, frame, MappingProxyType(examples), catalog_dir, checks, MappingProxyType(summed),
-                       MappingProxyType(series), MappingProxyType(groups))
+                       MappingProxyType(series), MappingProxyType(groups), left)
 
 
 @functools.lru_cache(maxsize=4)

@@ -75,6 +75,7 @@ def define_env(env: Any) -> None:
     _register_downloads(env)  # {{ sz_downloads(page.url) }}
     _register(env, "sz_calibration_table", macros.calibration_table, calibrated_context)  # {{ sz_calibration_table() }}
     _register(env, "sz_calibration_loo_table", macros.calibration_loo_table, calibrated_context)
+    _register(env, "sz_calibration_left_table", macros.calibration_left_table, calibrated_context)
     _register(env, "sz_explorer", macros.explorer)  # {{ sz_explorer(page.url) }}
     _register(env, "sz_headline", macros.headline)  # {{ sz_headline("example-1", page.url) }}
     _register(env, "sz_count", wording_macros.count)  # {{ sz_count("example-1", "seq_32768", "requests") }}

@@ -42,6 +42,8 @@ class SiteContext:
         default_factory=lambda: MappingProxyType({}))
     """The available-KV error statistics per architecture class (``"classes"``) and per release line
     (``"line"``) (:func:`sizing.review.calibration.group_summary`)."""
+    calibration_left: tuple[Any, ...] = ()
+    """The skipped and outlying logs (:class:`sizing.review.calibration_left.LeftOut`), computed likewise."""
 
     @property
     def contexts(self) -> list[int]:

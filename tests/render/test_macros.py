@@ -218,3 +218,19 @@ def test_calibration_loo_table_has_left_out_errors_and_the_band(monkeypatch: pyt
     assert all(f"vLLM release line {line}" in out for line in lines)
     assert "Mixture of experts" in out and "should report between" in out
     assert "Смесь экспертов" in macros.calibration_loo_table("ru", ctx)
+
+
+def test_calibration_left_table_names_every_left_out_log_with_a_translated_reason(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Assert each skipped log is a row with its model and release, and outliers show their left-out error."""
+    monkeypatch.delenv(site.ENV_VAR)
+    ctx = site.calibrated_context()
+    skipped = [x for x in ctx.calibration_left if not x.outlier]
+    out = {lang: macros.calibration_left_table(lang, ctx) for lang in ("en", "zh", "ru")}
+    assert all(f"| {x.case} | {x.model} | {x.version} |" in out["en"] for x in skipped)
+    assert "| llama2-7b-a100-80g-tp1-gmu090 |" in out["zh"]
+    assert "A release older than the memory profiler modelled here" in out["en"]
+    assert "版本早于本站所建模的显存分析器" in out["zh"] and "Выпуск старше профилировщика" in out["ru"]
+    for x in (x for x in ctx.calibration_left if x.outlier):
+        check = next(c for c in ctx.calibration if c.case == x.case and c.metric == "available_kv")
+        assert f"| {macros.fmt_percent(check.loo_error, 'en', 1)} |" in out["en"]

@@ -1,0 +1,39 @@
+"""Tests of sizing/review/calibration_left.py: the skipped and outlying logs with their kinds."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from sizing.errors import CatalogError
+from sizing.review.calibration import DIR
+from sizing.review.calibration_left import KINDS, left_out
+
+
+def test_every_skipped_log_and_outlier_is_listed_with_what_its_log_states() -> None:
+    """Assert the real cases file: every skipped log once, in file order, then the outliers."""
+    spec = yaml.safe_load((DIR / "cases.yaml").read_text(encoding="utf-8"))
+    found = left_out()
+    assert [x.case for x in found] == [*spec["skipped"], *(spec.get("outliers") or {})]
+    llama2 = next(x for x in found if x.case == "llama2-7b-a100-80g-tp1-gmu090")
+    assert (llama2.kind, llama2.outlier) == ("old-profiler", False)
+    assert "Llama-2-7b" in llama2.model and llama2.reason.startswith("A 2023")
+    assert all(x.kind in KINDS and x.model for x in found)
+
+
+def _cases_dir(tmp_path: Path, skipped: object) -> Path:
+    """A calibration folder with the real logs and a cases file whose ``skipped`` is ``skipped``."""
+    (tmp_path / "vllm_logs.yaml").write_text((DIR / "vllm_logs.yaml").read_text(encoding="utf-8"), encoding="utf-8")
+    (tmp_path / "cases.yaml").write_text(yaml.safe_dump({"cases": {}, "skipped": skipped}), encoding="utf-8")
+    return tmp_path
+
+
+@pytest.mark.parametrize(("entry", "field"), [("just a sentence", "reason"), ({"kind": "old-profiler"}, "reason"),
+                                              ({"kind": "lost", "reason": "why"}, "kind")])
+def test_a_bad_entry_stops_with_one_line_naming_it(tmp_path: Path, entry: object, field: str) -> None:
+    """Assert the error names the file, the entry and the field."""
+    with pytest.raises(CatalogError) as err:
+        left_out(_cases_dir(tmp_path, {"some-log": entry}))
+    assert str(err.value).startswith(f"calibration/cases.yaml: skipped.some-log.{field}: ")
