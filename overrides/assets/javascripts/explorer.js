@@ -73,10 +73,10 @@
 
   Explorer.prototype.apply = function (state) {
     var f = this.fields, m = this.m;
-    if (!state.model) {
+    if (!state.model) {  /* no model (e.g. a fit-tables link "#server=…"): the default row, then the link's choices */
       var d = m.rows[m.default_row];
-      state = { model: m.models[d[0]], checkpoint: d[1], precision: m.precisions[d[2]], server: m.servers[d[3]],
-                kv: m.kv[d[4]] };
+      state = Object.assign({ model: m.models[d[0]], checkpoint: d[1], precision: m.precisions[d[2]],
+                              server: m.servers[d[3]], kv: m.kv[d[4]] }, state);
     }
     if (state.model && this.m.models.indexOf(state.model) >= 0) f.model.value = state.model;
     this.fillVariants();
