@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import json
 import os
 import shutil
 import subprocess
@@ -129,6 +130,33 @@ def _drop_source_maps(work: Path) -> None:
             path.unlink()
 
 
+LUNR = Path("assets/javascripts/lunr")
+"""Material's lunr language files (segmenters and stemmers for some thirty languages, 0.9 MB a language)."""
+
+
+def lunr_files(langs: list[str]) -> set[str]:
+    """The files under :data:`LUNR` Material's search worker loads for an index in ``langs`` (its
+    rule: ``tinyseg.js`` for ja, ``wordcut.js`` for hi and th, ``min/lunr.<lang>.min.js`` for every
+    language but en, ``lunr.multi`` for several, and the stemmer support whenever any is loaded)."""
+    wanted = {f"min/lunr.{lang}.min.js" for lang in langs if lang != "en"}
+    wanted |= {"tinyseg.js" for lang in langs if lang == "ja"} | {"wordcut.js" for lang in langs if lang in ("hi", "th")}
+    wanted |= {"min/lunr.multi.min.js"} if len(langs) > 1 else set()
+    return wanted | ({"min/lunr.stemmer.support.min.js"} if wanted else set())
+
+
+def _drop_unused_lunr(work: Path) -> None:
+    """Delete the lunr files no page of a language loads (its Material index names its languages);
+    a build without Material's index (Zensical) is left as it is."""
+    for lang in CONFIGS:
+        index, folder = work / lang / "search" / "search_index.json", work / lang / LUNR
+        if not index.is_file() or not folder.is_dir():
+            continue
+        keep = lunr_files(list(json.loads(index.read_text(encoding="utf-8"))["config"]["lang"]))
+        for path in folder.rglob("*.js"):
+            if path.relative_to(folder).as_posix() not in keep:
+                path.unlink()
+
+
 def _assemble(work: Path) -> Path:
     """Put English at the root of ``work/site`` and every other language in its subfolder."""
     site = work / "site"
@@ -169,6 +197,7 @@ def build(site: Path, engine: str = "mkdocs") -> int:
             return 1
         _place_shared(work)
         _drop_source_maps(work)
+        _drop_unused_lunr(work)
         _swap(_assemble(work), site, work / "previous")
         print(f"Site ready in {site}")
         return 0

@@ -6,14 +6,17 @@ Two kinds of JSON file are written at the site root (``data/``, by ``scripts/doc
   widths and its ``vllm serve`` command, and the heatmap (best row per model, server and context);
 - ``explorer.<lang>.json``: every label and every number of every row, already formatted.
 
-Repeated strings are stored once: a row holds indices into a string table (``lines`` for the
-command lines, ``texts`` for a language's strings), which keeps the four files near 1 MB in all.
+Both are column-oriented (``fields`` names the columns, ``columns`` holds one array per field, all
+in the same row order), and repeated strings are stored once: a column holds indices into a string
+table (``checkpoints``; ``lines`` for the command lines; ``texts`` for a language's strings), each
+ordered most-used first so the commonest indices are the shortest. Each language page loads the
+neutral file and its own language's file only.
 
 ``overrides/assets/javascripts/explorer.js`` only looks these up and shows them: the browser does
 no arithmetic. The command is stored once per row with ``{ctx}`` where the chosen context goes
 (the browser substitutes the raw token count, which is code and the same in every language).
-The page (:func:`explorer`) carries the controls, the heatmap at the default context as static HTML
-(what a reader without JavaScript sees) and the links to the data files.
+The page (:func:`explorer_page`) carries the controls, the heatmap at the default context as static
+HTML (what a reader without JavaScript sees; explorer.js links its cells) and the links to the data files.
 """
 
 from __future__ import annotations
@@ -21,8 +24,8 @@ from __future__ import annotations
 import functools
 import html
 import json
+from collections import Counter
 from typing import Any
-from urllib.parse import quote
 
 import pandas as pd
 
@@ -66,11 +69,21 @@ def interned(values: list[str], table: dict[str, int]) -> list[int]:
     return [table.setdefault(v, len(table)) for v in values]
 
 
-def bar_widths(row: dict[str, Any]) -> list[str]:
-    """Weights, overhead and KV cache of the fullest GPU as CSS widths of its total memory."""
+def by_frequency(table: dict[str, int], uses: list[list[int]]) -> tuple[list[str], list[list[int]]]:
+    """``table`` (from :func:`interned`) reordered most-used first, ties in first-seen order, and
+    ``uses`` renumbered to match: the indices written most often are the shortest."""
+    counts = Counter(i for use in uses for i in use)
+    order = sorted(range(len(table)), key=lambda i: (-counts[i], i))
+    new, strings = {old: n for n, old in enumerate(order)}, list(table)
+    return [strings[i] for i in order], [[new[i] for i in use] for use in uses]
+
+
+def bar_widths(row: dict[str, Any]) -> list[float]:
+    """Weights, overhead and KV cache of the fullest GPU in per cent of its total memory, one
+    decimal (explorer.js writes them as CSS widths)."""
     total = float(row["total_bytes"])
     parts = (row["weights_bytes"], row["overhead_bytes"], max(float(row["kv_cache_bytes"]), 0.0))
-    return [f"{min(100.0, 100.0 * float(p) / total):.1f}%" for p in parts]
+    return [round(min(100.0, 100.0 * float(p) / total), 1) for p in parts]
 
 
 def heatmap(rows: pd.DataFrame, models: list[str], servers: list[str], context: int) -> list[list[int]]:
@@ -92,15 +105,18 @@ def default_row(ctx: SiteContext, rows: pd.DataFrame) -> int:
 def neutral_payload(ctx: SiteContext, rows: pd.DataFrame) -> dict[str, Any]:
     """The language-neutral explorer file (see the module docstring)."""
     ids = {k: _index(rows[k]) for k in ("model", "server", "precision", "kv_cache_dtype")}
-    records, lines = rows.to_dict("records"), dict[str, Any]()
+    records, lines = rows.to_dict("records"), dict[str, int]()
     out = [[ids["model"].index(r["model"]), r["checkpoint"], ids["precision"].index(r["precision"]),
             ids["server"].index(r["server"]), ids["kv_cache_dtype"].index(r["kv_cache_dtype"]),
             "".join(str(xd.STATUSES.index(r[f"status_{c}"])) for c in ctx.contexts),
             interned(command_template(r, ctx), lines), bar_widths(r)] for r in records]
+    table, commands = by_frequency(lines, [r[6] for r in out])
+    for r, command in zip(out, commands):
+        r[6] = command
     heat = {str(c): heatmap(rows, ids["model"], ids["server"], c) for c in ctx.contexts}
     return {"contexts": ctx.contexts, "default_context": DEFAULT_CONTEXT, "default_row": default_row(ctx, rows),
             "slot": CTX_SLOT,
-            "joiner": CONTINUATION, "lines": list(lines), "statuses": list(xd.STATUSES),
+            "joiner": CONTINUATION, "lines": table, "statuses": list(xd.STATUSES),
             "models": ids["model"], "servers": ids["server"], "precisions": ids["precision"],
             "kv": ids["kv_cache_dtype"], "rows": out, "heat": heat}
 
@@ -149,8 +165,8 @@ def server_caption(ctx: SiteContext, server: str, lang: str) -> str:
 
 def language_payload(ctx: SiteContext, rows: pd.DataFrame, neutral: dict[str, Any], lang: str) -> dict[str, Any]:
     """The ``lang`` explorer file: labels, names and every row's formatted strings (same row order)."""
-    cat, texts = ctx.catalog, dict[str, Any]()
-    out = [language_row(r, ctx.contexts, lang, texts) for r in rows.to_dict("records")]
+    cat, table = ctx.catalog, dict[str, int]()
+    texts, out = by_frequency(table, [language_row(r, ctx.contexts, lang, table) for r in rows.to_dict("records")])
     return {
         "lang": lang, "labels": {k: t(lang, k) for k in LABELS},
         "status": {s: t(lang, k) for s, k in STATUS_KEYS.items()},
@@ -161,16 +177,55 @@ def language_payload(ctx: SiteContext, rows: pd.DataFrame, neutral: dict[str, An
         "server_notes": [server_caption(ctx, s, lang) for s in neutral["servers"]],
         "server_memory": server_memory(rows, neutral["servers"], lang),
         "precisions": [cat.precisions[p].name for p in neutral["precisions"]],
-        "texts": list(texts), "rows": out,
+        "texts": texts, "rows": out,
     }
 
 
-def explorer_files(ctx: SiteContext) -> dict[str, str]:
-    """``{file name: JSON text}`` of the explorer's data files (written under ``data/``)."""
+NEUTRAL_FIELDS = ("model", "checkpoint", "precision", "server", "kv", "status", "command", "bars")
+"""A neutral row's fields: indices into models, checkpoints, precisions, servers and kv; one status
+digit per context; the command's line indices; the memory bar in per cent."""
+
+
+def language_fields(contexts: list[int]) -> list[str]:
+    """A language row's fields, each an index into ``texts``: the plan; sequences, decode ceiling
+    and note per context; weights, overhead and KV cache of the fullest GPU."""
+    per = [f"{name}_{c}" for name in ("sequences", "decode", "note") for c in contexts]
+    return ["plan", *per, "weights", "overhead", "kv_cache"]
+
+
+def explorer_payloads(ctx: SiteContext) -> dict[str, dict[str, Any]]:
+    """The explorer files as data, one list per row (what :func:`explorer_page` reads)."""
     rows = xd.explorer_rows(ctx)
     neutral = neutral_payload(ctx, rows)
     files = {"explorer.json": neutral}
     files.update({f"explorer.{lang}.json": language_payload(ctx, rows, neutral, lang) for lang in LANGS})
+    return files
+
+
+def column_file(payload: dict[str, Any], fields: list[str]) -> dict[str, Any]:
+    """``payload`` as written: its rows turned into ``columns`` (one array per field, in ``fields``
+    order); in the neutral file the checkpoints become indices into a ``checkpoints`` table."""
+    out = {k: v for k, v in payload.items() if k != "rows"}
+    columns = [list(column) for column in zip(*payload["rows"])] if payload["rows"] else [[] for _ in fields]
+    if fields[1] == "checkpoint":
+        table: dict[str, int] = {}
+        columns[1] = interned(columns[1], table)
+        out["checkpoints"] = list(table)
+    return {**out, "fields": fields, "columns": columns}
+
+
+def rows_of(data: dict[str, Any]) -> list[list[Any]]:
+    """The rows of a written file back (what explorer.js rebuilds): one list per row, checkpoints as ids."""
+    rows = [list(row) for row in zip(*data["columns"])]
+    for row in rows if "checkpoints" in data else []:
+        row[1] = data["checkpoints"][row[1]]
+    return rows
+
+
+def explorer_files(ctx: SiteContext) -> dict[str, str]:
+    """``{file name: JSON text}`` of the explorer's data files (written under ``data/``), column-oriented."""
+    files = {name: column_file(data, list(NEUTRAL_FIELDS) if name == "explorer.json" else language_fields(ctx.contexts))
+             for name, data in explorer_payloads(ctx).items()}
     return {name: json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n" for name, data in files.items()}
 
 
@@ -185,27 +240,20 @@ CONTROLS = (("model", "explorer_model"), ("variant", "explorer_precision"), ("se
 
 @functools.lru_cache(maxsize=2)
 def payloads(ctx: SiteContext) -> dict[str, dict[str, Any]]:
-    """The explorer files of ``ctx`` as data (computed once per context)."""
-    return {name: json.loads(text) for name, text in explorer_files(ctx).items()}
-
-
-def state_hash(neutral: dict[str, Any], row: list[Any], context: int) -> str:
-    """``#model=…&checkpoint=…&precision=…&server=…&kv=…&ctx=…``: the explorer state showing ``row``."""
-    pairs = (("model", neutral["models"][row[0]]), ("checkpoint", row[1]), ("precision", neutral["precisions"][row[2]]),
-             ("server", neutral["servers"][row[3]]), ("kv", neutral["kv"][row[4]]), ("ctx", str(context)))
-    return "#" + "&".join(f"{k}={quote(str(v), safe='/.')}" for k, v in pairs)
+    """The explorer files of ``ctx`` as data, one list per row (computed once per context)."""
+    return explorer_payloads(ctx)
 
 
 def heat_cell(neutral: dict[str, Any], local: dict[str, Any], index: int, context: int) -> str:
-    """One heatmap cell: sequences and a status word, coloured, linking into the explorer."""
+    """One heatmap cell: sequences and a status word, coloured. explorer.js makes it a link to that
+    answer (``#model=…&server=…``); the static page, read without JavaScript, needs no link."""
     position = neutral["contexts"].index(context)
     row = neutral["rows"][index]
     state = neutral["statuses"][int(row[5][position])]
     number = local["texts"][local["rows"][index][1 + position]] if state in ("fits", "tight") else ""
     label = html.escape(local["heat"][state])
     text = f"{html.escape(number)} <small>{label}</small>" if number else f"<small>{label}</small>"
-    return (f'<td class="sz-heat sz-heat--{state}"><a href="{html.escape(state_hash(neutral, row, context))}">'
-            f"{text}</a></td>")
+    return f'<td class="sz-heat sz-heat--{state}">{text}</td>'
 
 
 def heatmap_table(neutral: dict[str, Any], local: dict[str, Any], context: int) -> str:

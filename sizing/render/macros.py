@@ -22,12 +22,12 @@ from sizing.launch.commands import sglang_command, vllm_command
 from sizing.errors import UsageError
 from sizing.render.explain import Quantity, caption, explain_markdown, fmt_quantity
 from sizing.render.catalog_text import server_name
-from sizing.render.explorer_render import explorer_page
-from sizing.render.i18n import fmt_gib, fmt_number, fmt_percent, t
+from sizing.render.explorer_render import explorer_page, server_caption
+from sizing.render.i18n import fmt_number, fmt_percent, t
 from sizing.views.series import check_server, price_rows
-from sizing.render.tables import (BADGE, badge, context_label, escape_cell, fit_spec, get_spec, markdown_rows,
-                                  plan_label, settings_note, to_markdown)
-from sizing.units import MiB
+from sizing.render.tables import (BADGE, VERDICT_WORD, badge, context_label, escape_cell, fit_spec, get_spec, html_rows_table,
+                                  html_table, plan_label, settings_note, to_markdown, verdict_state)
+from sizing.views.policy import fit_table_servers
 
 FIT_TABLES_ID = "sz-fit-tables"
 DOWNLOADS = ("fits.csv", "fits.json")
@@ -68,27 +68,55 @@ def server_section(ctx: SiteContext, server: str, lang: str) -> str:
     """One server's fit table under an H3 heading ``{ #fit-<server id> }`` with its GPUs, in a
     ``sz-fit-section`` block the filter matches as a whole (server and GPU names)."""
     s = ctx.catalog.servers[server]
-    gpu = ctx.catalog.gpus[s.gpu]
-    line = t(lang, "fit_server_caption", gpus=fmt_number(s.gpus_per_node * s.nodes, lang), gpu=gpu.name,
-             memory=fmt_gib(gpu.memory_mib * MiB, lang))
-    table_md = "\n".join(markdown_rows(*_spec_rows(ctx, server), lang, badges=True, aligned=False))
+    spec = fit_spec(server, ctx.contexts)
+    table_html = html_rows_table(spec.columns, spec.rows(ctx), lang)
     chart = concurrency_chart(lang, ctx, server) if s.kind in CHARTED_KINDS else ""
     return (f'<div class="sz-fit-section" markdown>\n\n### {escape_cell(server_name(lang, s.name))} {{ #fit-{server} }}\n\n'
-            f'<p class="sz-fit-caption">{escape_cell(line)}</p>\n' + sortable(table_md, lang) + f"\n{chart}\n\n</div>\n")
+            f'<p class="sz-fit-caption">{escape_cell(server_caption(ctx, server, lang))}</p>\n'
+            + sortable(table_html, lang) + f"\n{chart}\n\n</div>\n")
 
 
-def _spec_rows(ctx: SiteContext, server: str) -> tuple[Any, Any]:
-    """(columns, rows) of the fit table of ``server``."""
-    spec = fit_spec(server, ctx.contexts)
-    return spec.columns, spec.rows(ctx)
+def verdict_counts(ctx: SiteContext, server: str) -> dict[str, int]:
+    """How many rows of the server's fit table fit, are tight and do not fit (``verdict_state`` keys)."""
+    rows = fit_spec(server, ctx.contexts).rows(ctx)
+    states = [verdict_state(bool(r["fits"]), r) for r in rows[["fits", "seq_32768"]].to_dict("records")] \
+        if "seq_32768" in rows.columns else ["fits" if f else "no-fit" for f in rows["fits"]]
+    return {state: states.count(state) for state in VERDICT_WORD}
 
 
-def fit_tables(lang: str, ctx: SiteContext) -> str:
-    """``{{ sz_fit_tables() }}``: a filter box, the settings, then one sortable table per server."""
-    sections = "\n".join(server_section(ctx, sid, lang) for sid in ctx.catalog.servers)
+def other_servers_section(ctx: SiteContext, servers: list[str], lang: str, explorer_url: str) -> str:
+    """The servers without a whole table on the page, one row each (``id="fit-<server id>"``): the
+    server, linking to the explorer with it chosen, its GPUs and how many fit-table rows fit, are
+    tight and do not fit."""
+    head = [escape_cell(t(lang, key)) for key in ("col_server", "col_gpu", *VERDICT_WORD.values())]
+    body = []
+    for sid in servers:
+        name = escape_cell(server_name(lang, ctx.catalog.servers[sid].name))
+        counts = verdict_counts(ctx, sid)
+        body.append([f'<a href="{html.escape(explorer_url)}#server={sid}">{name}</a>',
+                     escape_cell(server_caption(ctx, sid, lang)), *(fmt_number(n, lang) for n in counts.values())])
+    table_html = html_table(head, body, [f"fit-{sid}" for sid in servers])
+    return (f'<div class="sz-fit-section sz-fit-others" markdown>\n\n### {escape_cell(t(lang, "fit_other_servers"))} '
+            f'{{ #fit-other-servers }}\n\n<p class="sz-fit-note">{escape_cell(t(lang, "fit_other_servers_note"))}</p>\n'
+            + sortable(table_html, lang) + "\n</div>\n")
+
+
+def explorer_url(lang: str, page_url: str | None) -> str:
+    """The relative URL of the page language's explorer from ``page_url`` (see :func:`root_prefix`)."""
+    return root_prefix(lang, page_url) + ("" if lang == ROOT_LANG else f"{lang}/") + "explorer/"
+
+
+def fit_tables(lang: str, ctx: SiteContext, page_url: str | None = None) -> str:
+    """``{{ sz_fit_tables(page.url) }}``: a filter box, the settings, one sortable table per server of
+    :func:`sizing.views.policy.fit_table_servers`, then one summary row per other server."""
+    full = fit_table_servers({sid: s.kind for sid, s in ctx.catalog.servers.items()})
+    others = [sid for sid in ctx.catalog.servers if sid not in full]
+    sections = [server_section(ctx, sid, lang) for sid in full]
+    if others:
+        sections.append(other_servers_section(ctx, others, lang, explorer_url(lang, page_url)))
     note = settings_note(ctx, lang)
     return (f"\n{filter_box(lang, FIT_TABLES_ID)}\n\n*{note}*\n\n"
-            f'<div id="{FIT_TABLES_ID}" markdown>\n\n{sections}\n</div>\n')
+            f'<div id="{FIT_TABLES_ID}" markdown>\n\n' + "\n".join(sections) + "\n</div>\n")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -432,6 +432,17 @@ def html_cell(col: ColumnSpec, row: Mapping[str, Any], text: str) -> str:
     return text
 
 
+def row_cells(columns: tuple[ColumnSpec, ...], rows: pd.DataFrame, lang: str, badges: bool = False) -> list[list[str]]:
+    """The formatted cells of every row (verdicts as badges with ``badges``, the site's choice)."""
+    words = cell_words(lang)
+    needed = [k for k in dict.fromkeys([*(c.id for c in columns), *CELL_CONTEXT]) if k in rows.columns]
+    out = []
+    for row in rows[needed].to_dict("records"):
+        cells = [format_cell(c, row, lang, words) for c in columns]
+        out.append([html_cell(c, row, text) for c, text in zip(columns, cells)] if badges else cells)
+    return out
+
+
 def markdown_rows(columns: tuple[ColumnSpec, ...], rows: pd.DataFrame, lang: str, badges: bool = False,
                   aligned: bool = True) -> list[str]:
     """Header, alignment and body lines of a Markdown table, one row per line, cells unpadded.
@@ -441,14 +452,23 @@ def markdown_rows(columns: tuple[ColumnSpec, ...], rows: pd.DataFrame, lang: str
     which saves a ``style`` attribute on every cell)."""
     lines = ["| " + " | ".join(header(c, lang) for c in columns) + " |",
              "|" + "|".join("---:" if aligned and c.kind in NUMERIC else "---" for c in columns) + "|"]
-    words = cell_words(lang)
-    needed = [k for k in dict.fromkeys([*(c.id for c in columns), *CELL_CONTEXT]) if k in rows.columns]
-    for row in rows[needed].to_dict("records"):
-        cells = [format_cell(c, row, lang, words) for c in columns]
-        if badges:
-            cells = [html_cell(c, row, text) for c, text in zip(columns, cells)]
-        lines.append("| " + " | ".join(cells) + " |")
-    return lines
+    return lines + ["| " + " | ".join(cells) + " |" for cells in row_cells(columns, rows, lang, badges)]
+
+
+def html_table(head: list[str], body: list[list[str]], row_ids: list[str] | None = None) -> str:
+    """A plain HTML table, one body row per line: ``head`` and ``body`` cells are HTML already
+    (:func:`header`, :func:`row_cells`); ``row_ids`` gives each body row an ``id``. Half the bytes of
+    the Markdown extension's output, which puts every tag on a line of its own."""
+    ids = row_ids or [""] * len(body)
+    rows = [(f'<tr id="{i}">' if i else "<tr>") + "<td>" + "</td><td>".join(cells) + "</td></tr>"
+            for i, cells in zip(ids, body)]
+    return ("<table>\n<thead><tr><th>" + "</th><th>".join(head) + "</th></tr></thead>\n<tbody>\n"
+            + "\n".join(rows) + "\n</tbody>\n</table>")
+
+
+def html_rows_table(columns: tuple[ColumnSpec, ...], rows: pd.DataFrame, lang: str) -> str:
+    """``rows`` as a site HTML table (:func:`html_table`): translated headers, verdict badges."""
+    return html_table([header(c, lang) for c in columns], row_cells(columns, rows, lang, badges=True))
 
 
 def to_markdown(table: TableSpec | pd.DataFrame, lang: str, ctx: SiteContext | None = None,

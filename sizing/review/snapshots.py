@@ -9,7 +9,8 @@ with ``git show``, no checkout; REV2 defaults to the working tree) with the curr
 prints a report for a pull-request comment: verdict flips first, then per page and table the rows
 added or removed and every changed cell, old → new with its relative change.
 
-:func:`write_downloads` writes ``downloads/fits.csv`` and ``fits.json`` into a built language root.
+:func:`write_downloads` writes ``downloads/fits.csv`` and ``fits.json`` (the same rows and columns,
+the JSON column-oriented with a string table per text column) into the built site's root.
 """
 
 from __future__ import annotations
@@ -54,27 +55,57 @@ def matrix_frame(ctx: SiteContext) -> pd.DataFrame:
     return view.sort_values("id", kind="stable").reset_index(drop=True)
 
 
-def matrix_csv(ctx: SiteContext) -> str:
-    """The whole matrix as CSV (floats to 6 significant digits, missing values empty)."""
-    return matrix_frame(ctx).to_csv(index=False, float_format="%.6g", lineterminator="\n")
+def matrix_csv(ctx: SiteContext, with_id: bool = True) -> str:
+    """The whole matrix as CSV (floats to 6 significant digits, missing values empty); the site's
+    download leaves out the ``id`` column (``with_id=False``): it only joins the row's other keys."""
+    frame = matrix_frame(ctx) if with_id else matrix_frame(ctx).drop(columns="id")
+    return frame.to_csv(index=False, float_format="%.6g", lineterminator="\n")
 
 
 def _json_value(value: Any) -> Any:
-    """A JSON-safe scalar (NaN -> null, NumPy -> Python, floats to 6 significant digits)."""
+    """A JSON-safe scalar (NaN -> null, NumPy -> Python, floats to 6 significant digits, whole floats
+    as integers)."""
     value = value.item() if hasattr(value, "item") else value
     if isinstance(value, float):
-        return None if math.isnan(value) else float(f"{value:.6g}")
+        if math.isnan(value):
+            return None
+        rounded = float(f"{value:.6g}")
+        return int(rounded) if rounded.is_integer() and abs(rounded) < 1e15 else rounded
     return value
 
 
+JSON_LAYOUT = ("columns: one array per column, one value per row, every array in the same row order; a column "
+               "named in strings holds indices into strings[column]")
+"""The layout note written into ``fits.json`` (the fit-tables page documents it in every language)."""
+
+
+def column_arrays(frame: pd.DataFrame) -> tuple[dict[str, list[Any]], dict[str, list[Any]]]:
+    """(columns, strings) of ``frame``: each column as a list of JSON values; every text column as
+    indices into its table of distinct values (in first-seen order)."""
+    columns: dict[str, list[Any]] = {}
+    strings: dict[str, list[Any]] = {}
+    for name in frame.columns:
+        values = [_json_value(v) for v in frame[name].tolist()]
+        if pd.api.types.is_string_dtype(frame[name]) or frame[name].dtype == object:
+            table = {v: i for i, v in enumerate(dict.fromkeys(values))}
+            strings[name], values = list(table), [table[v] for v in values]
+        columns[name] = values
+    return columns, strings
+
+
 def matrix_json(ctx: SiteContext, revision: str) -> str:
-    """The matrix as JSON: revision, vLLM version, contexts, then one row object per line."""
+    """The matrix as column-oriented JSON (:data:`JSON_LAYOUT`): revision, vLLM version, contexts,
+    the row count, the string tables, then one line per column; the same rows and columns as the CSV."""
+    columns, strings = column_arrays(matrix_frame(ctx).drop(columns="id"))
     head = {"catalog_revision": revision, "vllm_version": ctx.frame.attrs["vllm_version"],
-            "vllm_rules": ctx.frame.attrs["rules"], "contexts": ctx.contexts}
-    rows = [json.dumps({k: _json_value(v) for k, v in r.items()}, ensure_ascii=False, separators=(",", ":"))
-            for r in matrix_frame(ctx).to_dict("records")]
-    meta = json.dumps(head, ensure_ascii=False)[1:-1]
-    return "{" + meta + ',"rows":[\n' + ",\n".join(rows) + "\n]}\n"
+            "vllm_rules": ctx.frame.attrs["rules"], "contexts": ctx.contexts, "layout": JSON_LAYOUT,
+            "row_count": len(next(iter(columns.values()), [])), "strings": strings}
+
+    def dump(value: Any) -> str:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+    lines = [f"{dump(name)}:{dump(values)}" for name, values in columns.items()]
+    return dump(head)[:-1] + ',\n"columns":{\n' + ",\n".join(lines) + "\n}}\n"
 
 
 def catalog_revision(directory: Path = ROOT) -> str:
@@ -89,7 +120,7 @@ def catalog_revision(directory: Path = ROOT) -> str:
 
 def download_texts(ctx: SiteContext) -> dict[str, str]:
     """The downloads' contents by file name: ``fits.csv`` and ``fits.json`` (the same for every language)."""
-    return {"fits.csv": matrix_csv(ctx), "fits.json": matrix_json(ctx, catalog_revision(ctx.catalog_dir or ROOT))}
+    return {"fits.csv": matrix_csv(ctx, with_id=False), "fits.json": matrix_json(ctx, catalog_revision(ctx.catalog_dir or ROOT))}
 
 
 def write_downloads(site_lang_dirs: str | Path | list[Path], ctx: SiteContext) -> list[Path]:

@@ -49,16 +49,27 @@ def _source_relative(env: Any) -> bool:
     return type(env).__module__.split(".")[0] == "zensical"
 
 
-def _register_downloads(env: Any) -> None:
-    """``sz_downloads(page.url)``, given the URL its links must be relative to under this engine."""
+def _link_base(env: Any, page_url: str | None) -> str | None:
+    """The URL raw-HTML links of a page must be relative to under this engine: ``page_url`` itself
+    (MkDocs), or the folder of the page's source (Zensical: ``"fit-tables/"`` -> ``""``)."""
+    if page_url is None or not _source_relative(env):
+        return page_url
+    folder = posixpath.dirname(page_url.strip("/"))
+    return f"{folder}/" if folder else ""
+
+
+def _register_linking(env: Any) -> None:
+    """``sz_downloads(page.url)`` and ``sz_fit_tables(page.url)``, which write raw links, given the
+    URL those links must be relative to (:func:`_link_base`)."""
 
     def sz_downloads(page_url: str | None = None) -> str:
-        if page_url is not None and _source_relative(env):  # the source's folder: "fit-tables/" -> ""
-            folder = posixpath.dirname(page_url.strip("/"))
-            page_url = f"{folder}/" if folder else ""
-        return macros.downloads(i18n.page_lang(env), active_context(), page_url)
+        return macros.downloads(i18n.page_lang(env), active_context(), _link_base(env, page_url))
+
+    def sz_fit_tables(page_url: str | None = None) -> str:
+        return macros.fit_tables(i18n.page_lang(env), active_context(), _link_base(env, page_url))
 
     env.macro(sz_downloads, "sz_downloads")
+    env.macro(sz_fit_tables, "sz_fit_tables")
 
 
 def define_env(env: Any) -> None:
@@ -67,12 +78,11 @@ def define_env(env: Any) -> None:
     _register(env, "sz_chart_concurrency", macros.concurrency_chart)  # {{ sz_chart_concurrency("gpu-l40s") }}
     _register(env, "sz_chart_price", macros.price_chart)  # {{ sz_chart_price() }}
     _register(env, "sz_table", macros.table)  # {{ sz_table("what-fits") }}
-    _register(env, "sz_fit_tables", macros.fit_tables)  # {{ sz_fit_tables() }}
     _register(env, "sz_example", macros.example)  # {{ sz_example("example-1") }}
     _register(env, "sz_value", macros.value)  # {{ sz_value("example-1", "weights_gib") }}
     _register(env, "sz_command", macros.command)  # {{ sz_command("example-1", engine="sglang") }}
     _register(env, "sz_parallel_tabs", macros.parallel_tabs)  # {{ sz_parallel_tabs(["dh-70b-tp4"]) }}
-    _register_downloads(env)  # {{ sz_downloads(page.url) }}
+    _register_linking(env)  # {{ sz_downloads(page.url) }}, {{ sz_fit_tables(page.url) }}
     _register(env, "sz_calibration_table", macros.calibration_table, calibrated_context)  # {{ sz_calibration_table() }}
     _register(env, "sz_calibration_loo_table", macros.calibration_loo_table, calibrated_context)
     _register(env, "sz_calibration_left_table", macros.calibration_left_table, calibrated_context)

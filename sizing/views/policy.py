@@ -42,6 +42,19 @@ QUICK_REFERENCE: tuple[tuple[str, str, str, str], ...] = (
 deployment seed names for each target; the verdict, plan and capacity of each row are computed.
 Tiers are message keys ``tier_<tier>``: local experiment, small service, production."""
 
+FIT_TABLE_REFERENCES = ("ref-1x-rtx-4090", "ref-1x-h100", "ref-2x-h100", "ref-8x-h200")
+"""Reference servers whose whole fit table the fit-tables page shows besides the offer servers: a
+consumer card, one, two and eight data-centre GPUs (the deployment guide links ``ref-2x-h100``).
+Every other server gets one summary row there, linking to the explorer, which holds all of them;
+so the page grows with the models, not with models × servers."""
+
+
+def fit_table_servers(kinds: Mapping[str, str]) -> list[str]:
+    """The servers with a whole fit table on the fit-tables page, in catalog order: the offer
+    servers and the :data:`FIT_TABLE_REFERENCES` the catalog has (``kinds``: server id -> kind)."""
+    return [sid for sid, kind in kinds.items() if kind == "offer" or sid in FIT_TABLE_REFERENCES]
+
+
 SUMMARY_KV = "fp8"
 """The KV-cache type the summary tables and the concurrency charts show (the guide's recommendation)."""
 

@@ -54,11 +54,12 @@ def test_language_strings_are_formatted_for_the_language(ctx: site.SiteContext, 
 
 
 def test_page_links_the_root_data_and_shows_the_heatmap(ctx: site.SiteContext, files) -> None:
-    """Assert the page points at the root data files and has one linked cell per model and server."""
+    """Assert the page points at the root data files and has one cell per model and server, with a
+    status word (explorer.js adds the links)."""
     out = xr.explorer_page(ctx, "zh", "../../")
     assert 'data-matrix="../../data/explorer.json"' in out and 'data-strings="../../data/explorer.zh.json"' in out
     neutral = files["explorer.json"]
-    cells = re.findall(r'<td class="sz-heat sz-heat--(fits|tight|no-fit|beyond)"><a href="#model=', out)
+    cells = re.findall(r'<td class="sz-heat sz-heat--(fits|tight|no-fit|beyond)">[^<]*<small>[^<]+</small></td>', out)
     assert len(cells) == len(neutral["models"]) * len(neutral["servers"])
     assert "<noscript>" in out and "32K" in out
 
@@ -68,3 +69,25 @@ def test_files_are_deterministic(ctx: site.SiteContext) -> None:
     first = xr.explorer_files(ctx)
     assert first == xr.explorer_files(ctx)
     assert json.loads(first["explorer.json"])["default_context"] == xr.DEFAULT_CONTEXT
+
+
+def test_written_files_are_columns_that_give_back_the_rows(ctx: site.SiteContext, files) -> None:
+    """Assert each file is column-oriented (one array per named field) and decodes to the rows the
+    page was rendered from; checkpoints and strings are stored once, the commonest first."""
+    written = {name: json.loads(text) for name, text in xr.explorer_files(ctx).items()}
+    for name, data in written.items():
+        assert len(data["fields"]) == len(data["columns"]) and "rows" not in data
+        assert xr.rows_of(data) == files[name]["rows"]
+    neutral = written["explorer.json"]
+    assert neutral["fields"] == list(xr.NEUTRAL_FIELDS)
+    assert len(neutral["checkpoints"]) == len(set(neutral["checkpoints"])) < len(neutral["columns"][1])
+    local = written["explorer.en.json"]
+    assert local["fields"][:2] == ["plan", "sequences_4096"] and len(local["fields"]) == 13
+    uses = [sum(i == n for column in local["columns"] for i in column) for n in range(3)]
+    assert uses == sorted(uses, reverse=True)
+
+
+def test_strings_are_ordered_by_use() -> None:
+    """Assert the most-used string gets index 0, ties keep their first-seen order."""
+    table = {"a": 0, "b": 1, "c": 2}
+    assert xr.by_frequency(table, [[0, 1, 2], [2, 1], [2]]) == (["c", "b", "a"], [[2, 1, 0], [0, 1], [0]])

@@ -15,7 +15,8 @@ import yaml
 
 from sizing.review import calibration
 from sizing.site import docs_macros
-from sizing.render import macros
+from sizing.render import macros, tables
+from sizing.views.policy import fit_table_servers
 from sizing.site import context as site
 from sizing.catalog.loader import load_catalog
 from sizing.launch.commands import sglang_command, vllm_command
@@ -50,17 +51,33 @@ def test_table_is_sortable_markdown(test_catalog: site.SiteContext) -> None:
         macros.table("en", _ctx(), "nope")
 
 
-def test_fit_tables_have_a_filter_and_a_heading_per_server(test_catalog: site.SiteContext) -> None:
-    """Assert one H3 with the server's id per catalog server, all inside the filter's target."""
-    out = macros.fit_tables("zh", _ctx())
+def test_fit_tables_have_a_filter_and_a_heading_per_shown_server(test_catalog: site.SiteContext) -> None:
+    """Assert one H3 with the server's id per server of the policy, then one for the others, all
+    inside the filter's target; every other server is a row with its id, linking to the explorer."""
+    out = macros.fit_tables("zh", _ctx(), "fit-tables/")
     target = re.search(r'<input class="sz-filter"[^>]*data-target="([^"]+)"', out).group(1)
     assert f'<div id="{target}" markdown>' in out
+    servers = test_catalog.catalog.servers
+    shown = fit_table_servers({sid: s.kind for sid, s in servers.items()})
+    assert shown[:2] == ["gpu-l40s", "gpu-rtx-pro"] and "ref-2x-h100" in shown and len(shown) < len(servers)
     ids = re.findall(r"^### .+ \{ #(fit-[^ ]+) \}$", out, re.M)
-    assert ids == [f"fit-{s}" for s in test_catalog.catalog.servers]
+    assert ids == [*(f"fit-{s}" for s in shown), "fit-other-servers"]
+    others = [sid for sid in servers if sid not in shown]
+    assert re.findall(r'<tr id="fit-([^"]+)"><td><a href="../../zh/explorer/#server=\1">', out) == others
     assert out.count('<div class="sz-sortable" data-search-exclude data-scroll-hint=') == len(ids)
-    assert out.count('<div class="sz-fit-section" markdown>') == len(ids)
+    assert out.count('<div class="sz-fit-section" markdown>') == len(shown)
     assert re.search(r'<p class="sz-filter-empty" data-for="' + target + r'" role="status" hidden>没有匹配', out)
     assert f"1 × NVIDIA L40S，每卡 {fmt_gib(test_catalog.catalog.gpus['l40s'].memory_mib * 2**20, 'zh')}" in out
+
+
+def test_other_servers_count_their_fit_table_rows(test_catalog: site.SiteContext) -> None:
+    """Assert an other server's row counts the verdicts of its whole fit table (fits, tight, no fit)."""
+    counts = macros.verdict_counts(_ctx(), "ref-8x-h100")
+    rows = tables.fit_spec("ref-8x-h100", test_catalog.contexts).rows(test_catalog)
+    assert len(rows) and sum(counts.values()) == len(rows) and counts["no-fit"] == int((~rows["fits"].astype(bool)).sum())
+    row = re.search(r'<tr id="fit-ref-8x-h100">(.*?)</tr>', macros.fit_tables("en", _ctx())).group(1)
+    assert re.findall(r"<td>(\d+)</td>", row) == [str(n) for n in counts.values()]
+    assert 'href="../explorer/#server=ref-8x-h100"' in row
 
 
 def test_value_formats_one_example_figure(test_catalog: site.SiteContext) -> None:

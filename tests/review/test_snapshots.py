@@ -6,12 +6,14 @@ catalog change there and compare the report with what the engine itself says cha
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import shutil
 import subprocess
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 import yaml
@@ -269,9 +271,32 @@ def test_write_downloads(tmp_path: Path) -> None:
     data = json.loads(paths[1].read_text(encoding="utf-8"))
     assert data["catalog_revision"] == git(ROOT, "rev-parse", "HEAD").strip()
     assert data["vllm_version"] == ctx.catalog.assume("vllm_version")
-    assert len(data["rows"]) == len(ctx.frame)
-    assert paths[0].read_text(encoding="utf-8") == snapshots.matrix_csv(ctx)
-    assert all(v is None or not (isinstance(v, float) and math.isnan(v)) for v in data["rows"][0].values())
+    assert data["row_count"] == len(ctx.frame) and all(len(v) == len(ctx.frame) for v in data["columns"].values())
+    assert paths[0].read_text(encoding="utf-8") == snapshots.matrix_csv(ctx, with_id=False)
+    assert all(v is None or not (isinstance(v, float) and math.isnan(v)) for v in data["columns"]["seq_131072"])
+
+
+def test_json_download_decodes_to_the_csv_rows(tmp_path: Path) -> None:
+    """Assert decoding fits.json as its page says (text columns through their string tables) gives
+    the CSV's columns and rows: the two downloads hold the same data."""
+    ctx = build_context(load_catalog(ROOT / "catalog"), ROOT / "catalog")
+    texts = snapshots.download_texts(ctx)
+    data = json.loads(texts["fits.json"])
+    frame = pd.DataFrame({name: [data["strings"][name][i] for i in values] if name in data["strings"] else values
+                          for name, values in data["columns"].items()})
+    csv = pd.read_csv(io.StringIO(texts["fits.csv"]), keep_default_na=False, na_values=[""])
+    assert list(frame.columns) == list(csv.columns) and "id" not in csv.columns
+    assert frame["checkpoint"].tolist() == csv["checkpoint"].tolist()
+    assert frame["fits"].tolist() == csv["fits"].tolist()
+    assert (frame["weights_gib"] - csv["weights_gib"]).abs().max() < 1e-9
+    assert frame["seq_131072"].isna().tolist() == csv["seq_131072"].isna().tolist()
+    assert set(data["strings"]) == {"model", "checkpoint", "precision", "server", "kv_cache_dtype", "plan", "change",
+                                    "change_value"}
+
+
+def test_whole_floats_are_written_as_integers() -> None:
+    """Assert the JSON writes 170.0 as 170, keeps 6 significant digits and turns NaN into null."""
+    assert [snapshots._json_value(v) for v in (170.0, 214.22637, float("nan"), -0.5)] == [170, 214.226, None, -0.5]
 
 
 def test_revision_outside_git_has_a_fallback(tmp_path: Path) -> None:

@@ -59,3 +59,16 @@ def test_downloads_links_follow_the_engine() -> None:
     assert 'href="downloads/fits.csv"' in zensical.macros["sz_downloads"]("fit-tables/")
     assert 'href="../downloads/fits.csv"' in zensical.macros["sz_downloads"]("guides/fit-tables/")
     assert 'href="downloads/fits.csv"' in zensical.macros["sz_downloads"]("")
+
+
+def test_fit_table_explorer_links_follow_the_engine() -> None:
+    """Assert the other servers' explorer links are relative like the downloads links (the page URL
+    under MkDocs, the source's folder under Zensical)."""
+    from zensical.extensions.macros import MacroEnv  # noqa: PLC0415 - requirements-zensical.txt
+
+    mkdocs = FakeEnv("en")
+    docs_macros.define_env(mkdocs)
+    zensical = MacroEnv(conf={"theme": {"language": "en"}})
+    docs_macros.define_env(zensical)
+    assert 'href="../explorer/#server=' in mkdocs.macros["sz_fit_tables"]("fit-tables/")
+    assert 'href="explorer/#server=' in zensical.macros["sz_fit_tables"]("fit-tables/")

@@ -1,7 +1,8 @@
 /*
- * The explorer (docs/<lang>/explorer.md, sizing/explorer_render.py). The build writes two JSON files
- * at the site root: data/explorer.json (ids, statuses, bar widths, command lines, heatmap) and
- * data/explorer.<lang>.json (every label and number, formatted for the language). This script only
+ * The explorer (docs/<lang>/explorer.md, sizing/render/explorer_render.py). The build writes two JSON
+ * files at the site root: data/explorer.json (ids, statuses, bar widths, command lines, heatmap) and
+ * data/explorer.<lang>.json (every label and number, formatted for the language), both
+ * column-oriented ("fields", "columns": one array per field) with string tables. This script only
  * looks rows up and shows those strings: it does no arithmetic on sizes. The state lives in the URL
  * hash (#model=…&checkpoint=…&precision=…&server=…&kv=…&ctx=32768), so every answer has a link.
  */
@@ -13,6 +14,14 @@
   function load(url) {
     if (!cache[url]) cache[url] = fetch(url).then(function (r) { return r.json(); });
     return cache[url];
+  }
+
+  /* A file's columns back as one array per row (fields order); neutral checkpoints as their ids. */
+  function rowsOf(data) {
+    var cols = data.columns, rows = [], n = cols.length ? cols[0].length : 0;
+    for (var i = 0; i < n; i += 1) rows.push(cols.map(function (c) { return c[i]; }));
+    if (data.checkpoints) rows.forEach(function (r) { r[1] = data.checkpoints[r[1]]; });
+    return rows;
   }
 
   function el(tag, cls, text) {
@@ -39,6 +48,7 @@
 
   function Explorer(root, m, s) {
     this.root = root; this.m = m; this.s = s;
+    m.rows = rowsOf(m); s.rows = rowsOf(s);
     this.form = root.querySelector("form");
     this.out = root.querySelector(".sz-explorer__result");
     this.fields = {};
@@ -73,10 +83,10 @@
 
   Explorer.prototype.apply = function (state) {
     var f = this.fields, m = this.m;
-    if (!state.model) {
+    if (!state.model) {  /* no model (e.g. a fit-tables link "#server=…"): the default row, then the link's choices */
       var d = m.rows[m.default_row];
-      state = { model: m.models[d[0]], checkpoint: d[1], precision: m.precisions[d[2]], server: m.servers[d[3]],
-                kv: m.kv[d[4]] };
+      state = Object.assign({ model: m.models[d[0]], checkpoint: d[1], precision: m.precisions[d[2]],
+                              server: m.servers[d[3]], kv: m.kv[d[4]] }, state);
     }
     if (state.model && this.m.models.indexOf(state.model) >= 0) f.model.value = state.model;
     this.fillVariants();
@@ -121,7 +131,7 @@
     var track = el("div", "sz-membar__track");
     row[7].forEach(function (width, i) {
       var seg = el("span", "sz-membar__seg sz-membar__seg--" + kinds[i]);
-      seg.style.width = width;
+      seg.style.width = width + "%";
       seg.title = labels[names[i]] + ": " + texts[local[10 + i]];
       track.appendChild(seg);
     });
@@ -190,7 +200,8 @@
     var table = document.querySelector(".sz-heatmap"), m = this.m, s = this.s;
     if (!table) return;
     var ctx = this.fields.ctx.value, position = m.contexts.map(String).indexOf(ctx);
-    if (table.getAttribute("data-ctx") === ctx) return;
+    if (this.heatCtx === ctx) return;  /* the static cells carry no links: built once, then per context */
+    this.heatCtx = ctx;
     table.setAttribute("data-ctx", ctx);
     var caption = document.querySelector("[data-sz-heat-caption]");
     if (caption) caption.textContent = caption.getAttribute("data-sz-heat-caption").replace("{context}", s.contexts[position]);
