@@ -233,7 +233,7 @@ def raw_entry(cfg: Config, model_id: str) -> dict[str, Any]:
     experts = moe(cfg)
     entry = {
         "name": model_id.split("/")[-1], "family": cfg.model_type or "unknown",
-        "architecture": (cfg.get("architectures") or [cfg.model_type])[0], "total_params_b": 1.0,
+        "architecture": (cfg.raw.get("architectures") or cfg.get("architectures") or [cfg.model_type])[0], "total_params_b": 1.0,
         "layers": layers, "hidden_size": int(cfg.need("hidden_size")),
         "intermediate_size": int(cfg.get("intermediate_size") or experts["expert_intermediate_size"] if experts
                                  else cfg.need("intermediate_size")),
