@@ -191,6 +191,7 @@ class Model(Strict):
     kv_sharing: KvSharing | None = None
     vision: VisionTower | None = None
     moe: Moe | None = None
+    mtp_layers: NonNegInt = Field(0, description="MTP / next-n prediction layers (config num_nextn_predict_layers)")
     checkpoints: Annotated[list[Checkpoint], Field(min_length=1)]
     source: Text
     notes: Text | None = None

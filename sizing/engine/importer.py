@@ -125,15 +125,31 @@ def vision(raw: dict[str, Any], text_hidden: int) -> dict[str, Any] | None:
     if not isinstance(v, dict) or not v.get("hidden_size"):
         return None
     deepstack = v.get("deepstack_visual_indexes") or []
-    tokens = raw.get("vision_soft_tokens_per_image") or v.get("image_seq_length") or QWEN_VL_MAX_IMAGE_TOKENS
+    merge = int(v.get("spatial_merge_size") or raw.get("spatial_merge_size") or 1)
+    pixtral = v.get("model_type") == "pixtral"
     return {"layers": int(v.get("depth") or v["num_hidden_layers"]), "hidden_size": int(v["hidden_size"]),
             "intermediate_size": int(v["intermediate_size"]), "patch_size": int(v.get("patch_size", 14)),
             "out_hidden_size": int(v.get("out_hidden_size") or text_hidden),
-            "merge_size": int(v.get("spatial_merge_size", 1)), "mergers": 1 + len(deepstack),
-            "max_tokens_per_item": int(tokens)}
+            "merge_size": merge, "mergers": 1 + len(deepstack), "gated_mlp": pixtral,
+            "max_tokens_per_item": max_image_tokens(raw, v, merge)}
 
 
 QWEN_VL_MAX_IMAGE_TOKENS = 16384
+
+
+def max_image_tokens(raw: dict[str, Any], v: dict[str, Any], merge: int) -> int:
+    """Encoder output tokens of the largest image: the config's own count, Pixtral's full square, else Qwen-VL's limit.
+
+    Pixtral (Mistral Small 3.x) encodes images up to ``image_size`` pixels a side in ``patch_size``
+    patches merged ``merge`` x ``merge``: ``(image_size // (patch_size * merge))²`` tokens (the
+    ``[IMG_BREAK]`` row markers are text tokens, not encoder outputs).
+    """
+    stated = raw.get("vision_soft_tokens_per_image") or v.get("image_seq_length")
+    if stated:
+        return int(stated)
+    if v.get("model_type") == "pixtral" and v.get("image_size"):
+        return (int(v["image_size"]) // (int(v.get("patch_size", 14)) * merge)) ** 2
+    return QWEN_VL_MAX_IMAGE_TOKENS
 
 
 def moe(cfg: Config) -> dict[str, Any] | None:
@@ -160,12 +176,16 @@ def gemma4_moe(cfg: Config, experts: int) -> dict[str, Any]:
 
 
 KEEP_PATTERNS = (("lm_head", "lm_head"), ("embed", "embeddings"), ("self_attn", "attention"),
-                 ("attn", "attention"), ("router", "router"), ("gate", "router"), ("shared_expert", "shared_experts"))
+                 ("attn", "attention"), ("router", "router"), ("gate", "router"), ("shared_expert", "shared_experts"),
+                 ("mlp.gate_proj", "dense_mlp"), ("mlp.down_proj", "dense_mlp"), ("mlp\\.(gate|up", "dense_mlp"))
+SKIPPED_NAMES = ("norm", "indexer")
+"""Excluded modules that are not linear weights of a part (norms, the sparse-MLA indexer's projections)."""
 
 
 def _excluded(qc: dict[str, Any]) -> list[str]:
     names = qc.get("modules_to_not_convert") or qc.get("ignore") or qc.get("exclude_modules") or []
-    keeps = {part for name in names for pattern, part in KEEP_PATTERNS if pattern in str(name)}
+    kept = [str(name) for name in names if not any(skip in str(name) for skip in SKIPPED_NAMES)]
+    keeps = {part for name in kept for pattern, part in KEEP_PATTERNS if pattern in name}
     return sorted(keeps | {"embeddings", "lm_head"})
 
 
@@ -213,7 +233,7 @@ def raw_entry(cfg: Config, model_id: str) -> dict[str, Any]:
     experts = moe(cfg)
     entry = {
         "name": model_id.split("/")[-1], "family": cfg.model_type or "unknown",
-        "architecture": (cfg.get("architectures") or [cfg.model_type])[0], "total_params_b": 1.0,
+        "architecture": (cfg.raw.get("architectures") or cfg.get("architectures") or [cfg.model_type])[0], "total_params_b": 1.0,
         "layers": layers, "hidden_size": int(cfg.need("hidden_size")),
         "intermediate_size": int(cfg.get("intermediate_size") or experts["expert_intermediate_size"] if experts
                                  else cfg.need("intermediate_size")),
@@ -223,7 +243,8 @@ def raw_entry(cfg: Config, model_id: str) -> dict[str, Any]:
         "mla": mla(cfg), "sliding_window": sliding(cfg, layers), "linear_attention": linear_attention(cfg, layers),
         "global_attention": global_attention(cfg), "kv_sharing": kv_sharing(cfg),
         "vision": vision(cfg.raw, int(cfg.need("hidden_size"))),
-        "moe": experts, "checkpoints": [checkpoint(model_id, cfg)], "source": "config.json (python -m sizing import-config)",
+        "moe": experts, "mtp_layers": int(cfg.get("num_nextn_predict_layers", 0)) or None,
+        "checkpoints": [checkpoint(model_id, cfg)], "source": "config.json (python -m sizing import-config)",
     }
     return {k: v for k, v in entry.items() if v is not None}
 

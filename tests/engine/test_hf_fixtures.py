@@ -17,7 +17,7 @@ def _load(name: str) -> dict:
 
 
 def test_fixture_set_is_complete() -> None:
-    assert len(FILES) == 18
+    assert len(FILES) == 24
     sources = (FIXTURES / "SOURCES.md").read_text(encoding="utf-8")
     for path in FILES:
         assert f"`{path.name}`" in sources, f"{path.name} has no entry in SOURCES.md"
@@ -36,6 +36,8 @@ def test_quantized_fixtures_carry_quantization_config() -> None:
     fp8 = _load("Qwen--Qwen3-32B-FP8")["quantization_config"]
     assert (fp8["quant_method"], fp8["weight_block_size"]) == ("fp8", [128, 128])
     assert _load("deepseek-ai--DeepSeek-V3")["quantization_config"]["quant_method"] == "fp8"
+    kimi = _load("moonshotai--Kimi-K2.5")["text_config"]["quantization_config"]
+    assert (kimi["quant_method"], kimi["config_groups"]["group_0"]["weights"]["group_size"]) == ("compressed-tensors", 32)
 
 
 def test_shapes_the_sizing_engine_reads() -> None:

@@ -96,3 +96,50 @@ def test_qwen3_vl_vision_config_is_read():
     assert (v.layers, v.hidden_size, v.intermediate_size, v.merge_size, v.mergers) == (27, 1152, 4304, 2, 4)
     assert (v.out_hidden_size, v.max_tokens_per_item, model.moe.experts) == (2048, 16384, 128)
     assert model.total_params_b == pytest.approx(31.1, abs=0.1)
+
+
+ARCHITECTURE_FIELDS = ("architecture", "layers", "hidden_size", "intermediate_size", "attention_heads", "kv_heads",
+                       "head_dim", "vocab_size", "tie_embeddings", "max_context", "attention_bias", "mla", "moe",
+                       "sliding_window", "global_attention", "kv_sharing", "linear_attention", "vision", "mtp_layers")
+
+# December 2026 catalog additions: (fixture, catalog entry, index of the checkpoint the fixture describes).
+REPRODUCED = [
+    ("moonshotai--Kimi-K2.5.json", "moonshotai/Kimi-K2.5", 0),
+    ("zai-org--GLM-5.1.json", "zai-org/GLM-5.1", 0),
+    ("zai-org--GLM-5.1-FP8.json", "zai-org/GLM-5.1", 1),
+    ("Qwen--Qwen3-Coder-30B-A3B-Instruct.json", "Qwen/Qwen3-Coder-30B-A3B-Instruct", 0),
+    ("mistralai--Mistral-Small-3.1-24B-Instruct-2503.json", "mistralai/Mistral-Small-3.2-24B-Instruct-2506", 0),
+    ("google--gemma-4-26B-A4B.json", "google/gemma-4-26B-A4B-it", 0),
+]
+
+
+@pytest.mark.parametrize(("fixture", "entry", "index"), REPRODUCED)
+def test_import_config_reproduces_the_catalog_entry(catalog, fixture, entry, index):
+    cataloged = catalog.models[entry]
+    imported = model_from_config_file(DATA / fixture, model_id=cataloged.checkpoints[index].id)
+    assert {f: getattr(imported, f) for f in ARCHITECTURE_FIELDS} == {f: getattr(cataloged, f) for f in ARCHITECTURE_FIELDS}
+    ckpt, want = imported.checkpoints[0], cataloged.checkpoints[index]
+    assert (ckpt.precision, sorted(ckpt.keeps_bf16)) == (want.precision, sorted(want.keeps_bf16))
+
+
+def test_kimi_k25_int4_experts_keep_the_ignored_parts_in_bf16():
+    model = model_from_config_file(DATA / "moonshotai--Kimi-K2.5.json")
+    ckpt = model.checkpoints[0]
+    # the class vLLM loads is the wrapper's, not the text_config's DeepseekV3ForCausalLM
+    assert model.architecture == "KimiK25ForConditionalGeneration"
+    # ignore: lm_head, self_attn, shared_experts and the dense layer's mlp.(gate|up|down)_proj
+    assert ckpt.precision == "int4-ct-g32"
+    assert set(ckpt.keeps_bf16) == {"attention", "dense_mlp", "embeddings", "lm_head", "router", "shared_experts"}
+
+
+def test_norms_and_indexer_projections_in_an_exclude_list_keep_no_part():
+    model = model_from_config_file(DATA / "zai-org--GLM-5.1-FP8.json")
+    # self_attn.indexers_proj and *_layernorm are listed, the attention projections are FP8
+    assert model.checkpoints[0].keeps_bf16 == ["embeddings", "lm_head", "router"]
+    assert (model.mtp_layers, model.mla.index_head_dim, model.mla.v_head_dim, model.head_dim) == (1, 128, 256, 256)
+
+
+def test_pixtral_tower_is_gated_and_its_largest_image_fills_the_square():
+    v = model_from_config_file(DATA / "mistralai--Mistral-Small-3.1-24B-Instruct-2503.json").vision
+    assert (v.layers, v.hidden_size, v.merge_size, v.gated_mlp) == (24, 1024, 2, True)
+    assert v.max_tokens_per_item == (1540 // (14 * 2)) ** 2 == 3025
