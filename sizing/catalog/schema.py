@@ -265,3 +265,14 @@ class Example(Strict):
     pipeline_parallel_size: PosInt = 1
     data_parallel_size: PosInt = 1
     enable_expert_parallel: StrictBool = False
+    speculative: "Speculative | None" = None
+
+
+class Speculative(Strict):
+    """An example's ``--speculative-config``: vLLM's method and draft tokens per step."""
+
+    method: Literal["mtp", "eagle3", "ngram"]
+    num_speculative_tokens: PosInt
+
+
+Example.model_rebuild()

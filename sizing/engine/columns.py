@@ -202,6 +202,7 @@ REQUEST_ONLY = (
     _c("spec_draft", "str", "id", "the draft checkpoint (EAGLE-3 head), empty otherwise"),
     _c("w_draft", "float", "bytes", "the drafter's own weights (MTP layers or EAGLE-3 head), all ranks"),
     _c("draft_kv_layers", "int", "count", "attention layers the drafter adds to the KV cache"),
+    _c("draft_weights_bytes", "float", "bytes", "the drafter's own weights per GPU (included in weights_bytes)"),
     _c("prefix_caching", "bool", "flag", "--enable-prefix-caching (Mamba/GDN groups keep one more block)"),
 )
 """Columns only ``estimate`` frames carry (the published matrix runs without speculation)."""

@@ -243,6 +243,7 @@ def estimate_frame(cat: Catalog, req: Request) -> pd.DataFrame:
         raise UsageError(f"--max-model-len {req.max_model_len} exceeds the model's context "
                          f"{int(frame['max_context'].iloc[0])}")
     out = finish(frame.reset_index(drop=True), cat, rules)
+    out["draft_weights_bytes"] = out["w_draft"] / out["tp"]
     out.attrs["vllm_version"] = version
     return out
 
