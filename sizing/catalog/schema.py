@@ -168,7 +168,8 @@ class DraftHead(Strict):
 
     vLLM's EAGLE-3 head is one decoder layer over the target's geometry, a ``3 x hidden -> hidden`` fusion of
     three target layers' states and its own LM head over ``draft_vocab_size`` tokens (source:
-    ``vllm/model_executor/models/llama_eagle3.py``); its embedding is shared with the target.
+    ``vllm/model_executor/models/llama_eagle3.py``); its embedding is shared with the target. Its attention
+    geometry (heads, KV heads, head size) is the target's, so its layer joins the target's KV-cache groups.
     """
 
     id: Annotated[str, Field(pattern=r"^[A-Za-z0-9][\w.\-]*/[\w.\-]+$", max_length=120)]

@@ -91,3 +91,16 @@ def test_the_command_carries_the_speculative_config(catalog):
 def test_a_model_without_mtp_layers_is_a_usage_error(catalog):
     with pytest.raises(UsageError, match="ships no MTP layers"):
         estimate(catalog, Request(model="Qwen/Qwen3-14B", gpu="l40s", speculative_config=MTP3))
+
+
+def test_eagle3_head_of_llama31_8b_by_hand(catalog):
+    """q/k/v over 2h inputs + o, the 14336-wide MLP, the 3h -> h fusion, a 32000-token LM head, 4 norms."""
+    h, q, kv = 4096, 32 * 128, 2 * 8 * 128
+    params = 2 * h * (q + kv) + q * h + 3 * h * 14336 + 3 * h * h + 32000 * h + 4 * h
+    assert sp.eagle3_params(catalog.models["meta-llama/Llama-3.1-8B-Instruct"]) == params == 424_689_664
+    base = Request(model="meta-llama/Llama-3.1-8B-Instruct", gpu="l40s", max_model_len=32768)
+    off = estimate(catalog, base)
+    on = estimate(catalog, Request(**{**base.__dict__, "speculative_config": sp.SpecConfig("eagle3", 3)}))
+    assert on["weights_bytes"] - off["weights_bytes"] == pytest.approx(params * 2)
+    assert (off["kv_bytes_per_token"], on["kv_bytes_per_token"]) == (32 * 2 * 8 * 128 * 2, 33 * 2 * 8 * 128 * 2)
+    assert "yuhuili/EAGLE3-LLaMA3.1-Instruct-8B" in vllm_command(on, catalog)
