@@ -20,8 +20,15 @@ What vLLM 0.34 loads and reserves when a drafter is configured (sources, all in 
   ``num_speculative_blocks = num_speculative_tokens``, and ``MambaStateShapeCalculator`` widens the conv
   state by ``num_spec`` columns (``vllm/model_executor/layers/mamba/mamba_utils.py``).
 * ``vllm/config/vllm.py: VllmConfig._set_cudagraph_sizes``: decode batches carry ``1 + k`` tokens per
-  sequence, so the largest CUDA-graph size grows to ``max_num_seqs x (1 + k)`` (times two, capped as without
-  speculation); the drafter captures graphs of its own layers too.
+  sequence (``uniform_decode_query_len``), so the largest CUDA-graph size is
+  ``min(max_num_seqs x (1 + k) x 2, 512, max_num_batched_tokens)``; the drafter captures graphs of its own
+  layers too.
+
+Not modelled: the capture sizes rounded to multiples of ``1 + k`` (``CompilationConfig.
+adjust_cudagraph_sizes_for_spec_decode``; the count we use is the unrounded list's), the drafter's own
+embedding under pipeline parallelism (``EagleProposer.load_model`` shares it only when PP is 1), and the
+drafter's profile pass and the rejection sampler's dummy run, which follow the target's forward pass and
+the sampler and stay below their peak.
 """
 
 from __future__ import annotations
