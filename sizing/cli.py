@@ -61,6 +61,20 @@ def add_case_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--enable-expert-parallel", action="store_true", help="spread MoE experts over TP x DP ranks")
     p.add_argument("--limit-mm-per-prompt", type=image_limit, help='multimodal items per prompt, e.g. \'{"image": 0}\'')
     p.add_argument("--language-model-only", action="store_true", help="serve the text model only (no vision tower)")
+    p.add_argument("--enable-prefix-caching", action="store_true",
+                   help="prefix caching (hybrid Mamba/GDN models: one more state block per request)")
+    p.add_argument("--speculative-config", type=speculative_config,
+                   help='vLLM\'s speculative decoding JSON, e.g. \'{"method": "mtp", "num_speculative_tokens": 1}\'')
+
+
+def speculative_config(text: str) -> object:
+    """argparse type of ``--speculative-config``: a :class:`SpecConfig` (bad JSON or method: a usage error)."""
+    from sizing.engine.speculative import parse_speculative_config  # noqa: PLC0415 - keeps `--help` fast
+
+    try:
+        return parse_speculative_config(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def image_limit(text: str) -> int | None:

@@ -444,3 +444,11 @@ def test_bash_completion_completes_commands_and_catalog_ids(capsys, tmp_path, ca
     assert complete("estimate", "--gpu", "h100") == [g for g in catalog.gpus if g.startswith("h100")]
     assert "Qwen/Qwen3-14B-AWQ" in complete("command", "--model", "Qwen/Qwen3-14")
     assert complete("list", "gp") == ["gpus"]
+
+
+@pytest.mark.parametrize("value", ["{not json", '{"method": "lookahead"}'])
+def test_bad_speculative_config_exits_2_with_one_line(capsys, value):
+    status, _, err = cli(capsys, "estimate", "--model", "Qwen/Qwen3.6-27B", "--gpu", "h100-80gb",
+                         "--speculative-config", value)
+    one_line_error(status, err)
+    assert "--speculative-config" in err

@@ -213,6 +213,10 @@ def _check_example_plan(cat: Catalog, eid: str, ex: Example) -> None:
     model, server, label = cat.models[ex.model], cat.servers[ex.server], "catalog/examples.yaml"
     _require(ex.max_model_len <= model.max_context, label, eid, "max_model_len",
              f"must be at most the model's context ({model.max_context}), got {ex.max_model_len}")
+    _require(not (ex.speculative and ex.speculative.method == "mtp" and not model.mtp_layers), label, eid,
+             "speculative.method", f"mtp needs MTP layers; {ex.model} has mtp_layers 0")
+    _require(not (ex.speculative and ex.speculative.method == "eagle3" and model.eagle3 is None), label, eid,
+             "speculative.method", f"eagle3 needs the model's EAGLE-3 head; {ex.model} has none")
     sizes = {"tp": ex.tensor_parallel_size, "pp": ex.pipeline_parallel_size, "dp": ex.data_parallel_size}
     found = plans.problem({**plans.model_sizes(model), **sizes, "gpus": server.gpus_per_node * server.nodes},
                           ex.server)

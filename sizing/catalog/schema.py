@@ -146,6 +146,8 @@ class LinearAttention(Strict):
     key_head_dim: PosInt
     value_head_dim: PosInt
     conv_kernel: PosInt
+    ssm_dtype_bytes: PosInt = Field(2, description="bytes per value of the recurrent (temporal) state: 4 when "
+                                                   "config.json sets mamba_ssm_dtype float32 (Qwen3.5/3.6)")
 
 
 class Moe(Strict):
@@ -158,7 +160,22 @@ class Moe(Strict):
 
 
 Precision = Slug
-KeepPart = Literal["embeddings", "lm_head", "attention", "router", "shared_experts", "dense_mlp"]
+KeepPart = Literal["embeddings", "lm_head", "attention", "router", "shared_experts", "dense_mlp", "mtp"]
+
+
+class DraftHead(Strict):
+    """A published EAGLE-3 draft head for the model (``--speculative-config '{"method": "eagle3", "model": id}'``).
+
+    vLLM's EAGLE-3 head is one decoder layer over the target's geometry, a ``3 x hidden -> hidden`` fusion of
+    three target layers' states and its own LM head over ``draft_vocab_size`` tokens (source:
+    ``vllm/model_executor/models/llama_eagle3.py``); its embedding is shared with the target. Its attention
+    geometry (heads, KV heads, head size) is the target's, so its layer joins the target's KV-cache groups.
+    """
+
+    id: Annotated[str, Field(pattern=r"^[A-Za-z0-9][\w.\-]*/[\w.\-]+$", max_length=120)]
+    draft_vocab_size: PosInt
+    intermediate_size: PosInt
+    source: Text
 
 
 class Checkpoint(Strict):
@@ -191,7 +208,11 @@ class Model(Strict):
     kv_sharing: KvSharing | None = None
     vision: VisionTower | None = None
     moe: Moe | None = None
-    mtp_layers: NonNegInt = Field(0, description="MTP / next-n prediction layers (config num_nextn_predict_layers)")
+    mtp_layers: NonNegInt = Field(0, description="MTP (next-n) layers the checkpoint ships: config.json "
+                                                 "num_nextn_predict_layers or mtp_num_hidden_layers")
+    attention_output_gate: StrictBool = Field(False, description="attn_output_gate: q_proj also yields a gate "
+                                                                 "(Qwen3-Next/3.5/3.6), doubling its outputs")
+    eagle3: DraftHead | None = None
     checkpoints: Annotated[list[Checkpoint], Field(min_length=1)]
     source: Text
     notes: Text | None = None
@@ -245,3 +266,14 @@ class Example(Strict):
     pipeline_parallel_size: PosInt = 1
     data_parallel_size: PosInt = 1
     enable_expert_parallel: StrictBool = False
+    speculative: "Speculative | None" = None
+
+
+class Speculative(Strict):
+    """An example's ``--speculative-config``: vLLM's method and draft tokens per step."""
+
+    method: Literal["mtp", "eagle3", "ngram"]
+    num_speculative_tokens: PosInt
+
+
+Example.model_rebuild()

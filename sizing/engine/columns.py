@@ -50,6 +50,7 @@ MODEL = (
     _c("la_key_dim", "int", "count", "linear-attention key head dimension"),
     _c("la_value_dim", "int", "count", "linear-attention value head dimension"),
     _c("la_conv_kernel", "int", "count", "linear-attention convolution kernel size"),
+    _c("la_ssm_bytes", "int", "bytes", "bytes per value of the linear layers' temporal state (mamba_ssm_dtype)"),
     _c("inter_per_token", "int", "count", "MLP intermediate size of the experts active per token (whole model)"),
     _c("max_context", "int", "tokens", "the model's own maximum context"),
     _c("model_dtype_bytes", "int", "bytes", "bytes per element of the model's own dtype (bf16)"),
@@ -195,7 +196,18 @@ COLUMNS: tuple[Column, ...] = (*MODEL, *CHECKPOINT, *HARDWARE, *PLAN, *SETTINGS,
                                *PER_CONTEXT, *SERVICE, *CHOICE)
 """Every matrix column, in the order the engine writes them."""
 
-BY_NAME = {c.name: c for c in COLUMNS}
+REQUEST_ONLY = (
+    _c("spec_method", "str", "name", "--speculative-config method (mtp, eagle3, ngram); empty when off"),
+    _c("spec_tokens", "int", "tokens", "num_speculative_tokens: draft tokens per decoding step"),
+    _c("spec_draft", "str", "id", "the draft checkpoint (EAGLE-3 head), empty otherwise"),
+    _c("w_draft", "float", "bytes", "the drafter's own weights (MTP layers or EAGLE-3 head), all ranks"),
+    _c("draft_kv_layers", "int", "count", "attention layers the drafter adds to the KV cache"),
+    _c("draft_weights_bytes", "float", "bytes", "the drafter's own weights per GPU (included in weights_bytes)"),
+    _c("prefix_caching", "bool", "flag", "--enable-prefix-caching (Mamba/GDN groups keep one more block)"),
+)
+"""Columns only ``estimate`` frames carry (the published matrix runs without speculation)."""
+
+BY_NAME = {c.name: c for c in (*COLUMNS, *REQUEST_ONLY)}
 """The declarations by name (per-context ones under their ``<ctx>`` pattern)."""
 
 

@@ -23,9 +23,11 @@ from sizing.catalog import ids
 from sizing.catalog import plans
 from sizing.catalog import quantization as quant
 from sizing.engine.evaluate import apply_settings, coefficients, finish, gpu_memory_utilization, resolve_plans
-from sizing.catalog.schema import Checkpoint, Model
+from sizing.catalog.schema import Checkpoint, Model, PrecisionSpec
 from sizing.units import MiB
 from sizing.engine.versions import max_capture_size, rules_for
+from sizing.engine import speculative
+from sizing.engine.speculative import SpecConfig
 
 
 PLAN_COLUMNS = ("attention_heads", "kv_heads", "la_value_heads", "linear_layers", "expert_intermediate",
@@ -61,6 +63,8 @@ class Request:
     enable_expert_parallel: bool = False
     limit_mm_per_prompt: int | None = None
     language_model_only: bool = False
+    speculative_config: SpecConfig | None = None
+    enable_prefix_caching: bool = False
 
 
 def _config_path(name: str) -> Path | None:
@@ -187,6 +191,18 @@ def check_plan(row: pd.Series) -> None:
         raise UsageError(found)
 
 
+def spec_columns(req: Request, model: Model, mid: str, ckpt: Checkpoint, spec: PrecisionSpec) -> dict[str, object]:
+    """The speculative-decoding columns of ``req`` (zeros without ``--speculative-config``); UsageError when the
+    model cannot run the method asked for (:func:`sizing.engine.speculative.resolve`)."""
+    if req.speculative_config is None:
+        return speculative.columns(model, ckpt, spec, None)
+    try:
+        resolved = speculative.resolve(req.speculative_config, model, mid)
+    except ValueError as exc:
+        raise UsageError(f"--speculative-config: {exc}") from None
+    return speculative.columns(model, ckpt, spec, resolved)
+
+
 def request_frame(cat: Catalog, req: Request) -> pd.DataFrame:
     """The case frame of ``req``: one row per plan considered."""
     mid, model, ckpt_id = find_model(cat, req.model)
@@ -194,7 +210,8 @@ def request_frame(cat: Catalog, req: Request) -> pd.DataFrame:
     hw = hardware(cat, req)
     spec = cat.precisions[ckpt.precision]
     base = {"model": mid, **model_columns(model), **checkpoint_columns(model, ckpt, spec, online), **hw,
-            "kv_cache_dtype": req.kv_cache_dtype}
+            "kv_cache_dtype": req.kv_cache_dtype, **spec_columns(req, model, mid, ckpt, spec),
+            "prefix_caching": req.enable_prefix_caching}
     config = _config_path(req.model) if ckpt_id is None and mid not in cat.models else None
     if config is not None and config.name == "config.json":  # a local model folder: vLLM serves the folder
         base["checkpoint"] = str(config.parent)
@@ -226,6 +243,7 @@ def estimate_frame(cat: Catalog, req: Request) -> pd.DataFrame:
         raise UsageError(f"--max-model-len {req.max_model_len} exceeds the model's context "
                          f"{int(frame['max_context'].iloc[0])}")
     out = finish(frame.reset_index(drop=True), cat, rules)
+    out["draft_weights_bytes"] = out["w_draft"] / out["tp"]
     out.attrs["vllm_version"] = version
     return out
 

@@ -19,7 +19,8 @@ from sizing.catalog.schema import Model
 from sizing.engine.weights import total_params
 
 TIED_DEFAULT = {"gemma3_text": True, "gemma3": True, "gemma2": True, "gemma4_text": True, "gemma4": True}
-UNTIED_TYPES = {"llama", "llama4_text", "qwen2", "qwen3", "qwen3_moe", "qwen3_next", "mistral", "mixtral",
+UNTIED_TYPES = {"llama", "llama4_text", "qwen2", "qwen3", "qwen3_moe", "qwen3_next", "qwen3_5_text", "qwen3_5_moe_text",
+                "mistral", "mixtral",
                 "deepseek_v2", "deepseek_v3", "deepseek_v32", "kimi_k2", "gpt_oss", "glm4_moe", "phi3"}
 
 
@@ -86,15 +87,32 @@ def sliding(cfg: Config, layers: int) -> dict[str, Any] | None:
     return None
 
 
-def linear_attention(cfg: Config, layers: int) -> dict[str, Any] | None:
-    """Gated-DeltaNet layers of hybrid models (Qwen3-Next: one full-attention layer per interval)."""
+def linear_layer_count(cfg: Config, layers: int) -> int:
+    """Gated-DeltaNet layers: the ``linear_attention`` entries of ``layer_types`` (Qwen3.5/3.6), else all but one
+    per ``full_attention_interval`` (Qwen3-Next); 0 when the config declares neither."""
+    types = cfg.get("layer_types") or []
+    if "linear_attention" in types:
+        return sum(1 for t in types if t == "linear_attention")
     interval = cfg.get("full_attention_interval")
-    if not interval:
+    return layers - layers // int(interval) if interval else 0
+
+
+def linear_attention(cfg: Config, layers: int) -> dict[str, Any] | None:
+    """Gated-DeltaNet layers of hybrid models, with the recurrent state's dtype (``mamba_ssm_dtype``)."""
+    count = linear_layer_count(cfg, layers)
+    if not count:
         return None
-    return {"kind": "gated_delta_net", "layers": layers - layers // int(interval),
+    return {"kind": "gated_delta_net", "layers": count,
             "num_key_heads": cfg.need("linear_num_key_heads"), "num_value_heads": cfg.need("linear_num_value_heads"),
             "key_head_dim": cfg.need("linear_key_head_dim"), "value_head_dim": cfg.need("linear_value_head_dim"),
-            "conv_kernel": cfg.need("linear_conv_kernel_dim")}
+            "conv_kernel": cfg.need("linear_conv_kernel_dim"),
+            "ssm_dtype_bytes": 4 if str(cfg.get("mamba_ssm_dtype", "")) == "float32" else 2}
+
+
+def mtp_layers(cfg: Config) -> int:
+    """MTP (next-n prediction) layers shipped with the checkpoint: ``num_nextn_predict_layers`` (DeepSeek, GLM)
+    or ``mtp_num_hidden_layers`` (Qwen3-Next/3.5/3.6); 0 when neither is set."""
+    return int(cfg.get("num_nextn_predict_layers") or cfg.get("mtp_num_hidden_layers") or 0)
 
 
 def global_attention(cfg: Config) -> dict[str, Any] | None:
@@ -241,9 +259,10 @@ def raw_entry(cfg: Config, model_id: str) -> dict[str, Any]:
         "vocab_size": int(cfg.need("vocab_size")), "tie_embeddings": tie_embeddings(cfg),
         "max_context": int(cfg.need("max_position_embeddings")), "attention_bias": bool(cfg.get("attention_bias", False)),
         "mla": mla(cfg), "sliding_window": sliding(cfg, layers), "linear_attention": linear_attention(cfg, layers),
-        "global_attention": global_attention(cfg), "kv_sharing": kv_sharing(cfg),
+        "global_attention": global_attention(cfg), "kv_sharing": kv_sharing(cfg), "mtp_layers": mtp_layers(cfg),
+        "attention_output_gate": bool(cfg.get("attn_output_gate", False)),
         "vision": vision(cfg.raw, int(cfg.need("hidden_size"))),
-        "moe": experts, "mtp_layers": int(cfg.get("num_nextn_predict_layers", 0)) or None,
+        "moe": experts,
         "checkpoints": [checkpoint(model_id, cfg)], "source": "config.json (python -m sizing import-config)",
     }
     return {k: v for k, v in entry.items() if v is not None}

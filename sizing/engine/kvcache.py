@@ -56,12 +56,20 @@ def stage_count(count: ArrayLike, pp: ArrayLike) -> np.ndarray:
 
 
 def gdn_state_bytes(key_heads: ArrayLike, value_heads: ArrayLike, key_dim: ArrayLike, value_dim: ArrayLike,
-                    conv_kernel: ArrayLike, tp: ArrayLike, state_bytes: ArrayLike) -> np.ndarray:
-    """Recurrent state of ONE Gated-DeltaNet layer per rank per sequence (conv + temporal state)."""
+                    conv_kernel: ArrayLike, tp: ArrayLike, state_bytes: ArrayLike, spec_tokens: ArrayLike = 0,
+                    ssm_bytes: ArrayLike | None = None) -> np.ndarray:
+    """Recurrent state of ONE Gated-DeltaNet layer per rank per sequence (conv + temporal state), bytes.
+
+    ``MambaStateShapeCalculator.gated_delta_net_state_shape`` (``vllm/model_executor/layers/mamba/
+    mamba_utils.py``): the conv state is ``channels/tp x (conv_kernel - 1 + num_spec)``, the temporal state
+    ``v_heads/tp x v_dim x k_dim``. The conv state takes the model dtype (``state_bytes``), the temporal
+    state ``ssm_bytes`` (``mamba_ssm_dtype``; default ``state_bytes``).
+    """
     conv_channels = (2 * np.asarray(key_heads) * key_dim + np.asarray(value_heads) * value_dim) // tp
-    conv = conv_channels * (np.asarray(conv_kernel) - 1)
+    conv = conv_channels * (np.asarray(conv_kernel) - 1 + np.asarray(spec_tokens))
     ssm = (np.asarray(value_heads) // tp) * np.asarray(value_dim) * key_dim
-    return ((conv + ssm) * np.asarray(state_bytes)).astype(np.int64)
+    ssm_b = state_bytes if ssm_bytes is None else ssm_bytes
+    return (conv * np.asarray(state_bytes) + ssm * np.asarray(ssm_b)).astype(np.int64)
 
 
 def hybrid_block_size(default_bs: ArrayLike, mamba_state: ArrayLike, attn_per_token: ArrayLike) -> np.ndarray:

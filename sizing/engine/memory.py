@@ -23,6 +23,11 @@ def _col(df: pd.DataFrame, name: str) -> np.ndarray:
     return df[name].to_numpy()
 
 
+def spec_col(df: pd.DataFrame, name: str) -> np.ndarray:
+    """A speculative-decoding column (:func:`sizing.engine.speculative.columns`), zeros where the frame has none."""
+    return df[name].to_numpy() if name in df else np.zeros(len(df), dtype=np.int64)
+
+
 def expert_padding(df: pd.DataFrame, rules: Rules) -> np.ndarray:
     """Extra bytes per rank when the MoE kernels pad routed experts (MXFP4 only; see sizing.engine.weights)."""
     mask = (df["precision"] == "mxfp4").to_numpy(bool) if "precision" in df else np.zeros(len(df), bool)
@@ -52,7 +57,7 @@ def weights_per_gpu(df: pd.DataFrame, rules: Rules) -> np.ndarray:
     layers = (sharded + df["w_layer_replicated"]) * stage_share
     tied_copy = np.where(df["w_lm_head"] > 0, df["w_lm_head"], df["w_embeddings"])
     ends = np.where(df["pp"] > 1, np.maximum(df["w_embeddings"], tied_copy), df["w_embeddings"] + df["w_lm_head"])
-    return (layers + ends / df["tp"]).to_numpy()
+    return (layers + ends / df["tp"]).to_numpy() + spec_col(df, "w_draft") / df["tp"].to_numpy()
 
 
 def encoder_profile(df: pd.DataFrame) -> np.ndarray:
@@ -67,7 +72,7 @@ def encoder_profile(df: pd.DataFrame) -> np.ndarray:
 
 def add_kv_geometry(df: pd.DataFrame, rules: Rules) -> None:
     """Per-token bytes, block size, KV groups and bytes per block for the fullest stage."""
-    df["full_on_stage"] = kv.stage_count(df["full_layers"], df["pp"])
+    df["full_on_stage"] = kv.stage_count(df["full_layers"] + spec_col(df, "draft_kv_layers"), df["pp"])
     df["sliding_on_stage"] = kv.stage_count(df["sliding_layers"], df["pp"])
     df["linear_on_stage"] = kv.stage_count(df["linear_layers"], df["pp"])
     per_layer = kv.attention_bytes_per_token_layer(df["is_mla"], df["kv_heads"], df["head_dim"], df["mla_dim"],
@@ -80,7 +85,8 @@ def add_kv_geometry(df: pd.DataFrame, rules: Rules) -> None:
     df["kv_bytes_per_token_layer"] = page_per_token
     df["kv_bytes_per_token"] = per_full * df["full_on_stage"] + per_layer * df["sliding_on_stage"]
     state = kv.gdn_state_bytes(df["la_key_heads"], df["la_value_heads"], df["la_key_dim"], df["la_value_dim"],
-                               df["la_conv_kernel"], df["tp"], df["model_dtype_bytes"])
+                               df["la_conv_kernel"], df["tp"], df["model_dtype_bytes"], spec_col(df, "spec_tokens"),
+                               df["la_ssm_bytes"] if "la_ssm_bytes" in df else None)
     df["linear_state_bytes"] = np.where(df["linear_layers"] > 0, state, 0)
     default_bs = np.where(df["block_size_override"] > 0, df["block_size_override"], df["block_size_attention"])
     df["block_size"] = kv.hybrid_block_size(default_bs, df["linear_state_bytes"], page_per_token)
@@ -116,9 +122,9 @@ def overhead_bases(df: pd.DataFrame) -> dict[str, np.ndarray]:
              "act_mlp_factor": oh.dense_mlp_basis(tokens, _col(df, "dense_inter") / tp)}
     nvls = (_col(df, "arch_sm") >= 90) & _col(df, "nvswitch").astype(bool)
     bases.update(oh.nontorch_basis(tp * _col(df, "pp"), nvls))
-    captures = oh.capture_sizes(_col(df, "max_num_seqs"), _col(df, "max_num_batched_tokens"),
-                                _col(df, "max_capture_size"))
-    layers = kv.stage_count(_col(df, "layers"), _col(df, "pp"))
+    decode_rows = _col(df, "max_num_seqs") * (1 + spec_col(df, "spec_tokens"))
+    captures = oh.capture_sizes(decode_rows, _col(df, "max_num_batched_tokens"), _col(df, "max_capture_size"))
+    layers = kv.stage_count(_col(df, "layers") + spec_col(df, "draft_kv_layers"), _col(df, "pp"))
     bases["cudagraph_mib_per_capture_layer"] = oh.cudagraph_basis(captures, layers, _col(df, "enforce_eager"))
     return bases
 
@@ -173,12 +179,24 @@ def add_budget(df: pd.DataFrame, rules: Rules, coef: oh.Coefficients) -> None:
     df["kv_cache_bytes"] = np.where(given, df["kv_cache_memory_bytes"], effective - (printed - low))
 
 
+def mamba_blocks(df: pd.DataFrame) -> np.ndarray:
+    """Blocks one request holds over the Mamba/GDN groups: ``groups x (1 + k)``, ``groups x (2 + k)`` with
+    ``--enable-prefix-caching`` (k = num_speculative_tokens).
+
+    ``MambaSpec.max_memory_usage_bytes`` (``vllm/v1/kv_cache_interface.py``) is ``1 + num_speculative_blocks``
+    pages with ``mamba_cache_mode`` ``none`` and ``2 + num_speculative_blocks`` (no prefill checkpoints) with
+    ``align``, the mode prefix caching selects; ``num_speculative_blocks`` is the drafter's token count.
+    """
+    align = spec_col(df, "prefix_caching").astype(np.int64)
+    return _col(df, "groups_linear") * (1 + align + spec_col(df, "spec_tokens"))
+
+
 def concurrency_at(df: pd.DataFrame, rules: Rules, context: np.ndarray | int) -> np.ndarray:
     """Maximum concurrency vLLM prints for requests of ``context`` tokens."""
     if rules.concurrency_rule == "tokens":
         return df["num_gpu_blocks"] * df["block_size"] / context
     needed = kv.blocks_per_request(context, df["block_size_full"], df["groups_full"], df["groups_sliding"],
-                                   df["groups_linear"], df["window"], df["max_num_batched_tokens"] * df["pp"],
+                                   mamba_blocks(df), df["window"], df["max_num_batched_tokens"] * df["pp"],
                                    df["block_size_sliding"])
     return df["num_gpu_blocks"] / needed
 
@@ -196,7 +214,7 @@ def add_capacity(df: pd.DataFrame, rules: Rules) -> None:
     """Blocks, printed tokens, concurrency at max_model_len, and the fit verdict."""
     df["num_gpu_blocks"] = kv.num_blocks(df["kv_cache_bytes"], df["bytes_per_block"])
     df["blocks_per_request"] = kv.blocks_per_request(
-        df["max_model_len"], df["block_size_full"], df["groups_full"], df["groups_sliding"], df["groups_linear"],
+        df["max_model_len"], df["block_size_full"], df["groups_full"], df["groups_sliding"], mamba_blocks(df),
         df["window"], df["max_num_batched_tokens"] * df["pp"], df["block_size_sliding"])
     df["max_concurrency"] = concurrency_at(df, rules, df["max_model_len"])
     df["kv_cache_tokens"] = printed_tokens(df, rules)

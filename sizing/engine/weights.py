@@ -42,7 +42,8 @@ def attention_params(m: Model) -> tuple[int, int]:
         return q_sharded + kv_b + out, q_repl + m.hidden_size * (a.kv_lora_rank + a.qk_rope_head_dim)
     q_out = m.attention_heads * m.head_dim
     kv_out = 2 * m.kv_heads * m.head_dim
-    return m.hidden_size * (2 * q_out + kv_out), 0
+    gate = q_out if m.attention_output_gate else 0  # q_proj also yields the output gate
+    return m.hidden_size * (2 * q_out + gate + kv_out), 0
 
 
 def linear_attention_params(m: Model) -> int:

@@ -11,13 +11,14 @@ import math
 from typing import Any, Mapping
 
 from sizing.catalog.loader import Catalog
+from sizing.engine.speculative import SpecConfig, flag_value
 from sizing.engine.towers import limit_flag
 
 VLLM_FLAGS = (
     "--tensor-parallel-size", "--pipeline-parallel-size", "--data-parallel-size", "--max-model-len",
     "--gpu-memory-utilization", "--kv-cache-dtype", "--quantization", "--max-num-seqs",
     "--distributed-executor-backend", "--host", "--port", "--api-key", "--dtype", "--enable-expert-parallel",
-    "--limit-mm-per-prompt", "--language-model-only",
+    "--limit-mm-per-prompt", "--language-model-only", "--enable-prefix-caching", "--speculative-config",
 )
 SGLANG_FLAGS = (
     "--model-path", "--tp-size", "--dp-size", "--context-length", "--mem-fraction-static", "--kv-cache-dtype", "--quantization",
@@ -68,6 +69,7 @@ def vllm_args(row: Mapping[str, Any], cat: Catalog) -> list[str]:
         args.append(f"--quantization {cat.precisions[str(row['precision'])].vllm_quantization}")
     args.append(f"--max-num-seqs {suggested_max_num_seqs(row, int(cat.assume('max_num_seqs_floor')))}")
     args += multimodal_args(row)
+    args += speculative_args(row)
     if int(row["pp"]) > 1 and int(row["nodes"]) > 1:
         args.append("--distributed-executor-backend ray")
     host, port = host_port(row, cat)
@@ -85,6 +87,16 @@ def multimodal_args(row: Mapping[str, Any]) -> list[str]:
     if not bool(row.get("limit_mm_set", False)):
         return []
     return [f"--limit-mm-per-prompt {limit_flag(int(row['limit_mm_per_prompt']))}"]
+
+
+def speculative_args(row: Mapping[str, Any]) -> list[str]:
+    """``--enable-prefix-caching`` and ``--speculative-config`` when the row's plan uses them (none in the matrix)."""
+    args = ["--enable-prefix-caching"] if bool(row.get("prefix_caching", False)) else []
+    method = str(row.get("spec_method") or "")
+    if method:
+        cfg = SpecConfig(method, int(row["spec_tokens"]), str(row.get("spec_draft") or "") or None)
+        args.append(f"--speculative-config {flag_value(cfg)}")
+    return args
 
 
 def vllm_command(row: Mapping[str, Any], cat: Catalog) -> str:

@@ -149,7 +149,8 @@ FIELDS: dict[str, tuple[str, str]] = {
     "max_concurrency": ("max_concurrency", "plain2"), "decode_tps_ceiling": ("decode_tps_ceiling", "tokens_per_s"),
     "max_model_len": ("max_model_len", "count"), "gpu_memory_utilization": ("gpu_memory_utilization", "plain2"),
     "block_size": ("block_size", "count"), "tp": ("tp", "count"), "pp": ("pp", "count"), "dp": ("dp", "count"),
-    "gpus": ("server_gpus", "count"),
+    "gpus": ("server_gpus", "count"), "draft_gib": ("draft_weights_bytes", "gib"),
+    "spec_tokens": ("spec_tokens", "count"),
 }
 """Fields of :func:`value`; plus ``seq_<ctx>``, ``concurrency_<ctx>`` and ``decode_tps_<ctx>``."""
 PER_CONTEXT = {"seq": ("sequences", "count"), "concurrency": ("concurrency", "plain2"),

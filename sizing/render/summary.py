@@ -54,7 +54,19 @@ def setup(rec: Mapping[str, Any]) -> Pairs:
         ("Settings", f"--max-model-len {rec['max_model_len']} --gpu-memory-utilization "
                      f"{rec['gpu_memory_utilization']:.2f} --kv-cache-dtype {rec['kv_cache_dtype']}, "
                      f"block size {rec['block_size']}, vLLM {rec['vllm_version']}"),
+        *drafter(rec),
     ]
+
+
+def drafter(rec: Mapping[str, Any]) -> Pairs:
+    """The speculative-decoding drafter, when the estimate has one: method, tokens, its weights and KV layers."""
+    spec = rec.get("speculative_config")
+    if not spec:
+        return []
+    name = f" {spec['model']}" if spec["model"] else ""
+    return [("Speculative decoding", f"{spec['method']}{name}, {spec['num_speculative_tokens']} draft tokens per "
+                                     f"step; drafter weights {_num(spec['draft_weights_gib'])} GiB per GPU (in "
+                                     f"the model loading figure), KV-cache layers +{spec['draft_kv_layers']}")]
 
 
 def memory(rec: Mapping[str, Any]) -> Pairs:

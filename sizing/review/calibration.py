@@ -18,6 +18,7 @@ import yaml
 from sizing.review.calibration_fit import FitCase, fit_case, leave_one_out
 from sizing.catalog.loader import Catalog
 from sizing.engine.estimate import Request, find_model, memory_estimate
+from sizing.engine.speculative import parse_speculative_config
 from sizing.catalog.schema import Model
 from sizing.engine.versions import rules_for
 from sizing.units import GiB, MiB
@@ -81,7 +82,10 @@ def request(log: dict[str, Any], spec: dict[str, Any], kv_bytes: int | None = No
         max_num_batched_tokens=spec.get("max_num_batched_tokens"), max_num_seqs=spec.get("max_num_seqs"),
         enforce_eager=bool(spec.get("enforce_eager")), block_size=spec.get("block_size"),
         enable_expert_parallel=bool(spec.get("enable_expert_parallel")),
-        kv_cache_memory_bytes=kv_bytes, llm_class=spec.get("entrypoint") == "llm")
+        kv_cache_memory_bytes=kv_bytes, llm_class=spec.get("entrypoint") == "llm",
+        enable_prefix_caching=bool(spec.get("enable_prefix_caching")),
+        speculative_config=parse_speculative_config(spec["speculative_config"]) if spec.get("speculative_config")
+        else None)
 
 
 def _default_gmu(version: str) -> float:

@@ -51,5 +51,16 @@ def record(row: Mapping[str, Any], cat: Catalog) -> dict[str, Any]:
         "longest_context": int(row["longest_context"]), "fits": bool(row["fits"]), "reason": row["reason"],
         "change": row["change"] or None, "change_value": row["change_value"] or None,
         "decode_tokens_per_s_ceiling": _num(row["decode_tps_ceiling"], 1),
+        "speculative_config": speculative_record(row),
         "vllm_command": vllm_command(row, cat),
     }
+
+
+def speculative_record(row: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The drafter of ``row`` (method, draft tokens, draft model, its weights and KV layers), None without one."""
+    method = str(row.get("spec_method") or "")
+    if not method:
+        return None
+    return {"method": method, "num_speculative_tokens": int(row["spec_tokens"]),
+            "model": str(row.get("spec_draft") or "") or None, "draft_weights_gib": _gib(row, "draft_weights_bytes"),
+            "draft_kv_layers": int(row["draft_kv_layers"])}

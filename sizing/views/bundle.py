@@ -19,6 +19,7 @@ from sizing.errors import UsageError
 from sizing.engine.estimate import Request, estimate
 from sizing.engine.evaluate import evaluate
 from sizing.catalog.schema import Example
+from sizing.engine.speculative import SpecConfig
 
 
 @dataclass(frozen=True, eq=False)
@@ -64,7 +65,9 @@ def example_request(example: Example) -> Request:
                    max_model_len=example.max_model_len, tensor_parallel_size=example.tensor_parallel_size,
                    pipeline_parallel_size=example.pipeline_parallel_size,
                    data_parallel_size=example.data_parallel_size,
-                   enable_expert_parallel=example.enable_expert_parallel)
+                   enable_expert_parallel=example.enable_expert_parallel,
+                   speculative_config=SpecConfig(example.speculative.method, example.speculative.num_speculative_tokens)
+                   if example.speculative else None)
 
 
 def evaluate_examples(cat: Catalog) -> dict[str, pd.Series]:

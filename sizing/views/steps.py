@@ -65,7 +65,15 @@ def memory_steps(row: Row) -> list[Step]:
         Step("checkpoint", "step_checkpoint", (checkpoint,)),
         Step("weights", "step_weights", (weights,), "formula_weights" if split else "",
              (("checkpoint", checkpoint), ("tp", _q(row["tp"], "count")), ("pp", _q(row["pp"], "count")))),
+        *draft_steps(row),
     ]
+
+
+def draft_steps(row: Row) -> list[Step]:
+    """The speculative-decoding drafter's own weights per GPU, when the row has a drafter (none otherwise)."""
+    if not str(row.get("spec_method") or ""):
+        return []
+    return [Step("draft", "step_draft", (_q(row["draft_weights_bytes"], "gib"),))]
 
 
 def overhead_steps(row: Row) -> list[Step]:

@@ -143,3 +143,16 @@ def test_pixtral_tower_is_gated_and_its_largest_image_fills_the_square():
     v = model_from_config_file(DATA / "mistralai--Mistral-Small-3.1-24B-Instruct-2503.json").vision
     assert (v.layers, v.hidden_size, v.merge_size, v.gated_mlp) == (24, 1024, 2, True)
     assert v.max_tokens_per_item == (1540 // (14 * 2)) ** 2 == 3025
+@pytest.mark.parametrize(("name", "linear", "full", "params_b"), [("Qwen--Qwen3.6-27B", 48, 16, 27.35),
+                                                                  ("Qwen--Qwen3.5-35B-A3B", 30, 10, 35.1)])
+def test_qwen35_family_layer_types_mtp_and_tower_are_read(name, linear, full, params_b):
+    """layer_types give the GDN layers, mtp_num_hidden_layers the MTP layer, mamba_ssm_dtype the FP32 state."""
+    model = model_from_config_file(DATA / f"{name}.json")
+    la = model.linear_attention
+    assert (la.layers, model.layers - la.layers, la.ssm_dtype_bytes) == (linear, full, 4)
+    assert (model.mtp_layers, model.attention_output_gate, model.vision.layers) == (1, True, 27)
+    assert model.total_params_b == pytest.approx(params_b, abs=0.01)
+
+
+def test_nextn_layers_are_read_as_mtp_layers():
+    assert model_from_config_file(DATA / "deepseek-ai--DeepSeek-V3.json").mtp_layers == 1
