@@ -203,11 +203,12 @@ def plan_reasons(df: pd.DataFrame, tp_for_capacity: np.ndarray) -> pd.Categorica
 def finish(df: pd.DataFrame, cat: Catalog, rules: Rules) -> pd.DataFrame:
     """Compute a case frame and add contexts, service metrics, chosen plans and advice."""
     contexts = [int(c) for c in cat.assume("contexts")]
-    df = memory.compute(df, rules, coefficients(cat))
+    coef = coefficients(cat)
+    df = memory.compute(df, rules, coef)
     add_contexts(df, rules, contexts)
     add_service_metrics(df, contexts, float(cat.assume("nvme_read_gbs")))
     choose_plans(df, float(cat.assume("dp_min_capacity_share")))
-    add_nearest_change(df)
+    add_nearest_change(df, coef.kv_band_optimistic)
     restore_text(df)
     df.attrs.update(rules=rules.line, contexts=contexts)
     return df
