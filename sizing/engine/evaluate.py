@@ -134,8 +134,12 @@ def compute_classes(sp: pd.DataFrame, m: np.ndarray, s: np.ndarray, k: np.ndarra
     return classes, representative
 
 
-def case_matrix_classes(cat: Catalog, rules: Rules) -> tuple[pd.DataFrame, tuple[np.ndarray, np.ndarray]]:
-    """:func:`case_matrix` and the :func:`compute_classes` of its rows."""
+def case_frame(cat: Catalog) -> tuple[pd.DataFrame, tuple[np.ndarray, np.ndarray]]:
+    """The cases of the catalog before settings, and the :func:`compute_classes` of their rows.
+
+    Validity is decided on small frames (server × plan, then model × server-plan); the matrix is then
+    built once, column by column, from the positions of the valid cases.
+    """
     servers, models = server_frame(cat), model_frame(cat)
     plans = plan_frame(int(servers["gpus_per_node"].max()), int(servers["nodes"].max()))
     kv_dtypes = pd.DataFrame({"kv_cache_dtype": list(cat.assume("kv_cache_dtypes"))})
@@ -143,17 +147,17 @@ def case_matrix_classes(cat: Catalog, rules: Rules) -> tuple[pd.DataFrame, tuple
     m, s, k = case_rows(models, sp, len(plans), len(kv_dtypes))
     df = repeat_frames([(models, m), (sp[servers.columns], s), (kv_dtypes, k),
                         (sp.drop(columns=[*servers.columns, "ok"]), s)])
-    knobs = Knobs(gpu_memory_utilization(cat), int(cat.assume("max_model_len")))
-    return apply_settings(df, rules, knobs), compute_classes(sp, m, s, k, len(kv_dtypes))
+    return df, compute_classes(sp, m, s, k, len(kv_dtypes))
+
+
+def catalog_knobs(cat: Catalog) -> Knobs:
+    """The settings every catalog case is sized with (the assumptions' budget fraction and context)."""
+    return Knobs(gpu_memory_utilization(cat), int(cat.assume("max_model_len")))
 
 
 def case_matrix(cat: Catalog, rules: Rules) -> pd.DataFrame:
-    """The cross product of models × checkpoints × servers × KV dtypes × valid plans, with settings.
-
-    Validity is decided on small frames (server × plan, then model × server-plan); the matrix is then
-    built once, column by column, from the positions of the valid cases.
-    """
-    return case_matrix_classes(cat, rules)[0]
+    """The cross product of models × checkpoints × servers × KV dtypes × valid plans, with settings."""
+    return apply_settings(case_frame(cat)[0], rules, catalog_knobs(cat))
 
 
 def gpu_memory_utilization(cat: Catalog, requested: float | None = None) -> float:
@@ -262,17 +266,20 @@ def expand_classes(df: pd.DataFrame, computed: pd.DataFrame, classes: np.ndarray
 
 
 def finish(df: pd.DataFrame, cat: Catalog, rules: Rules,
-           classes: tuple[np.ndarray, np.ndarray] | None = None) -> pd.DataFrame:
+           classes: tuple[np.ndarray, np.ndarray] | None = None, knobs: Knobs | None = None) -> pd.DataFrame:
     """Compute a case frame and add contexts, service metrics, chosen plans and advice.
 
-    ``classes`` (:func:`compute_classes`): compute the memory columns once per class, then spread them.
+    ``classes`` (:func:`compute_classes`): compute the settings (``knobs``, when the frame has none
+    yet) and the memory columns once per class, then spread them to the rows.
     """
     contexts = [int(c) for c in cat.assume("contexts")]
     coef = coefficients(cat)
     if classes is None:
         df = class_columns(df, rules, coef, contexts)
     else:
-        df = expand_classes(df, class_columns(df.take(classes[1]), rules, coef, contexts), classes[0])
+        members = df.take(classes[1])
+        members = apply_settings(members, rules, knobs) if knobs else members
+        df = expand_classes(df, class_columns(members, rules, coef, contexts), classes[0])
     per_class = {name[len("_class_"):]: df.pop(name).to_numpy() for name in list(df.columns)
                  if name.startswith("_class_")}
     add_contexts(df, rules, contexts, per_class)
@@ -295,7 +302,7 @@ def evaluate(cat: Catalog, version: str | None = None) -> pd.DataFrame:
     """Every combination of the catalog, one row each, under the rules of vLLM ``version``."""
     version = version or str(cat.assume("vllm_version"))
     rules = rules_for(version)
-    frame, classes = case_matrix_classes(cat, rules)
-    df = finish(frame, cat, rules, classes)
+    frame, classes = case_frame(cat)
+    df = finish(frame, cat, rules, classes, catalog_knobs(cat))
     df.attrs["vllm_version"] = version
     return df

@@ -102,10 +102,10 @@ def test_memory_columns_computed_once_per_class_equal_the_row_by_row_matrix(matr
 
 
 def test_a_compute_class_shares_gpu_plan_model_and_kv_dtype(catalog):
-    from sizing.engine.evaluate import case_matrix_classes
-    from sizing.engine.versions import rules_for
+    from sizing.engine.evaluate import case_frame
 
-    frame, (classes, representative) = case_matrix_classes(catalog, rules_for("0.34.0"))
-    key = ["checkpoint", "precision", "online_quantization", "kv_cache_dtype", "gpu", "tp", "pp", "ep"]
+    frame, (classes, representative) = case_frame(catalog)
+    key = ["checkpoint", "precision", "online_quantization", "kv_cache_dtype", "gpu", "tp", "pp", "ep",
+           "max_context", "total_bytes"]
     assert (frame[key].iloc[representative[classes]].to_numpy() == frame[key].to_numpy()).all()
     assert len(representative) < len(frame)  # servers of one GPU type share their classes
