@@ -116,6 +116,15 @@ def _arguments(df: pd.DataFrame, rows: pd.DataFrame, change: np.ndarray, shorter
     return value
 
 
+def _text_column(values: np.ndarray, at: np.ndarray, length: int) -> pd.api.extensions.ExtensionArray:
+    """A text column of ``length`` rows holding ``values`` at the rows ``at`` and "" elsewhere
+    (each distinct text made once, then taken per row)."""
+    codes, texts = pd.factorize(np.concatenate([np.array([""], dtype=object), values]))
+    column = np.zeros(length, dtype=np.int64)
+    column[at] = codes[1:]
+    return pd.array(texts, dtype="str").take(column)
+
+
 def add_nearest_change(df: pd.DataFrame, kv_band_optimistic: float) -> None:
     """Add ``change`` (a code) and ``change_value`` (its argument) to recommended non-fitting rows.
 
@@ -123,10 +132,10 @@ def add_nearest_change(df: pd.DataFrame, kv_band_optimistic: float) -> None:
     (``catalog/assumptions.yaml``): the GPU count advised holds one request at the band's low end.
     """
     at = np.flatnonzero(df["chosen"] & ~df["fits"])
-    rows = df[ROW_COLUMNS].iloc[at]
+    rows = pd.DataFrame({name: df[name].to_numpy()[at] for name in ROW_COLUMNS}, index=df.index[at])
     shorter, smaller = _shorter_context(rows), _smaller_checkpoint(df, at)
     change = np.select([shorter.notna().to_numpy(), _fp8_kv_fits(df, at), smaller >= 0],
                        [CODE["max-model-len"], CODE["kv-fp8"], CODE["checkpoint"]], CODE["more-gpus"])
     value = _arguments(df, rows, change, shorter, smaller, kv_band_optimistic)
     df["change"] = pd.Categorical.from_codes(_spread(change, at, len(df), CODE[""]), CHANGES)
-    df["change_value"] = pd.array(_spread(value, at, len(df), ""), dtype="str")
+    df["change_value"] = _text_column(value, at, len(df))
