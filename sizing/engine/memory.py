@@ -155,6 +155,10 @@ def add_budget(df: pd.DataFrame, rules: Rules, coef: oh.Coefficients) -> None:
 
     ``kv_cache_bytes`` is the cautious end: the low end of the band, less what the release line
     takes after the printed figure. With ``--kv-cache-memory-bytes`` there is no band.
+
+    The band's width ``printed − low`` is an error of the non-KV estimate (the budget is exact), so
+    it is subtracted whole where the extensible cache's headroom is the binding limit too: that
+    headroom is computed from the same non-KV bytes and is off by the same amount.
     """
     df["budget_bytes"] = np.ceil(df["gpu_memory_utilization"] * df["total_bytes"])
     non_kv = df["weights_bytes"] + df["activation_bytes"] + df["nontorch_bytes"]
