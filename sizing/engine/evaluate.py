@@ -189,17 +189,27 @@ def longest_context(df: pd.DataFrame) -> np.ndarray:
     return np.minimum(length, df["max_context"]).astype(np.int64)
 
 
-def add_service_metrics(df: pd.DataFrame, contexts: list[int], nvme_default_gbs: float,
-                        longest: np.ndarray | None = None) -> None:
-    """Decode ceilings, longest context (``longest`` if already computed), price per GB of VRAM,
-    load time, minimum CPU cores."""
-    bandwidth = df["bandwidth_gbs"] * 1e9
+def decode_columns(df: pd.DataFrame, contexts: list[int]) -> dict[str, np.ndarray]:
+    """Weight bytes read per decode step and the decode ceilings (tokens/s), bare and at each context."""
+    bandwidth = df["bandwidth_gbs"].to_numpy() * 1e9
     experts_idle = (1 - df["active_share"]) * df["w_experts"] * kv.stage_count(df["layers"], df["pp"]) / df["layers"]
-    df["weights_read_bytes"] = df["weights_bytes"] - experts_idle / memory.expert_ranks(df)
-    df["decode_tps_ceiling"] = bandwidth / df["weights_read_bytes"]
-    for ctx in contexts:
-        df[f"decode_tps_{ctx}"] = bandwidth / (df["weights_read_bytes"] + df["kv_bytes_per_token"] * ctx)
-    df["longest_context"] = longest_context(df) if longest is None else longest
+    read = (df["weights_bytes"] - experts_idle / memory.expert_ranks(df)).to_numpy()
+    out = {"weights_read_bytes": read, "decode_tps_ceiling": bandwidth / read}
+    per_token = df["kv_bytes_per_token"].to_numpy()
+    out.update({f"decode_tps_{ctx}": bandwidth / (read + per_token * ctx) for ctx in contexts})
+    return out
+
+
+def add_service_metrics(df: pd.DataFrame, contexts: list[int], nvme_default_gbs: float,
+                        per_class: dict[str, np.ndarray] | None = None) -> None:
+    """Decode ceilings, longest context, price per GB of VRAM, load time, minimum CPU cores.
+
+    ``per_class``: the decode columns and the longest context already computed (:func:`class_columns`).
+    """
+    known = per_class or {**decode_columns(df, contexts), "longest_context": longest_context(df)}
+    for name in ("weights_read_bytes", "decode_tps_ceiling", *(f"decode_tps_{ctx}" for ctx in contexts),
+                 "longest_context"):
+        df[name] = known[name]
     df["price_per_gb_month"] = df["price_monthly"] / (df["memory_gb"] * df["server_gpus"])
     df["cpu_cores_min"] = 2 + df["gpus_per_node"]
     read = df["nvme_read_gbs"].fillna(nvme_default_gbs) * 1e9
@@ -241,11 +251,13 @@ def plan_reasons(df: pd.DataFrame, tp_for_capacity: np.ndarray) -> pd.Categorica
 
 
 def class_columns(df: pd.DataFrame, rules: Rules, coef: Coefficients, contexts: list[int]) -> pd.DataFrame:
-    """:func:`sizing.engine.memory.compute` plus the per-engine concurrency at each context and the
-    longest context: everything that depends only on a row's compute class (:data:`COMPUTE_KEY`)."""
+    """:func:`sizing.engine.memory.compute` plus the per-engine concurrency at each context, the
+    longest context and the decode ceilings: everything that depends only on a row's compute class
+    (:data:`COMPUTE_KEY`)."""
     out = memory.compute(df, rules, coef)
     extra = {f"concurrency_{ctx}": memory.concurrency_at(out, rules, ctx) for ctx in contexts}
     extra["longest_context"] = longest_context(out)
+    extra.update(decode_columns(out, contexts))
     return out.assign(**{f"_class_{name}": np.asarray(values) for name, values in extra.items()})
 
 
@@ -283,7 +295,7 @@ def finish(df: pd.DataFrame, cat: Catalog, rules: Rules,
     per_class = {name[len("_class_"):]: df.pop(name).to_numpy() for name in list(df.columns)
                  if name.startswith("_class_")}
     add_contexts(df, rules, contexts, per_class)
-    add_service_metrics(df, contexts, float(cat.assume("nvme_read_gbs")), per_class["longest_context"])
+    add_service_metrics(df, contexts, float(cat.assume("nvme_read_gbs")), per_class)
     choose_plans(df, float(cat.assume("dp_min_capacity_share")))
     add_nearest_change(df, coef.kv_band_optimistic)
     restore_text(df)
