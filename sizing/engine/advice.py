@@ -7,7 +7,8 @@ Tried in this order, the first that works wins:
 2. ``kv-fp8``: ``--kv-cache-dtype fp8`` on the same checkpoint and server;
 3. ``checkpoint``: the largest lower-precision checkpoint of the model that fits on this server;
 4. ``more-gpus``: the smallest power of two of these GPUs whose budgets hold the weights (split by
-   tensor parallelism) and the KV cache of one request of ``max_model_len`` tokens.
+   tensor parallelism) and the KV cache of one request of ``max_model_len`` tokens, at the cautious
+   (low) end of the available-KV band.
 """
 
 from __future__ import annotations
@@ -66,15 +67,25 @@ def _checkpoint_label(df: pd.DataFrame, rows: np.ndarray) -> np.ndarray:
     return label.to_numpy()
 
 
-def _gpus_needed(rows: pd.DataFrame) -> pd.Series:
-    """The smallest power of two of these GPUs whose budgets hold the weights and one full request."""
+def cautious_free(printed: pd.Series | np.ndarray, kv_band_optimistic: float) -> pd.Series | np.ndarray:
+    """The low end of a printed available KV memory (bytes): what the estimate's band promises at least.
+
+    Same rule as :func:`sizing.engine.overhead.kv_band`: a positive figure is divided by
+    ``1 + kv_band_optimistic``; a negative one stays as it is (it cannot hold a request either way).
+    """
+    return np.where(np.asarray(printed) > 0, np.asarray(printed) / (1 + kv_band_optimistic), printed)
+
+
+def _gpus_needed(rows: pd.DataFrame, kv_band_optimistic: float) -> pd.Series:
+    """The smallest power of two of these GPUs whose budgets hold the weights and one full request,
+    on the cautious (low) end of the available-KV band, as the published verdicts are."""
     free = rows["budget_bytes"] - rows["activation_bytes"] - rows["nontorch_bytes"] - rows["cudagraph_bytes"]
     needed = pd.Series(0, index=rows.index, dtype=np.int64)
     for gpus in GPU_COUNTS:
         per_layer = kv.attention_bytes_per_token_layer(rows["is_mla"], rows["kv_heads"], rows["head_dim"],
                                                        rows["mla_dim"], gpus, rows["kv_bytes"])
         request = per_layer * (rows["full_layers"] + rows["sliding_layers"]) * rows["max_model_len"]
-        enough = (free - rows["w_total"] / gpus >= request) & (needed == 0)
+        enough = (cautious_free(free - rows["w_total"] / gpus, kv_band_optimistic) >= request) & (needed == 0)
         needed = needed.where(~enough, gpus)
     return needed.where(needed > 0, GPU_COUNTS[-1] * 2)
 
@@ -93,7 +104,7 @@ def _spread(values: np.ndarray, at: np.ndarray, length: int, fill: object) -> np
 
 
 def _arguments(df: pd.DataFrame, rows: pd.DataFrame, change: np.ndarray, shorter: pd.Series,
-               smaller: np.ndarray) -> np.ndarray:
+               smaller: np.ndarray, kv_band_optimistic: float) -> np.ndarray:
     """The argument of each advised row's change, as text: tokens, fp8, 'checkpoint (precision)' or GPUs."""
     value = np.full(len(rows), "fp8", dtype=object)
     pick = change == CODE["max-model-len"]
@@ -101,17 +112,30 @@ def _arguments(df: pd.DataFrame, rows: pd.DataFrame, change: np.ndarray, shorter
     pick = change == CODE["checkpoint"]
     value[pick] = _checkpoint_label(df, smaller[pick])
     pick = change == CODE["more-gpus"]
-    value[pick] = _as_text(_gpus_needed(rows[pick]))
+    value[pick] = _as_text(_gpus_needed(rows[pick], kv_band_optimistic))
     return value
 
 
-def add_nearest_change(df: pd.DataFrame) -> None:
-    """Add ``change`` (a code) and ``change_value`` (its argument) to recommended non-fitting rows."""
+def _text_column(values: np.ndarray, at: np.ndarray, length: int) -> pd.api.extensions.ExtensionArray:
+    """A text column of ``length`` rows holding ``values`` at the rows ``at`` and "" elsewhere
+    (each distinct text made once, then taken per row)."""
+    codes, texts = pd.factorize(np.concatenate([np.array([""], dtype=object), values]))
+    column = np.zeros(length, dtype=np.int64)
+    column[at] = codes[1:]
+    return pd.array(texts, dtype="str").take(column)
+
+
+def add_nearest_change(df: pd.DataFrame, kv_band_optimistic: float) -> None:
+    """Add ``change`` (a code) and ``change_value`` (its argument) to recommended non-fitting rows.
+
+    ``kv_band_optimistic`` is the calibrated optimistic error of the available KV memory
+    (``catalog/assumptions.yaml``): the GPU count advised holds one request at the band's low end.
+    """
     at = np.flatnonzero(df["chosen"] & ~df["fits"])
-    rows = df[ROW_COLUMNS].iloc[at]
+    rows = pd.DataFrame({name: df[name].to_numpy()[at] for name in ROW_COLUMNS}, index=df.index[at])
     shorter, smaller = _shorter_context(rows), _smaller_checkpoint(df, at)
     change = np.select([shorter.notna().to_numpy(), _fp8_kv_fits(df, at), smaller >= 0],
                        [CODE["max-model-len"], CODE["kv-fp8"], CODE["checkpoint"]], CODE["more-gpus"])
-    value = _arguments(df, rows, change, shorter, smaller)
+    value = _arguments(df, rows, change, shorter, smaller, kv_band_optimistic)
     df["change"] = pd.Categorical.from_codes(_spread(change, at, len(df), CODE[""]), CHANGES)
-    df["change_value"] = pd.array(_spread(value, at, len(df), ""), dtype="str")
+    df["change_value"] = _text_column(value, at, len(df))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from pandas.api.internals import create_dataframe_from_blocks
 
 from sizing.engine import kvcache as kv
 from sizing.engine import memory
@@ -110,8 +111,31 @@ def case_rows(models: pd.DataFrame, sp: pd.DataFrame, plans: int, kv_dtypes: int
     return m, s * plans + p, k
 
 
-def case_matrix(cat: Catalog, rules: Rules) -> pd.DataFrame:
-    """The cross product of models × checkpoints × servers × KV dtypes × valid plans, with settings.
+COMPUTE_KEY = ["gpu", "tp", "pp", "ep", "expert_parallel"]
+"""The server-plan columns :func:`sizing.engine.memory.compute` depends on. Rows that share these, the
+model row and the KV dtype have identical inputs there (a server's price, RAM, disks, node count and
+data-parallel replicas are never read), so their memory columns are computed once per class."""
+
+
+def compute_classes(sp: pd.DataFrame, m: np.ndarray, s: np.ndarray, k: np.ndarray,
+                    kv_dtypes: int) -> tuple[np.ndarray, np.ndarray]:
+    """(class of each case row, one representative row per class) for the cases at (m, s, k).
+
+    A class is a model row × KV dtype × server-plan class over :data:`COMPUTE_KEY`.
+    """
+    plan_class, bound = group_ids(sp, COMPUTE_KEY)
+    ids = (m.astype(np.int64) * bound + plan_class[s]) * kv_dtypes + k
+    used = np.zeros(int(ids.max(initial=0)) + 1, dtype=bool)
+    used[ids] = True
+    number = np.cumsum(used) - 1
+    classes = number[ids]
+    representative = np.empty(int(used.sum()), dtype=np.int64)
+    representative[classes] = np.arange(len(classes))  # any member will do: they have the same inputs
+    return classes, representative
+
+
+def case_frame(cat: Catalog) -> tuple[pd.DataFrame, tuple[np.ndarray, np.ndarray]]:
+    """The cases of the catalog before settings, and the :func:`compute_classes` of their rows.
 
     Validity is decided on small frames (server × plan, then model × server-plan); the matrix is then
     built once, column by column, from the positions of the valid cases.
@@ -123,8 +147,17 @@ def case_matrix(cat: Catalog, rules: Rules) -> pd.DataFrame:
     m, s, k = case_rows(models, sp, len(plans), len(kv_dtypes))
     df = repeat_frames([(models, m), (sp[servers.columns], s), (kv_dtypes, k),
                         (sp.drop(columns=[*servers.columns, "ok"]), s)])
-    knobs = Knobs(gpu_memory_utilization(cat), int(cat.assume("max_model_len")))
-    return apply_settings(df, rules, knobs)
+    return df, compute_classes(sp, m, s, k, len(kv_dtypes))
+
+
+def catalog_knobs(cat: Catalog) -> Knobs:
+    """The settings every catalog case is sized with (the assumptions' budget fraction and context)."""
+    return Knobs(gpu_memory_utilization(cat), int(cat.assume("max_model_len")))
+
+
+def case_matrix(cat: Catalog, rules: Rules) -> pd.DataFrame:
+    """The cross product of models × checkpoints × servers × KV dtypes × valid plans, with settings."""
+    return apply_settings(case_frame(cat)[0], rules, catalog_knobs(cat))
 
 
 def gpu_memory_utilization(cat: Catalog, requested: float | None = None) -> float:
@@ -132,12 +165,17 @@ def gpu_memory_utilization(cat: Catalog, requested: float | None = None) -> floa
     return requested or float(cat.assume("gpu_memory_utilization"))
 
 
-def add_contexts(df: pd.DataFrame, rules: Rules, contexts: list[int]) -> None:
-    """Concurrency per engine and whole sequences per server at each published context length."""
+def add_contexts(df: pd.DataFrame, rules: Rules, contexts: list[int],
+                 per_class: dict[str, np.ndarray] | None = None) -> None:
+    """Concurrency per engine and whole sequences per server at each published context length.
+
+    ``per_class``: the per-engine concurrency columns already computed (:func:`class_columns`).
+    """
     for ctx in contexts:
-        per_engine = memory.concurrency_at(df, rules, ctx)
+        name = f"concurrency_{ctx}"
+        per_engine = per_class[name] if per_class else memory.concurrency_at(df, rules, ctx)
         usable = ctx <= df["max_context"]
-        df[f"concurrency_{ctx}"] = np.where(usable, per_engine, np.nan)
+        df[name] = np.where(usable, per_engine, np.nan)
         df[f"sequences_{ctx}"] = np.where(usable & df["fits"], np.floor(per_engine) * df["dp"], 0)
 
 
@@ -151,15 +189,27 @@ def longest_context(df: pd.DataFrame) -> np.ndarray:
     return np.minimum(length, df["max_context"]).astype(np.int64)
 
 
-def add_service_metrics(df: pd.DataFrame, contexts: list[int], nvme_default_gbs: float) -> None:
-    """Decode ceilings, longest context, price per GB of VRAM, load time, minimum CPU cores."""
-    bandwidth = df["bandwidth_gbs"] * 1e9
+def decode_columns(df: pd.DataFrame, contexts: list[int]) -> dict[str, np.ndarray]:
+    """Weight bytes read per decode step and the decode ceilings (tokens/s), bare and at each context."""
+    bandwidth = df["bandwidth_gbs"].to_numpy() * 1e9
     experts_idle = (1 - df["active_share"]) * df["w_experts"] * kv.stage_count(df["layers"], df["pp"]) / df["layers"]
-    df["weights_read_bytes"] = df["weights_bytes"] - experts_idle / memory.expert_ranks(df)
-    df["decode_tps_ceiling"] = bandwidth / df["weights_read_bytes"]
-    for ctx in contexts:
-        df[f"decode_tps_{ctx}"] = bandwidth / (df["weights_read_bytes"] + df["kv_bytes_per_token"] * ctx)
-    df["longest_context"] = longest_context(df)
+    read = (df["weights_bytes"] - experts_idle / memory.expert_ranks(df)).to_numpy()
+    out = {"weights_read_bytes": read, "decode_tps_ceiling": bandwidth / read}
+    per_token = df["kv_bytes_per_token"].to_numpy()
+    out.update({f"decode_tps_{ctx}": bandwidth / (read + per_token * ctx) for ctx in contexts})
+    return out
+
+
+def add_service_metrics(df: pd.DataFrame, contexts: list[int], nvme_default_gbs: float,
+                        per_class: dict[str, np.ndarray] | None = None) -> None:
+    """Decode ceilings, longest context, price per GB of VRAM, load time, minimum CPU cores.
+
+    ``per_class``: the decode columns and the longest context already computed (:func:`class_columns`).
+    """
+    known = per_class or {**decode_columns(df, contexts), "longest_context": longest_context(df)}
+    for name in ("weights_read_bytes", "decode_tps_ceiling", *(f"decode_tps_{ctx}" for ctx in contexts),
+                 "longest_context"):
+        df[name] = known[name]
     df["price_per_gb_month"] = df["price_monthly"] / (df["memory_gb"] * df["server_gpus"])
     df["cpu_cores_min"] = 2 + df["gpus_per_node"]
     read = df["nvme_read_gbs"].fillna(nvme_default_gbs) * 1e9
@@ -200,14 +250,54 @@ def plan_reasons(df: pd.DataFrame, tp_for_capacity: np.ndarray) -> pd.Categorica
     return pd.Categorical.from_codes(np.where(df["chosen"], reason, code[""]), REASONS)
 
 
-def finish(df: pd.DataFrame, cat: Catalog, rules: Rules) -> pd.DataFrame:
-    """Compute a case frame and add contexts, service metrics, chosen plans and advice."""
+def class_columns(df: pd.DataFrame, rules: Rules, coef: Coefficients, contexts: list[int]) -> pd.DataFrame:
+    """:func:`sizing.engine.memory.compute` plus the per-engine concurrency at each context, the
+    longest context and the decode ceilings: everything that depends only on a row's compute class
+    (:data:`COMPUTE_KEY`)."""
+    out = memory.compute(df, rules, coef)
+    extra = {f"concurrency_{ctx}": memory.concurrency_at(out, rules, ctx) for ctx in contexts}
+    extra["longest_context"] = longest_context(out)
+    extra.update(decode_columns(out, contexts))
+    return out.assign(**{f"_class_{name}": np.asarray(values) for name, values in extra.items()})
+
+
+def expand_classes(df: pd.DataFrame, computed: pd.DataFrame, classes: np.ndarray) -> pd.DataFrame:
+    """``df`` with every column ``computed`` added (one row per class) taken at each row's class."""
+    new = [name for name in computed.columns if name not in df.columns]
+    by_dtype: dict[np.dtype, list[str]] = {}
+    for name in new:
+        by_dtype.setdefault(computed[name].dtype, []).append(name)
+    blocks = []
+    for dtype, names in by_dtype.items():
+        block = np.empty((len(names), len(classes)), dtype=dtype)
+        for out, name in zip(block, names):
+            np.take(computed[name].to_numpy(), classes, out=out, mode="clip")  # classes are valid positions
+        blocks.append((block, np.array([new.index(n) for n in names])))
+    added = create_dataframe_from_blocks(blocks, index=df.index, columns=pd.Index(new))
+    return pd.concat([df, added], axis=1)
+
+
+def finish(df: pd.DataFrame, cat: Catalog, rules: Rules,
+           classes: tuple[np.ndarray, np.ndarray] | None = None, knobs: Knobs | None = None) -> pd.DataFrame:
+    """Compute a case frame and add contexts, service metrics, chosen plans and advice.
+
+    ``classes`` (:func:`compute_classes`): compute the settings (``knobs``, when the frame has none
+    yet) and the memory columns once per class, then spread them to the rows.
+    """
     contexts = [int(c) for c in cat.assume("contexts")]
-    df = memory.compute(df, rules, coefficients(cat))
-    add_contexts(df, rules, contexts)
-    add_service_metrics(df, contexts, float(cat.assume("nvme_read_gbs")))
+    coef = coefficients(cat)
+    if classes is None:
+        df = class_columns(df, rules, coef, contexts)
+    else:
+        members = df.take(classes[1])
+        members = apply_settings(members, rules, knobs) if knobs else members
+        df = expand_classes(df, class_columns(members, rules, coef, contexts), classes[0])
+    per_class = {name[len("_class_"):]: df.pop(name).to_numpy() for name in list(df.columns)
+                 if name.startswith("_class_")}
+    add_contexts(df, rules, contexts, per_class)
+    add_service_metrics(df, contexts, float(cat.assume("nvme_read_gbs")), per_class)
     choose_plans(df, float(cat.assume("dp_min_capacity_share")))
-    add_nearest_change(df)
+    add_nearest_change(df, coef.kv_band_optimistic)
     restore_text(df)
     df.attrs.update(rules=rules.line, contexts=contexts)
     return df
@@ -224,6 +314,7 @@ def evaluate(cat: Catalog, version: str | None = None) -> pd.DataFrame:
     """Every combination of the catalog, one row each, under the rules of vLLM ``version``."""
     version = version or str(cat.assume("vllm_version"))
     rules = rules_for(version)
-    df = finish(case_matrix(cat, rules), cat, rules)
+    frame, classes = case_frame(cat)
+    df = finish(frame, cat, rules, classes, catalog_knobs(cat))
     df.attrs["vllm_version"] = version
     return df

@@ -112,7 +112,7 @@ def profile_tokens(df: pd.DataFrame, rules: Rules) -> np.ndarray:
     return np.where(mml > oh.V0_LONG_CONTEXT, mnbt, np.maximum(mml, mnbt))
 
 
-def overhead_bases(df: pd.DataFrame) -> dict[str, np.ndarray]:
+def overhead_bases(df: pd.DataFrame, rules: Rules) -> dict[str, np.ndarray]:
     """The basis of every fitted overhead term, by coefficient name (bytes per unit of coefficient).
 
     Needs ``profile_tokens``; calibration fits against these, :func:`add_overheads` multiplies them.
@@ -121,7 +121,7 @@ def overhead_bases(df: pd.DataFrame) -> dict[str, np.ndarray]:
     bases = {"act_hidden_factor": oh.hidden_activation_basis(tokens, _col(df, "hidden_size")),
              "act_mlp_factor": oh.dense_mlp_basis(tokens, _col(df, "dense_inter") / tp)}
     nvls = (_col(df, "arch_sm") >= 90) & _col(df, "nvswitch").astype(bool)
-    bases.update(oh.nontorch_basis(tp * _col(df, "pp"), nvls))
+    bases.update(oh.nontorch_basis(tp * _col(df, "pp"), nvls, oh.distributed_init_charged(rules.engine, rules.minor)))
     decode_rows = _col(df, "max_num_seqs") * (1 + spec_col(df, "spec_tokens"))
     captures = oh.capture_sizes(decode_rows, _col(df, "max_num_batched_tokens"), _col(df, "max_capture_size"))
     layers = kv.stage_count(_col(df, "layers") + spec_col(df, "draft_kv_layers"), _col(df, "pp"))
@@ -145,7 +145,7 @@ def add_overheads(df: pd.DataFrame, rules: Rules, coef: oh.Coefficients) -> None
     df["weights_bytes"] = weights_per_gpu(df, rules)
     df["profile_tokens"] = profile_tokens(df, rules)
     add_fixed_terms(df, rules)
-    term = {name: getattr(coef, name) * basis for name, basis in overhead_bases(df).items()}
+    term = {name: getattr(coef, name) * basis for name, basis in overhead_bases(df, rules).items()}
     forward = term["act_hidden_factor"] + term["act_mlp_factor"] + _col(df, "mla_prefill_bytes")
     df["encoder_profile_bytes"] = encoder_profile(df)
     df["activation_bytes"] = (forward + _col(df, "sampler_bytes") + _col(df, "moe_workspace_bytes")
@@ -161,6 +161,10 @@ def add_budget(df: pd.DataFrame, rules: Rules, coef: oh.Coefficients) -> None:
 
     ``kv_cache_bytes`` is the cautious end: the low end of the band, less what the release line
     takes after the printed figure. With ``--kv-cache-memory-bytes`` there is no band.
+
+    The band's width ``printed − low`` is an error of the non-KV estimate (the budget is exact), so
+    it is subtracted whole where the extensible cache's headroom is the binding limit too: that
+    headroom is computed from the same non-KV bytes and is off by the same amount.
     """
     df["budget_bytes"] = np.ceil(df["gpu_memory_utilization"] * df["total_bytes"])
     non_kv = df["weights_bytes"] + df["activation_bytes"] + df["nontorch_bytes"]

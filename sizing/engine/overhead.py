@@ -169,19 +169,40 @@ def sampler_peak(max_num_seqs: np.ndarray, tokens: np.ndarray, vocab: np.ndarray
     return rows.astype(np.float64) * np.asarray(vocab) * SAMPLER_BYTES_PER_LOGIT
 
 
-def nontorch_basis(world: np.ndarray, nvls: np.ndarray) -> dict[str, np.ndarray]:
+SNAPSHOT_AFTER_DISTRIBUTED_MINOR = 11
+"""From vLLM 0.11 the V1 worker takes its memory snapshot after initialising the distributed environment."""
+
+
+def distributed_init_charged(engine: str, minor: int) -> bool:
+    """Whether the profiler charges the buffers that distributed initialisation allocates.
+
+    Source: ``vllm-project/vllm@v0.10.2:vllm/v1/worker/gpu_worker.py:Worker.init_device`` takes
+    ``init_snapshot = MemorySnapshot()`` *before* ``init_worker_distributed_environment`` (NCCL
+    communicators, the warm-up all-reduce, ``custom_all_reduce.py`` ``CustomAllreduce`` IPC buffers),
+    so their memory shows up as non-torch growth in ``determine_available_memory``; the V0 worker
+    (``vllm/worker/worker.py:Worker.init_device``, ``baseline_snapshot``) does the same.
+    ``vllm-project/vllm@v0.11.2:vllm/v1/worker/gpu_worker.py:Worker.init_device`` initialises the
+    distributed environment first and snapshots after it, so from 0.11 these buffers are outside the budget.
+    """
+    return engine == "v0" or minor < SNAPSHOT_AFTER_DISTRIBUTED_MINOR
+
+
+def nontorch_basis(world: np.ndarray, nvls: np.ndarray, init_charged: bool = True) -> dict[str, np.ndarray]:
     """Bases (bytes per coefficient MiB) of the non-torch growth during the profile run.
 
     Source: ``vllm/v1/worker/gpu_worker.py`` ``Worker.determine_available_memory`` charges the growth
     of (CUDA used − torch reserved) since the initial snapshot (``vllm/utils/mem_utils.py``
-    ``memory_profiling``): cuBLAS/attention workspaces on every GPU (``nontorch_mib``), NCCL and
+    ``memory_profiling``): cuBLAS/attention workspaces on every GPU (``nontorch_mib``); NCCL and
     custom all-reduce buffers once ranks talk (``vllm/distributed/device_communicators/``
-    ``pynccl.py``, ``custom_all_reduce.py``; ``nccl_mib``), and NCCL's NVLink-SHARP buffers on Hopper
-    or newer NVSwitch nodes (``nvls_mib``).
+    ``pynccl.py``, ``custom_all_reduce.py``; ``nccl_mib``), only where the snapshot precedes
+    distributed initialisation (``init_charged``, :func:`distributed_init_charged`); and NCCL's
+    NVLink-SHARP buffers on Hopper or newer NVSwitch nodes (``nvls_mib``), charged in every release:
+    the 0.11+ H200 logs, whose snapshot follows distributed initialisation, still pay them, so they
+    are set up by the first large all-reduce of the profiled forward pass, not at communicator init.
     """
     multi = np.asarray(world) > 1
     return {"nontorch_mib": np.full(np.shape(world), float(MiB)),
-            "nccl_mib": np.where(multi, float(MiB), 0.0),
+            "nccl_mib": np.where(multi & init_charged, float(MiB), 0.0),
             "nvls_mib": np.where(multi & np.asarray(nvls, dtype=bool), float(MiB), 0.0)}
 
 

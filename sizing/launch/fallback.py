@@ -19,6 +19,7 @@ from sizing.engine.cases import checkpoints_of
 from sizing.catalog.loader import Catalog
 from sizing.errors import UsageError
 from sizing.engine.estimate import Request, estimate, estimate_frame, find_model, hardware
+from sizing.engine.evaluate import coefficients
 
 MAX_STEPS = 3
 
@@ -59,7 +60,7 @@ def advised(cat: Catalog, req: Request) -> pd.Series:
         frames.append(frame.assign(variant=len(frames)))
     df = pd.concat(frames, ignore_index=True).drop_duplicates(
         ["model", "checkpoint", "precision", "kv_cache_dtype", "plan", "tp", "pp", "dp"])
-    add_nearest_change(df)
+    add_nearest_change(df, coefficients(cat).kv_band_optimistic)
     return df[(df["variant"] == 0) & df["chosen"]].iloc[0]
 
 

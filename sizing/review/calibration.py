@@ -139,8 +139,7 @@ def _case_checks(case_id: str, log: dict[str, Any], case: dict[str, Any], cat: C
     rules = rules_for(case["version"])
     classes, line = tuple(classes_of(find_model(cat, req.model)[1], case)), rules.line
     if "available_kv" in case["checks"]:
-        graphs = rules.cudagraphs_budgeted and not rules.extensible_kv_cache
-        fits.append(fit_case(case_id, log["available_kv_gib"] * GiB, rows[False], graphs))
+        fits.append(fit_case(case_id, log["available_kv_gib"] * GiB, rows[False], rules))
     measured = {metric: _measure(log, rows[metric in GIVEN_KV], metric) for metric in case["checks"]}
     return [Check(case_id, metric, float(logged), float(predicted), TOLERANCE.get(metric, 0.0),
                   classes=classes, line=line) for metric, (logged, predicted) in measured.items()]

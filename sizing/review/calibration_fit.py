@@ -17,6 +17,7 @@ import pandas as pd
 
 from sizing.engine.memory import overhead_bases
 from sizing.engine.overhead import FITTED
+from sizing.engine.versions import Rules
 
 BAND_QUANTILES = (0.1, 0.9)
 """The error band covers the 10th to 90th percentile of the leave-one-out available-KV errors."""
@@ -36,11 +37,13 @@ class FitCase:
         return self.rest - float(np.dot(self.basis, coef))
 
 
-def fit_case(case: str, logged_bytes: float, row: Mapping[str, Any], budgeted_graphs: bool) -> FitCase:
-    """The :class:`FitCase` of an evaluated estimate ``row`` (see :func:`sizing.engine.memory.compute`)."""
+def fit_case(case: str, logged_bytes: float, row: Mapping[str, Any], rules: Rules) -> FitCase:
+    """The :class:`FitCase` of an evaluated estimate ``row`` (see :func:`sizing.engine.memory.compute`)
+    under the release line ``rules`` (CUDA graphs are fitted where the printed figure subtracts them)."""
     fixed = float(row["sampler_bytes"]) + float(row["moe_workspace_bytes"]) + float(row["mla_prefill_bytes"])
     rest = float(row["budget_bytes"]) - float(row["weights_bytes"]) - fixed
-    bases = overhead_bases(pd.DataFrame([dict(row)]))
+    bases = overhead_bases(pd.DataFrame([dict(row)]), rules)
+    budgeted_graphs = rules.cudagraphs_budgeted and not rules.extensible_kv_cache
     basis = [float(bases[name][0]) for name in FITTED]
     basis[FITTED.index("cudagraph_mib_per_capture_layer")] *= float(budgeted_graphs)
     return FitCase(case, logged_bytes, rest, tuple(basis))

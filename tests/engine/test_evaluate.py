@@ -85,3 +85,27 @@ def test_expert_parallel_plans_exist_only_for_moe_models_on_one_node(matrix):
     ep = matrix[matrix["plan"] == "dp-ep"]
     assert ep["is_moe"].all() and (ep["nodes"] == 1).all() and (ep["ep"] == ep["dp"]).all()
     assert not _plans(matrix, "Qwen/Qwen3-32B", "ref-8x-h200").keys() & {("dp-ep", 1, 8)}
+
+
+def test_memory_columns_computed_once_per_class_equal_the_row_by_row_matrix(matrix, catalog):
+    # evaluate() computes memory.compute once per model row x KV dtype x (GPU, tp, pp, ep) class and
+    # spreads it; computing every row of the same case frame gives the identical matrix.
+    import pandas as pd
+
+    from sizing.engine.evaluate import case_matrix, finish
+    from sizing.engine.versions import rules_for
+
+    rules = rules_for(str(catalog.assume("vllm_version")))
+    row_by_row = finish(case_matrix(catalog, rules), catalog, rules)
+    row_by_row.attrs["vllm_version"] = matrix.attrs["vllm_version"]
+    pd.testing.assert_frame_equal(matrix, row_by_row, check_exact=True)
+
+
+def test_a_compute_class_shares_gpu_plan_model_and_kv_dtype(catalog):
+    from sizing.engine.evaluate import case_frame
+
+    frame, (classes, representative) = case_frame(catalog)
+    key = ["checkpoint", "precision", "online_quantization", "kv_cache_dtype", "gpu", "tp", "pp", "ep",
+           "max_context", "total_bytes"]
+    assert (frame[key].iloc[representative[classes]].to_numpy() == frame[key].to_numpy()).all()
+    assert len(representative) < len(frame)  # servers of one GPU type share their classes

@@ -56,6 +56,20 @@ def test_nontorch_bases_by_world_size_and_nvswitch():
     assert bases["nvls_mib"].tolist() == [0, 0, MiB]
 
 
+def test_distributed_init_is_charged_only_where_the_snapshot_precedes_it():
+    # gpu_worker.py Worker.init_device: 0.10.2 snapshots before init_worker_distributed_environment,
+    # 0.11.2 after it; the V0 worker's baseline snapshot also precedes it.
+    assert oh.distributed_init_charged("v1", 10) and oh.distributed_init_charged("v0", 6)
+    assert not oh.distributed_init_charged("v1", 11) and not oh.distributed_init_charged("v1", 34)
+
+
+def test_nccl_basis_is_zero_once_distributed_init_is_outside_the_budget():
+    # Two A100s at TP 2 under 0.11+: NCCL and custom all-reduce buffers predate the snapshot; NVLS does not apply.
+    bases = oh.nontorch_basis(np.array([2, 8]), np.array([False, True]), init_charged=False)
+    assert bases["nccl_mib"].tolist() == [0, 0]
+    assert bases["nvls_mib"].tolist() == [0, MiB]
+
+
 def test_capture_sizes_follow_the_default_list():
     # [1, 2, 4] + 8..248 step 8 (31) + 256..512 step 16 (17) = 51 sizes for 256 seqs (cap 2 x 256 = 512).
     assert oh.capture_sizes(np.array([256]), np.array([2048]), np.array([512]))[0] == 51
