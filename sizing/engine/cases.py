@@ -223,7 +223,9 @@ def key_codes(column: pd.Series) -> tuple[np.ndarray, int]:
     else:
         codes, values = pd.factorize(column)
         count = len(values)
-    return codes.astype(np.int64) + 1, count + 1
+    shifted = codes.astype(np.int64)
+    shifted += 1
+    return shifted, count + 1
 
 
 def group_ids(df: pd.DataFrame, keys: list[str]) -> tuple[np.ndarray, int]:
@@ -233,18 +235,26 @@ def group_ids(df: pd.DataFrame, keys: list[str]) -> tuple[np.ndarray, int]:
         codes, count = key_codes(df[key])
         if bound * count > 4 * len(df) + 1024:
             ids, bound = _renumber(ids, bound)
-        ids, bound = ids * count + codes, bound * count
+        ids *= count
+        ids += codes
+        bound *= count
     return ids, bound
 
 
 def _renumber(ids: np.ndarray, bound: int) -> tuple[np.ndarray, int]:
-    """``ids`` (all below ``bound``) renumbered 0..k-1 over the k values in use."""
+    """``ids`` (all below ``bound``) renumbered 0..k-1 over the k values in use, in the same order.
+
+    The lookup table is written only where a value is in use, so only those pages of it are touched.
+    """
     if bound > 64 * len(ids) + 1024:
         codes, values = pd.factorize(ids)
         return codes.astype(np.int64), len(values)
     used = np.zeros(bound, dtype=bool)
     used[ids] = True
-    return np.cumsum(used)[ids] - 1, int(used.sum())
+    in_use = np.flatnonzero(used)
+    lookup = np.empty(bound, dtype=np.int64)
+    lookup[in_use] = np.arange(len(in_use))
+    return lookup[ids], len(in_use)
 
 
 def per_group(reduce: np.ufunc, values: np.ndarray, ids: np.ndarray, bound: int) -> np.ndarray:
