@@ -165,18 +165,21 @@ def gpu_memory_utilization(cat: Catalog, requested: float | None = None) -> floa
     return requested or float(cat.assume("gpu_memory_utilization"))
 
 
-def add_contexts(df: pd.DataFrame, rules: Rules, contexts: list[int],
-                 per_class: dict[str, np.ndarray] | None = None) -> None:
+def context_columns(df: pd.DataFrame, rules: Rules, contexts: list[int],
+                    per_class: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
     """Concurrency per engine and whole sequences per server at each published context length.
 
     ``per_class``: the per-engine concurrency columns already computed (:func:`class_columns`).
     """
+    out: dict[str, np.ndarray] = {}
+    max_context, fits, dp = (df[name].to_numpy() for name in ("max_context", "fits", "dp"))
     for ctx in contexts:
         name = f"concurrency_{ctx}"
-        per_engine = per_class[name] if per_class else memory.concurrency_at(df, rules, ctx)
-        usable = ctx <= df["max_context"]
-        df[name] = np.where(usable, per_engine, np.nan)
-        df[f"sequences_{ctx}"] = np.where(usable & df["fits"], np.floor(per_engine) * df["dp"], 0)
+        per_engine = per_class[name] if per_class else np.asarray(memory.concurrency_at(df, rules, ctx))
+        usable = ctx <= max_context
+        out[name] = np.where(usable, per_engine, np.nan)
+        out[f"sequences_{ctx}"] = np.where(usable & fits, np.floor(per_engine) * dp, 0)
+    return out
 
 
 def longest_context(df: pd.DataFrame) -> np.ndarray:
@@ -200,21 +203,22 @@ def decode_columns(df: pd.DataFrame, contexts: list[int]) -> dict[str, np.ndarra
     return out
 
 
-def add_service_metrics(df: pd.DataFrame, contexts: list[int], nvme_default_gbs: float,
-                        per_class: dict[str, np.ndarray] | None = None) -> None:
+def service_columns(df: pd.DataFrame, contexts: list[int], nvme_default_gbs: float,
+                    per_class: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
     """Decode ceilings, longest context, price per GB of VRAM, load time, minimum CPU cores.
 
     ``per_class``: the decode columns and the longest context already computed (:func:`class_columns`).
     """
     known = per_class or {**decode_columns(df, contexts), "longest_context": longest_context(df)}
-    for name in ("weights_read_bytes", "decode_tps_ceiling", *(f"decode_tps_{ctx}" for ctx in contexts),
-                 "longest_context"):
-        df[name] = known[name]
-    df["price_per_gb_month"] = df["price_monthly"] / (df["memory_gb"] * df["server_gpus"])
-    df["cpu_cores_min"] = 2 + df["gpus_per_node"]
-    read = df["nvme_read_gbs"].fillna(nvme_default_gbs) * 1e9
-    df["load_time_s"] = df["w_total"] / read
-    df["ram_per_vram"] = df["ram_gb"] / (df["memory_gb"] * df["server_gpus"])
+    out = {name: known[name] for name in ("weights_read_bytes", "decode_tps_ceiling",
+                                          *(f"decode_tps_{ctx}" for ctx in contexts), "longest_context")}
+    vram_gb = df["memory_gb"].to_numpy() * df["server_gpus"].to_numpy()
+    out["price_per_gb_month"] = df["price_monthly"].to_numpy() / vram_gb
+    out["cpu_cores_min"] = 2 + df["gpus_per_node"].to_numpy()
+    read = df["nvme_read_gbs"].fillna(nvme_default_gbs).to_numpy() * 1e9
+    out["load_time_s"] = df["w_total"].to_numpy() / read
+    out["ram_per_vram"] = df["ram_gb"].to_numpy() / vram_gb
+    return out
 
 
 REASONS = ("", "no-fit", "fits-one-gpu", "tp-needed", "tp-for-capacity", "pp-across-nodes", "ep-needed",
@@ -250,6 +254,10 @@ def plan_reasons(df: pd.DataFrame, tp_for_capacity: np.ndarray) -> pd.Categorica
     return pd.Categorical.from_codes(np.where(df["chosen"], reason, code[""]), REASONS)
 
 
+EXTRA = "_class_"
+"""Prefix of the per-class columns :func:`class_columns` adds that :func:`finish` places itself."""
+
+
 def class_columns(df: pd.DataFrame, rules: Rules, coef: Coefficients, contexts: list[int]) -> pd.DataFrame:
     """:func:`sizing.engine.memory.compute` plus the per-engine concurrency at each context, the
     longest context and the decode ceilings: everything that depends only on a row's compute class
@@ -258,7 +266,7 @@ def class_columns(df: pd.DataFrame, rules: Rules, coef: Coefficients, contexts: 
     extra = {f"concurrency_{ctx}": memory.concurrency_at(out, rules, ctx) for ctx in contexts}
     extra["longest_context"] = longest_context(out)
     extra.update(decode_columns(out, contexts))
-    return out.assign(**{f"_class_{name}": np.asarray(values) for name, values in extra.items()})
+    return out.assign(**{f"{EXTRA}{name}": np.asarray(values) for name, values in extra.items()})
 
 
 def expand_classes(df: pd.DataFrame, computed: pd.DataFrame, classes: np.ndarray) -> pd.DataFrame:
@@ -288,26 +296,41 @@ def finish(df: pd.DataFrame, cat: Catalog, rules: Rules,
     coef = coefficients(cat)
     if classes is None:
         df = class_columns(df, rules, coef, contexts)
+        per_class = {name[len(EXTRA):]: df.pop(name).to_numpy().copy() for name in list(df.columns)
+                     if name.startswith(EXTRA)}
     else:
         members = df.take(classes[1])
         members = apply_settings(members, rules, knobs) if knobs else members
-        df = expand_classes(df, class_columns(members, rules, coef, contexts), classes[0])
-    per_class = {name[len("_class_"):]: df.pop(name).to_numpy() for name in list(df.columns)
-                 if name.startswith("_class_")}
-    add_contexts(df, rules, contexts, per_class)
-    add_service_metrics(df, contexts, float(cat.assume("nvme_read_gbs")), per_class)
+        computed = class_columns(members, rules, coef, contexts)
+        extra = [name for name in computed.columns if name.startswith(EXTRA)]
+        per_class = {name[len(EXTRA):]: computed[name].to_numpy().take(classes[0]) for name in extra}
+        df = expand_classes(df, computed.drop(columns=extra), classes[0])
+    df = append_columns(df, {**context_columns(df, rules, contexts, per_class),
+                             **service_columns(df, contexts, float(cat.assume("nvme_read_gbs")), per_class)})
     choose_plans(df, float(cat.assume("dp_min_capacity_share")))
     add_nearest_change(df, coef.kv_band_optimistic)
-    restore_text(df)
+    df = restore_text(df)
     df.attrs.update(rules=rules.line, contexts=contexts)
     return df
 
 
-def restore_text(df: pd.DataFrame) -> None:
-    """Turn the categorical text columns the matrix is built with back into plain text."""
-    for name, column in df.items():
-        if isinstance(column.dtype, pd.CategoricalDtype):
-            df[name] = column.cat.categories.array.take(column.cat.codes.to_numpy(), allow_fill=True)
+def restore_text(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` with its categorical text columns turned back into plain text, moved to the end of the frame.
+
+    The text arrays are attached as they are (``df[name] = ...`` would copy each of them once more).
+    """
+    names = [name for name, column in df.items() if isinstance(column.dtype, pd.CategoricalDtype)]
+    return append_columns(df.drop(columns=names), {name: df[name].cat.categories.array.take(
+        df[name].cat.codes.to_numpy(), allow_fill=True) for name in names})
+
+
+def append_columns(df: pd.DataFrame, columns: dict[str, np.ndarray | pd.api.extensions.ExtensionArray]
+                   ) -> pd.DataFrame:
+    """``df`` with ``columns`` (one value per row each) appended in order, without copying them."""
+    blocks = [(values.reshape(1, -1) if isinstance(values, np.ndarray) else values, np.array([position]))
+              for position, values in enumerate(columns.values())]
+    added = create_dataframe_from_blocks(blocks, index=df.index, columns=pd.Index(list(columns)))
+    return pd.concat([df, added], axis=1)
 
 
 def evaluate(cat: Catalog, version: str | None = None) -> pd.DataFrame:
