@@ -19,7 +19,7 @@ from sizing.catalog.schema import Model
 from sizing.engine.weights import total_params
 
 TIED_DEFAULT = {"gemma3_text": True, "gemma3": True, "gemma2": True, "gemma4_text": True, "gemma4": True}
-UNTIED_TYPES = {"llama", "llama4_text", "qwen2", "qwen3", "qwen3_moe", "qwen3_next", "mistral", "mixtral",
+UNTIED_TYPES = {"kimi_linear", "nemotron_h", "llama", "llama4_text", "qwen2", "qwen3", "qwen3_moe", "qwen3_next", "mistral", "mixtral",
                 "deepseek_v2", "deepseek_v3", "deepseek_v32", "kimi_k2", "gpt_oss", "glm4_moe", "phi3"}
 
 
@@ -87,7 +87,12 @@ def sliding(cfg: Config, layers: int) -> dict[str, Any] | None:
 
 
 def linear_attention(cfg: Config, layers: int) -> dict[str, Any] | None:
-    """Gated-DeltaNet layers of hybrid models (Qwen3-Next: one full-attention layer per interval)."""
+    """Linear-attention layers of hybrid models: Gated DeltaNet (Qwen3-Next's ``full_attention_interval``),
+    KDA (Kimi-Linear's ``linear_attn_config``) or Mamba-2 (Nemotron-H's pattern, Granite-4.0-H's ``layer_types``)."""
+    if isinstance(cfg.get("linear_attn_config"), dict):
+        return kda(cfg.get("linear_attn_config"))
+    if cfg.get("hybrid_override_pattern") or "mamba" in (cfg.get("layer_types") or []):
+        return mamba2(cfg)
     interval = cfg.get("full_attention_interval")
     if not interval:
         return None
@@ -95,6 +100,35 @@ def linear_attention(cfg: Config, layers: int) -> dict[str, Any] | None:
             "num_key_heads": cfg.need("linear_num_key_heads"), "num_value_heads": cfg.need("linear_num_value_heads"),
             "key_head_dim": cfg.need("linear_key_head_dim"), "value_head_dim": cfg.need("linear_value_head_dim"),
             "conv_kernel": cfg.need("linear_conv_kernel_dim")}
+
+
+def kda(lac: dict[str, Any]) -> dict[str, Any]:
+    """Kimi Delta Attention layers: ``kda_layers`` of ``num_heads`` x ``head_dim`` (keys as values)."""
+    heads, dim = int(lac["num_heads"]), int(lac["head_dim"])
+    return {"kind": "kda", "layers": len(lac.get("kda_layers") or []), "num_key_heads": heads,
+            "num_value_heads": heads, "key_head_dim": dim, "value_head_dim": dim,
+            "conv_kernel": int(lac.get("short_conv_kernel_size", 4))}
+
+
+def block_counts(cfg: Config) -> dict[str, int]:
+    """Blocks by kind: Nemotron-H's ``hybrid_override_pattern`` (M, *, -, E) or ``layer_types`` (mamba, attention)."""
+    pattern = str(cfg.get("hybrid_override_pattern") or "")
+    if pattern:
+        return {"mamba": pattern.count("M"), "attention": pattern.count("*"),
+                "mlp_only": pattern.count("-") + pattern.count("E")}
+    types = cfg.get("layer_types") or []
+    return {"mamba": types.count("mamba"), "attention": types.count("attention"), "mlp_only": 0}
+
+
+def mamba2(cfg: Config) -> dict[str, Any]:
+    """Mamba-2 layers in the shared geometry (groups as key heads, state size as key dim)."""
+    return {"kind": "mamba2", "layers": block_counts(cfg)["mamba"],
+            "num_key_heads": int(cfg.need("n_groups", "mamba_n_groups")),
+            "num_value_heads": int(cfg.need("mamba_num_heads", "mamba_n_heads")),
+            "key_head_dim": int(cfg.need("ssm_state_size", "mamba_d_state")),
+            "value_head_dim": int(cfg.need("mamba_head_dim", "mamba_d_head")),
+            "conv_kernel": int(cfg.need("conv_kernel", "mamba_d_conv")),
+            "ssm_state_fp32": cfg.get("mamba_ssm_cache_dtype") == "float32"}
 
 
 def global_attention(cfg: Config) -> dict[str, Any] | None:
@@ -144,12 +178,17 @@ def moe(cfg: Config) -> dict[str, Any] | None:
     if cfg.get("enable_moe_block"):
         return gemma4_moe(cfg, int(experts))
     llama4 = cfg.model_type.startswith("llama4")
-    shared = cfg.get("n_shared_experts") or (1 if cfg.get("shared_expert_intermediate_size") or llama4 else 0)
+    shared_size = next((cfg.get(k) for k in SHARED_SIZE_KEYS if cfg.get(k)), None)
+    shared = cfg.get("n_shared_experts") or cfg.get("num_shared_experts") or (1 if shared_size or llama4 else 0)
     size = cfg.need("moe_intermediate_size", "intermediate_size")
-    return {"experts": int(experts), "experts_per_token": int(cfg.need("num_experts_per_tok", "experts_per_token")),
+    top_k = cfg.need("num_experts_per_tok", "experts_per_token", "num_experts_per_token")
+    return {"experts": int(experts), "experts_per_token": int(top_k),
             "expert_intermediate_size": int(size), "shared_experts": int(shared),
-            "shared_intermediate_size": int(cfg.get("shared_expert_intermediate_size") or (size if shared else 0)),
+            "shared_intermediate_size": int(shared_size or (size if shared else 0)),
             "dense_layers": int(cfg.get("first_k_dense_replace", 0))}
+
+
+SHARED_SIZE_KEYS = ("shared_expert_intermediate_size", "moe_shared_expert_intermediate_size", "shared_intermediate_size")
 
 
 def gemma4_moe(cfg: Config, experts: int) -> dict[str, Any]:
@@ -219,11 +258,12 @@ def raw_entry(cfg: Config, model_id: str) -> dict[str, Any]:
                                  else cfg.need("intermediate_size")),
         "attention_heads": heads, "kv_heads": int(cfg.get("num_key_value_heads", heads)), "head_dim": head_dim(cfg),
         "vocab_size": int(cfg.need("vocab_size")), "tie_embeddings": tie_embeddings(cfg),
-        "max_context": int(cfg.need("max_position_embeddings")), "attention_bias": bool(cfg.get("attention_bias", False)),
+        "max_context": int(cfg.need("max_position_embeddings", "model_max_length")), "attention_bias": bool(cfg.get("attention_bias", False)),
         "mla": mla(cfg), "sliding_window": sliding(cfg, layers), "linear_attention": linear_attention(cfg, layers),
         "global_attention": global_attention(cfg), "kv_sharing": kv_sharing(cfg),
         "vision": vision(cfg.raw, int(cfg.need("hidden_size"))),
-        "moe": experts, "checkpoints": [checkpoint(model_id, cfg)], "source": "config.json (python -m sizing import-config)",
+        "moe": experts, "mlp_only_layers": block_counts(cfg)["mlp_only"] or None,
+        "gated_mlp": False if cfg.get("mlp_hidden_act") == "relu2" else None, "checkpoints": [checkpoint(model_id, cfg)], "source": "config.json (python -m sizing import-config)",
     }
     return {k: v for k, v in entry.items() if v is not None}
 

@@ -55,13 +55,36 @@ def stage_count(count: ArrayLike, pp: ArrayLike) -> np.ndarray:
     return cdiv(count, pp)
 
 
+def recurrent_state_bytes(key_heads: ArrayLike, value_heads: ArrayLike, key_dim: ArrayLike, value_dim: ArrayLike,
+                          conv_kernel: ArrayLike, tp: ArrayLike, conv_bytes: ArrayLike,
+                          ssm_bytes: ArrayLike) -> np.ndarray:
+    """State of ONE linear-attention layer per rank per sequence: conv state + temporal state, bytes.
+
+    One form covers vLLM's Gated-DeltaNet, KDA and Mamba-2 shapes (``vllm/model_executor/layers/
+    mamba/mamba_utils.py: MambaStateShapeCalculator``, vllm-project/vllm@02d71083): the conv state is
+    ``(2 x key_heads x key_dim + value_heads x value_dim) / tp`` channels by ``conv_kernel - 1``
+    (no speculative tokens), the temporal state ``value_heads / tp x value_dim x key_dim``. The conv
+    state has the model dtype (``conv_bytes``); the temporal one ``ssm_bytes`` (fp32 for KDA,
+    ``kda_state_dtype``; ``--mamba-ssm-cache-dtype`` or the config's for Mamba-2). For Mamba-2 pass
+    n_groups (widened by :func:`mamba2_groups`) as key heads and ``ssm_state_size`` as key dim.
+    """
+    conv_channels = (2 * np.asarray(key_heads) * key_dim + np.asarray(value_heads) * value_dim) // tp
+    conv = conv_channels * (np.asarray(conv_kernel) - 1) * np.asarray(conv_bytes)
+    ssm = (np.asarray(value_heads) // tp) * np.asarray(value_dim) * key_dim * np.asarray(ssm_bytes)
+    return (conv + ssm).astype(np.int64)
+
+
 def gdn_state_bytes(key_heads: ArrayLike, value_heads: ArrayLike, key_dim: ArrayLike, value_dim: ArrayLike,
                     conv_kernel: ArrayLike, tp: ArrayLike, state_bytes: ArrayLike) -> np.ndarray:
-    """Recurrent state of ONE Gated-DeltaNet layer per rank per sequence (conv + temporal state)."""
-    conv_channels = (2 * np.asarray(key_heads) * key_dim + np.asarray(value_heads) * value_dim) // tp
-    conv = conv_channels * (np.asarray(conv_kernel) - 1)
-    ssm = (np.asarray(value_heads) // tp) * np.asarray(value_dim) * key_dim
-    return ((conv + ssm) * np.asarray(state_bytes)).astype(np.int64)
+    """Recurrent state of ONE Gated-DeltaNet layer per rank per sequence: both states in ``state_bytes``."""
+    return recurrent_state_bytes(key_heads, value_heads, key_dim, value_dim, conv_kernel, tp, state_bytes, state_bytes)
+
+
+def mamba2_groups(n_groups: ArrayLike, tp: ArrayLike) -> np.ndarray:
+    """Mamba-2 groups after vLLM widens them to shard with the heads: ``n_groups + (tp - n_groups)`` when
+    ``n_groups % tp != 0``, else ``n_groups`` (``MambaStateShapeCalculator.extra_groups_for_head_shards``)."""
+    g, t = np.asarray(n_groups), np.asarray(tp)
+    return np.where(g % t == 0, g, g + t - g)
 
 
 def hybrid_block_size(default_bs: ArrayLike, mamba_state: ArrayLike, attn_per_token: ArrayLike) -> np.ndarray:

@@ -79,8 +79,9 @@ def add_kv_geometry(df: pd.DataFrame, rules: Rules) -> None:
     page_per_token = kv.page_bytes_per_token(per_full, per_layer, df["sliding_on_stage"])
     df["kv_bytes_per_token_layer"] = page_per_token
     df["kv_bytes_per_token"] = per_full * df["full_on_stage"] + per_layer * df["sliding_on_stage"]
-    state = kv.gdn_state_bytes(df["la_key_heads"], df["la_value_heads"], df["la_key_dim"], df["la_value_dim"],
-                               df["la_conv_kernel"], df["tp"], df["model_dtype_bytes"])
+    groups = np.where(df["la_widen_groups"], kv.mamba2_groups(df["la_key_heads"], df["tp"]), df["la_key_heads"])
+    state = kv.recurrent_state_bytes(groups, df["la_value_heads"], df["la_key_dim"], df["la_value_dim"],
+                                     df["la_conv_kernel"], df["tp"], df["model_dtype_bytes"], df["la_ssm_bytes"])
     df["linear_state_bytes"] = np.where(df["linear_layers"] > 0, state, 0)
     default_bs = np.where(df["block_size_override"] > 0, df["block_size_override"], df["block_size_attention"])
     df["block_size"] = kv.hybrid_block_size(default_bs, df["linear_state_bytes"], page_per_token)
