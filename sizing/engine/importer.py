@@ -120,6 +120,14 @@ def block_counts(cfg: Config) -> dict[str, int]:
     return {"mamba": types.count("mamba"), "attention": types.count("attention"), "mlp_only": 0}
 
 
+def ssm_state_fp32(cfg: Config) -> bool:
+    """Whether vLLM keeps the Mamba-2 temporal state in float32 by default: for Nemotron-H it takes the
+    config's ``mamba_ssm_cache_dtype``, float32 when absent (``vllm/model_executor/models/config.py:
+    NemotronHForCausalLMConfig``, code-index id 51780233634); other models use the model dtype."""
+    default = "float32" if cfg.model_type == "nemotron_h" else "auto"
+    return str(cfg.get("mamba_ssm_cache_dtype", default)) == "float32"
+
+
 def mamba2(cfg: Config) -> dict[str, Any]:
     """Mamba-2 layers in the shared geometry (groups as key heads, state size as key dim)."""
     return {"kind": "mamba2", "layers": block_counts(cfg)["mamba"],
@@ -128,7 +136,7 @@ def mamba2(cfg: Config) -> dict[str, Any]:
             "key_head_dim": int(cfg.need("ssm_state_size", "mamba_d_state")),
             "value_head_dim": int(cfg.need("mamba_head_dim", "mamba_d_head")),
             "conv_kernel": int(cfg.need("conv_kernel", "mamba_d_conv")),
-            "ssm_state_fp32": cfg.get("mamba_ssm_cache_dtype") == "float32"}
+            "ssm_state_fp32": ssm_state_fp32(cfg)}
 
 
 def global_attention(cfg: Config) -> dict[str, Any] | None:

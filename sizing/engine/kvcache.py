@@ -65,8 +65,9 @@ def recurrent_state_bytes(key_heads: ArrayLike, value_heads: ArrayLike, key_dim:
     ``(2 x key_heads x key_dim + value_heads x value_dim) / tp`` channels by ``conv_kernel - 1``
     (no speculative tokens), the temporal state ``value_heads / tp x value_dim x key_dim``. The conv
     state has the model dtype (``conv_bytes``); the temporal one ``ssm_bytes`` (fp32 for KDA,
-    ``kda_state_dtype``; ``--mamba-ssm-cache-dtype`` or the config's for Mamba-2). For Mamba-2 pass
-    n_groups (widened by :func:`mamba2_groups`) as key heads and ``ssm_state_size`` as key dim.
+    ``kda_state_dtype``; for Mamba-2 ``--mamba-ssm-cache-dtype``, which Nemotron-H takes from its
+    config). For Mamba-2 pass n_groups (widened by :func:`mamba2_groups`) as key heads and
+    ``ssm_state_size`` as key dim. vLLM rounds each state to ``state_alignment`` (not modelled).
     """
     conv_channels = (2 * np.asarray(key_heads) * key_dim + np.asarray(value_heads) * value_dim) // tp
     conv = conv_channels * (np.asarray(conv_kernel) - 1) * np.asarray(conv_bytes)
@@ -88,9 +89,18 @@ def mamba2_groups(n_groups: ArrayLike, tp: ArrayLike) -> np.ndarray:
 
 
 def hybrid_block_size(default_bs: ArrayLike, mamba_state: ArrayLike, attn_per_token: ArrayLike) -> np.ndarray:
-    """Block size vLLM picks so one attention page covers one Mamba state (0 state -> default)."""
-    needed = HYBRID_ALIGN * cdiv(mamba_state, HYBRID_ALIGN * np.maximum(attn_per_token, 1))
-    return np.where(np.asarray(mamba_state) > 0, np.maximum(needed, default_bs), default_bs)
+    """Block size vLLM picks so one attention page covers one linear layer's state (0 state -> default).
+
+    The alignment is the larger of the kernels' 16 and the block size already set (``default_bs``), and
+    the block is the smallest multiple of it whose page (``attn_per_token`` bytes per token: the
+    model's uniform attention layer, MLA's latent for Kimi-Linear) holds ``mamba_state``; the Mamba
+    page is then padded to it (``vllm/platforms/interface.py: Platform._align_hybrid_block_size``,
+    text at code-index id 52132374917; up to 0.18 ``HybridAttentionMambaModelConfig`` in
+    ``vllm/model_executor/models/config.py`` aligned to 16, the same with a 16-token default).
+    """
+    align = np.maximum(HYBRID_ALIGN, np.asarray(default_bs))
+    needed = align * cdiv(mamba_state, align * np.maximum(attn_per_token, 1))
+    return np.where(np.asarray(mamba_state) > 0, needed, default_bs)
 
 
 def group_size(full: ArrayLike, sliding: ArrayLike, mamba: ArrayLike) -> np.ndarray:

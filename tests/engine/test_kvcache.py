@@ -87,3 +87,11 @@ def test_gdn_state_is_the_general_form_with_one_dtype():
 def test_kimi_linear_block_size_makes_one_mla_page_cover_a_kda_state():
     # MLA page per token: 576 x 2 B; 1,085,440 B of state -> 16 x cdiv(1085440, 16 x 1152) = 944 tokens
     assert int(kv.hybrid_block_size(16, 1_085_440, 1152)) == 944
+
+
+def test_hybrid_block_is_a_multiple_of_the_block_size_already_set():
+    # Granite-4.0-H-Tiny at TP1: (3328 x 3 + 48 x 64 x 128) x 2 B = 806,400 B of state, 2,048 B per token:
+    # 16-aligned 400 tokens with a 16-token default, 64-aligned 448 with 0.34's 64
+    state = kv.recurrent_state_bytes(1, 48, 128, 64, 4, 1, 2, 2)
+    assert int(state) == 806_400
+    assert kv.hybrid_block_size(np.array([16, 64]), state, 2048).tolist() == [400, 448]

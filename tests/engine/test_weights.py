@@ -15,7 +15,8 @@ from sizing.engine.weights import (attention_params, model_parts, mxfp4_alignmen
     "model_id",
     ["Qwen/Qwen3-14B", "Qwen/Qwen3-32B", "meta-llama/Llama-3.3-70B-Instruct", "meta-llama/Llama-3.1-8B-Instruct",
      "deepseek-ai/DeepSeek-V3", "openai/gpt-oss-120b", "Qwen/Qwen3-30B-A3B", "Qwen/Qwen3-235B-A22B",
-     "mistralai/Mixtral-8x7B-Instruct-v0.1", "Qwen/Qwen3-Next-80B-A3B-Instruct", "moonshotai/Kimi-K2-Instruct"],
+     "mistralai/Mixtral-8x7B-Instruct-v0.1", "Qwen/Qwen3-Next-80B-A3B-Instruct", "moonshotai/Kimi-K2-Instruct",
+     "moonshotai/Kimi-Linear-48B-A3B-Instruct", "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", "ibm-granite/granite-4.0-h-tiny"],
 )
 def test_derived_parameter_count_matches_the_model_card(catalog, model_id):
     model = catalog.models[model_id]
