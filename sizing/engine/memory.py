@@ -133,6 +133,8 @@ def add_fixed_terms(df: pd.DataFrame, rules: Rules) -> None:
     heads = np.maximum(_col(df, "attention_heads") // tp, 1)
     df["mla_prefill_bytes"] = oh.mla_prefill(tokens, heads, _col(df, "mla_nope_plus_v"), rules.engine == "v0")
     df["sampler_bytes"] = oh.sampler_peak(_col(df, "max_num_seqs"), tokens, _col(df, "vocab_size"))
+    df["linear_profile_bytes"] = oh.linear_profile(tokens, _col(df, "la_value_heads") // tp, _col(df, "la_value_dim"),
+                                                   _col(df, "la_profile_units"))
 
 
 def add_overheads(df: pd.DataFrame, rules: Rules, coef: oh.Coefficients) -> None:
@@ -141,7 +143,8 @@ def add_overheads(df: pd.DataFrame, rules: Rules, coef: oh.Coefficients) -> None
     df["profile_tokens"] = profile_tokens(df, rules)
     add_fixed_terms(df, rules)
     term = {name: getattr(coef, name) * basis for name, basis in overhead_bases(df).items()}
-    forward = term["act_hidden_factor"] + term["act_mlp_factor"] + _col(df, "mla_prefill_bytes")
+    forward = (term["act_hidden_factor"] + term["act_mlp_factor"] + _col(df, "mla_prefill_bytes")
+               + _col(df, "linear_profile_bytes"))
     df["encoder_profile_bytes"] = encoder_profile(df)
     df["activation_bytes"] = (forward + _col(df, "sampler_bytes") + _col(df, "moe_workspace_bytes")
                               + df["encoder_profile_bytes"])
