@@ -218,6 +218,11 @@ class Model(Strict):
     kv_sharing: KvSharing | None = None
     vision: VisionTower | None = None
     moe: Moe | None = None
+    mtp_layers: NonNegInt = Field(0, description="MTP (next-n) layers the checkpoint ships: config.json "
+                                                 "num_nextn_predict_layers or mtp_num_hidden_layers")
+    attention_output_gate: StrictBool = Field(False, description="attn_output_gate: q_proj also yields a gate "
+                                                                 "(Qwen3-Next/3.5/3.6), doubling its outputs")
+    eagle3: DraftHead | None = None
     mlp_only_layers: NonNegInt = Field(
         0, description="blocks holding only an MLP or MoE, no attention or state (Nemotron-H's '-' and 'E'); "
                        "when set, the other blocks hold no MLP")
