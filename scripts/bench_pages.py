@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Benchmark the built site's pages: bytes, DOM size and load times in headless Chromium.
 
-    python scripts/bench_pages.py [--site DIR] [--out benchmarks/pages.md] [--repeats 3]
+    python -m scripts.bench_pages [--site DIR] [--out benchmarks/pages.md] [--repeats 3]
 
 Builds the site into a temporary folder unless ``--site`` names a built one, serves it on
 127.0.0.1, and opens every page of every language ``--repeats`` times, each in a fresh browser
@@ -105,7 +105,7 @@ def verdicts(rows: list[dict[str, Any]], sizes: dict[str, Any]) -> dict[str, boo
 def report(rows: list[dict[str, Any]], sizes: dict[str, Any], met: dict[str, bool], repeats: int) -> str:
     """The Markdown report."""
     ok = {True: "met", False: "NOT met"}
-    lines = ["# Page weights and load times", "", "Written by `python scripts/bench_pages.py`; localhost, no network "
+    lines = ["# Page weights and load times", "", "Written by `python -m scripts.bench_pages`; localhost, no network "
              f"latency, median of {repeats} cold loads in headless Chromium at 1366×768.", "",
              "| Machine | |", "|---|---|", *(f"| {k} | {v} |" for k, v in machine().items()), "",
              "## Targets", "",
@@ -130,7 +130,7 @@ def built(site: Path | None, work: Path) -> Path:
     if site:
         return site
     target = work / "site"
-    subprocess.run([sys.executable, str(ROOT / "scripts" / "docs.py"), "build", "--site", str(target)], check=True)
+    subprocess.run([sys.executable, "-m", "scripts.docs", "build", "--site", str(target)], cwd=ROOT, check=True)
     return target
 
 

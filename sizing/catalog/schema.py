@@ -139,15 +139,25 @@ class VisionTower(Strict):
 
 
 class LinearAttention(Strict):
-    kind: Literal["gated_delta_net"]
+    """Layers with a fixed-size recurrent state instead of a KV cache, in one shared geometry.
+
+    vLLM's three state shapes (``MambaStateShapeCalculator``) have one form: a convolution over
+    ``2 x key heads x key dim + value heads x value dim`` channels and a ``value heads x value dim x
+    key dim`` temporal state. Gated DeltaNet fills the fields as named; KDA has as many key as value
+    heads of one size (``linear_attn_config.num_heads``, ``head_dim``); Mamba-2 maps its ``n_groups``
+    to key heads, ``ssm_state_size`` to the key dim, and its heads and head dim to the value side.
+    """
+
+    kind: Literal["gated_delta_net", "kda", "mamba2"]
     layers: PosInt
-    num_key_heads: PosInt
-    num_value_heads: PosInt
-    key_head_dim: PosInt
-    value_head_dim: PosInt
+    num_key_heads: PosInt = Field(description="GDN/KDA key heads; Mamba-2: n_groups")
+    num_value_heads: PosInt = Field(description="GDN/KDA value heads; Mamba-2: heads")
+    key_head_dim: PosInt = Field(description="GDN/KDA key head size; Mamba-2: ssm_state_size")
+    value_head_dim: PosInt = Field(description="GDN/KDA value head size; Mamba-2: head_dim")
     conv_kernel: PosInt
-    ssm_dtype_bytes: PosInt = Field(2, description="bytes per value of the recurrent (temporal) state: 4 when "
-                                                   "config.json sets mamba_ssm_dtype float32 (Qwen3.5/3.6)")
+    ssm_dtype_bytes: PosInt = Field(2, description="bytes per value of the recurrent (temporal) state: 4 when it is "
+                                                   "float32 (config mamba_ssm_dtype / mamba_ssm_cache_dtype; KDA "
+                                                   "always)")
 
 
 class Moe(Strict):
@@ -213,16 +223,20 @@ class Model(Strict):
     attention_output_gate: StrictBool = Field(False, description="attn_output_gate: q_proj also yields a gate "
                                                                  "(Qwen3-Next/3.5/3.6), doubling its outputs")
     eagle3: DraftHead | None = None
+    mlp_only_layers: NonNegInt = Field(
+        0, description="blocks holding only an MLP or MoE, no attention or state (Nemotron-H's '-' and 'E'); "
+                       "when set, the other blocks hold no MLP")
+    gated_mlp: StrictBool = Field(True, description="gate, up and down projections; False: up and down only (ReLU^2)")
     checkpoints: Annotated[list[Checkpoint], Field(min_length=1)]
     source: Text
     notes: Text | None = None
 
     @model_validator(mode="after")
     def _layers_add_up(self) -> "Model":
-        special = sum(x.layers for x in (self.sliding_window, self.linear_attention) if x)
+        special = sum(x.layers for x in (self.sliding_window, self.linear_attention) if x) + self.mlp_only_layers
         if special >= self.layers:
             field = "linear_attention.layers" if self.linear_attention else "sliding_window.layers"
-            raise FieldProblem(field, f"sliding-window plus linear-attention layers ({special}) must leave at least "
+            raise FieldProblem(field, f"sliding-window, linear-attention and MLP-only layers ({special}) must leave at least "
                                       f"one full-attention layer of {self.layers}")
         shared = self.kv_sharing
         if shared and (shared.sliding_layers > (self.sliding_window.layers if self.sliding_window else 0)

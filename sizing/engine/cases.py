@@ -43,7 +43,7 @@ def model_columns(m: Model) -> dict[str, object]:
     la, sw, moe = m.linear_attention, m.sliding_window, m.moe
     inter = (moe.experts_per_token * moe.expert_intermediate_size
              + moe.shared_experts * moe.shared_intermediate_size) if moe else m.intermediate_size
-    special = (sw.layers if sw else 0) + (la.layers if la else 0)
+    special = (sw.layers if sw else 0) + (la.layers if la else 0) + m.mlp_only_layers
     return {
         "layers": m.layers, "hidden_size": m.hidden_size, "vocab_size": m.vocab_size,
         "attention_heads": m.attention_heads, "kv_heads": m.kv_heads, "head_dim": m.head_dim,
@@ -53,13 +53,23 @@ def model_columns(m: Model) -> dict[str, object]:
         "window": sw.window if sw else 0, "linear_layers": la.layers if la else 0,
         "la_key_heads": la.num_key_heads if la else 0, "la_value_heads": la.num_value_heads if la else 0,
         "la_key_dim": la.key_head_dim if la else 0, "la_value_dim": la.value_head_dim if la else 0,
-        "la_conv_kernel": la.conv_kernel if la else 1, "la_ssm_bytes": la.ssm_dtype_bytes if la else 2,
-        "inter_per_token": inter,
+        "la_conv_kernel": la.conv_kernel if la else 1, **linear_state_columns(m), "inter_per_token": inter,
         "max_context": m.max_context, "model_dtype_bytes": 2, "is_moe": moe is not None,
         "experts": moe.experts if moe else 0,
         "active_share": _active_share(m), "expert_intermediate": moe.expert_intermediate_size if moe else 0,
         **profile_columns(m), **vision_columns(m),
     }
+
+
+FP32_BYTES = 4
+
+
+def linear_state_columns(m: Model) -> dict[str, object]:
+    """How the linear layers' state is stored: temporal-state element bytes, and whether key heads
+    are Mamba-2 groups that vLLM widens to the TP size (:func:`sizing.engine.kvcache.mamba2_groups`)."""
+    la = m.linear_attention
+    ssm = FP32_BYTES if la is not None and la.kind == "kda" else la.ssm_dtype_bytes if la else 2
+    return {"la_ssm_bytes": ssm, "la_widen_groups": la is not None and la.kind == "mamba2"}
 
 
 def vision_columns(m: Model) -> dict[str, int]:

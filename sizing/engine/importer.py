@@ -19,8 +19,8 @@ from sizing.catalog.schema import Model
 from sizing.engine.weights import total_params
 
 TIED_DEFAULT = {"gemma3_text": True, "gemma3": True, "gemma2": True, "gemma4_text": True, "gemma4": True}
-UNTIED_TYPES = {"llama", "llama4_text", "qwen2", "qwen3", "qwen3_moe", "qwen3_next", "qwen3_5_text", "qwen3_5_moe_text",
-                "mistral", "mixtral",
+UNTIED_TYPES = {"kimi_linear", "nemotron_h", "llama", "llama4_text", "qwen2", "qwen3", "qwen3_moe", "qwen3_next",
+                "qwen3_5_text", "qwen3_5_moe_text", "mistral", "mixtral",
                 "deepseek_v2", "deepseek_v3", "deepseek_v32", "kimi_k2", "gpt_oss", "glm4_moe", "phi3"}
 
 
@@ -98,7 +98,17 @@ def linear_layer_count(cfg: Config, layers: int) -> int:
 
 
 def linear_attention(cfg: Config, layers: int) -> dict[str, Any] | None:
-    """Gated-DeltaNet layers of hybrid models, with the recurrent state's dtype (``mamba_ssm_dtype``)."""
+    """Linear-attention layers of hybrid models: KDA (Kimi-Linear's ``linear_attn_config``), Mamba-2
+    (Nemotron-H's pattern, Granite-4.0-H's ``layer_types``) or Gated DeltaNet (:func:`gated_delta_net`)."""
+    if isinstance(cfg.get("linear_attn_config"), dict):
+        return kda(cfg.get("linear_attn_config"))
+    if cfg.get("hybrid_override_pattern") or "mamba" in (cfg.get("layer_types") or []):
+        return mamba2(cfg)
+    return gated_delta_net(cfg, layers)
+
+
+def gated_delta_net(cfg: Config, layers: int) -> dict[str, Any] | None:
+    """Gated-DeltaNet layers (Qwen3-Next/3.5/3.6), with the recurrent state's dtype (``mamba_ssm_dtype``)."""
     count = linear_layer_count(cfg, layers)
     if not count:
         return None
@@ -113,6 +123,43 @@ def mtp_layers(cfg: Config) -> int:
     """MTP (next-n prediction) layers shipped with the checkpoint: ``num_nextn_predict_layers`` (DeepSeek, GLM)
     or ``mtp_num_hidden_layers`` (Qwen3-Next/3.5/3.6); 0 when neither is set."""
     return int(cfg.get("num_nextn_predict_layers") or cfg.get("mtp_num_hidden_layers") or 0)
+
+
+def kda(lac: dict[str, Any]) -> dict[str, Any]:
+    """Kimi Delta Attention layers: ``kda_layers`` of ``num_heads`` x ``head_dim`` (keys as values)."""
+    heads, dim = int(lac["num_heads"]), int(lac["head_dim"])
+    return {"kind": "kda", "layers": len(lac.get("kda_layers") or []), "num_key_heads": heads,
+            "num_value_heads": heads, "key_head_dim": dim, "value_head_dim": dim,
+            "conv_kernel": int(lac.get("short_conv_kernel_size", 4)), "ssm_dtype_bytes": 4}
+
+
+def block_counts(cfg: Config) -> dict[str, int]:
+    """Blocks by kind: Nemotron-H's ``hybrid_override_pattern`` (M, *, -, E) or ``layer_types`` (mamba, attention)."""
+    pattern = str(cfg.get("hybrid_override_pattern") or "")
+    if pattern:
+        return {"mamba": pattern.count("M"), "attention": pattern.count("*"),
+                "mlp_only": pattern.count("-") + pattern.count("E")}
+    types = cfg.get("layer_types") or []
+    return {"mamba": types.count("mamba"), "attention": types.count("attention"), "mlp_only": 0}
+
+
+def mamba2_ssm_bytes(cfg: Config) -> int:
+    """Bytes per value of the Mamba-2 temporal state (4: float32, else 2): for Nemotron-H vLLM takes the
+    config's ``mamba_ssm_cache_dtype``, float32 when absent (``vllm/model_executor/models/config.py:
+    NemotronHForCausalLMConfig``, code-index id 51780233634); other models use the model dtype."""
+    default = "float32" if cfg.model_type == "nemotron_h" else "auto"
+    return 4 if str(cfg.get("mamba_ssm_cache_dtype", default)) == "float32" else 2
+
+
+def mamba2(cfg: Config) -> dict[str, Any]:
+    """Mamba-2 layers in the shared geometry (groups as key heads, state size as key dim)."""
+    return {"kind": "mamba2", "layers": block_counts(cfg)["mamba"],
+            "num_key_heads": int(cfg.need("n_groups", "mamba_n_groups")),
+            "num_value_heads": int(cfg.need("mamba_num_heads", "mamba_n_heads")),
+            "key_head_dim": int(cfg.need("ssm_state_size", "mamba_d_state")),
+            "value_head_dim": int(cfg.need("mamba_head_dim", "mamba_d_head")),
+            "conv_kernel": int(cfg.need("conv_kernel", "mamba_d_conv")),
+            "ssm_dtype_bytes": mamba2_ssm_bytes(cfg)}
 
 
 def global_attention(cfg: Config) -> dict[str, Any] | None:
@@ -178,12 +225,17 @@ def moe(cfg: Config) -> dict[str, Any] | None:
     if cfg.get("enable_moe_block"):
         return gemma4_moe(cfg, int(experts))
     llama4 = cfg.model_type.startswith("llama4")
-    shared = cfg.get("n_shared_experts") or (1 if cfg.get("shared_expert_intermediate_size") or llama4 else 0)
+    shared_size = next((cfg.get(k) for k in SHARED_SIZE_KEYS if cfg.get(k)), None)
+    shared = cfg.get("n_shared_experts") or cfg.get("num_shared_experts") or (1 if shared_size or llama4 else 0)
     size = cfg.need("moe_intermediate_size", "intermediate_size")
-    return {"experts": int(experts), "experts_per_token": int(cfg.need("num_experts_per_tok", "experts_per_token")),
+    top_k = cfg.need("num_experts_per_tok", "experts_per_token", "num_experts_per_token")
+    return {"experts": int(experts), "experts_per_token": int(top_k),
             "expert_intermediate_size": int(size), "shared_experts": int(shared),
-            "shared_intermediate_size": int(cfg.get("shared_expert_intermediate_size") or (size if shared else 0)),
+            "shared_intermediate_size": int(shared_size or (size if shared else 0)),
             "dense_layers": int(cfg.get("first_k_dense_replace", 0))}
+
+
+SHARED_SIZE_KEYS = ("shared_expert_intermediate_size", "moe_shared_expert_intermediate_size", "shared_intermediate_size")
 
 
 def gemma4_moe(cfg: Config, experts: int) -> dict[str, Any]:
@@ -257,13 +309,13 @@ def raw_entry(cfg: Config, model_id: str) -> dict[str, Any]:
                                  else cfg.need("intermediate_size")),
         "attention_heads": heads, "kv_heads": int(cfg.get("num_key_value_heads", heads)), "head_dim": head_dim(cfg),
         "vocab_size": int(cfg.need("vocab_size")), "tie_embeddings": tie_embeddings(cfg),
-        "max_context": int(cfg.need("max_position_embeddings")), "attention_bias": bool(cfg.get("attention_bias", False)),
+        "max_context": int(cfg.need("max_position_embeddings", "model_max_length")), "attention_bias": bool(cfg.get("attention_bias", False)),
         "mla": mla(cfg), "sliding_window": sliding(cfg, layers), "linear_attention": linear_attention(cfg, layers),
         "global_attention": global_attention(cfg), "kv_sharing": kv_sharing(cfg), "mtp_layers": mtp_layers(cfg),
         "attention_output_gate": bool(cfg.get("attn_output_gate", False)),
         "vision": vision(cfg.raw, int(cfg.need("hidden_size"))),
-        "moe": experts,
-        "checkpoints": [checkpoint(model_id, cfg)], "source": "config.json (python -m sizing import-config)",
+        "moe": experts, "mlp_only_layers": block_counts(cfg)["mlp_only"] or None,
+        "gated_mlp": False if cfg.get("mlp_hidden_act") == "relu2" else None, "checkpoints": [checkpoint(model_id, cfg)], "source": "config.json (python -m sizing import-config)",
     }
     return {k: v for k, v in entry.items() if v is not None}
 

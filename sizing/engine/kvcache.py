@@ -55,27 +55,56 @@ def stage_count(count: ArrayLike, pp: ArrayLike) -> np.ndarray:
     return cdiv(count, pp)
 
 
+def recurrent_state_bytes(key_heads: ArrayLike, value_heads: ArrayLike, key_dim: ArrayLike, value_dim: ArrayLike,
+                          conv_kernel: ArrayLike, tp: ArrayLike, conv_bytes: ArrayLike,
+                          ssm_bytes: ArrayLike, spec_tokens: ArrayLike = 0) -> np.ndarray:
+    """State of ONE linear-attention layer per rank per sequence: conv state + temporal state, bytes.
+
+    One form covers vLLM's Gated-DeltaNet, KDA and Mamba-2 shapes (``vllm/model_executor/layers/
+    mamba/mamba_utils.py: MambaStateShapeCalculator``, vllm-project/vllm@02d71083): the conv state is
+    ``(2 x key_heads x key_dim + value_heads x value_dim) / tp`` channels by ``conv_kernel - 1 +
+    spec_tokens`` (the draft tokens of speculative decoding widen it), the temporal state ``value_heads / tp x value_dim x key_dim``. The conv
+    state has the model dtype (``conv_bytes``); the temporal one ``ssm_bytes`` (fp32 for KDA,
+    ``kda_state_dtype``; for Mamba-2 ``--mamba-ssm-cache-dtype``, which Nemotron-H takes from its
+    config). For Mamba-2 pass n_groups (widened by :func:`mamba2_groups`) as key heads and
+    ``ssm_state_size`` as key dim. vLLM rounds each state to ``state_alignment`` (not modelled).
+    """
+    conv_channels = (2 * np.asarray(key_heads) * key_dim + np.asarray(value_heads) * value_dim) // tp
+    conv = conv_channels * (np.asarray(conv_kernel) - 1 + np.asarray(spec_tokens)) * np.asarray(conv_bytes)
+    ssm = (np.asarray(value_heads) // tp) * np.asarray(value_dim) * key_dim * np.asarray(ssm_bytes)
+    return (conv + ssm).astype(np.int64)
+
+
 def gdn_state_bytes(key_heads: ArrayLike, value_heads: ArrayLike, key_dim: ArrayLike, value_dim: ArrayLike,
                     conv_kernel: ArrayLike, tp: ArrayLike, state_bytes: ArrayLike, spec_tokens: ArrayLike = 0,
                     ssm_bytes: ArrayLike | None = None) -> np.ndarray:
-    """Recurrent state of ONE Gated-DeltaNet layer per rank per sequence (conv + temporal state), bytes.
+    """Recurrent state of ONE Gated-DeltaNet layer per rank per sequence, bytes: :func:`recurrent_state_bytes`
+    with the temporal state in ``ssm_bytes`` (``mamba_ssm_dtype``; default ``state_bytes``)."""
+    ssm = state_bytes if ssm_bytes is None else ssm_bytes
+    return recurrent_state_bytes(key_heads, value_heads, key_dim, value_dim, conv_kernel, tp, state_bytes, ssm,
+                                 spec_tokens)
 
-    ``MambaStateShapeCalculator.gated_delta_net_state_shape`` (``vllm/model_executor/layers/mamba/
-    mamba_utils.py``): the conv state is ``channels/tp x (conv_kernel - 1 + num_spec)``, the temporal state
-    ``v_heads/tp x v_dim x k_dim``. The conv state takes the model dtype (``state_bytes``), the temporal
-    state ``ssm_bytes`` (``mamba_ssm_dtype``; default ``state_bytes``).
-    """
-    conv_channels = (2 * np.asarray(key_heads) * key_dim + np.asarray(value_heads) * value_dim) // tp
-    conv = conv_channels * (np.asarray(conv_kernel) - 1 + np.asarray(spec_tokens))
-    ssm = (np.asarray(value_heads) // tp) * np.asarray(value_dim) * key_dim
-    ssm_b = state_bytes if ssm_bytes is None else ssm_bytes
-    return (conv * np.asarray(state_bytes) + ssm * np.asarray(ssm_b)).astype(np.int64)
+
+def mamba2_groups(n_groups: ArrayLike, tp: ArrayLike) -> np.ndarray:
+    """Mamba-2 groups after vLLM widens them to shard with the heads: ``n_groups + (tp - n_groups)`` when
+    ``n_groups % tp != 0``, else ``n_groups`` (``MambaStateShapeCalculator.extra_groups_for_head_shards``)."""
+    g, t = np.asarray(n_groups), np.asarray(tp)
+    return np.where(g % t == 0, g, g + t - g)
 
 
 def hybrid_block_size(default_bs: ArrayLike, mamba_state: ArrayLike, attn_per_token: ArrayLike) -> np.ndarray:
-    """Block size vLLM picks so one attention page covers one Mamba state (0 state -> default)."""
-    needed = HYBRID_ALIGN * cdiv(mamba_state, HYBRID_ALIGN * np.maximum(attn_per_token, 1))
-    return np.where(np.asarray(mamba_state) > 0, np.maximum(needed, default_bs), default_bs)
+    """Block size vLLM picks so one attention page covers one linear layer's state (0 state -> default).
+
+    The alignment is the larger of the kernels' 16 and the block size already set (``default_bs``), and
+    the block is the smallest multiple of it whose page (``attn_per_token`` bytes per token: the
+    model's uniform attention layer, MLA's latent for Kimi-Linear) holds ``mamba_state``; the Mamba
+    page is then padded to it (``vllm/platforms/interface.py: Platform._align_hybrid_block_size``,
+    text at code-index id 52132374917; up to 0.18 ``HybridAttentionMambaModelConfig`` in
+    ``vllm/model_executor/models/config.py`` aligned to 16, the same with a 16-token default).
+    """
+    align = np.maximum(HYBRID_ALIGN, np.asarray(default_bs))
+    needed = align * cdiv(mamba_state, align * np.maximum(attn_per_token, 1))
+    return np.where(np.asarray(mamba_state) > 0, needed, default_bs)
 
 
 def group_size(full: ArrayLike, sliding: ArrayLike, mamba: ArrayLike) -> np.ndarray:

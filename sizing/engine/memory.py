@@ -84,9 +84,10 @@ def add_kv_geometry(df: pd.DataFrame, rules: Rules) -> None:
     page_per_token = kv.page_bytes_per_token(per_full, per_layer, df["sliding_on_stage"])
     df["kv_bytes_per_token_layer"] = page_per_token
     df["kv_bytes_per_token"] = per_full * df["full_on_stage"] + per_layer * df["sliding_on_stage"]
-    state = kv.gdn_state_bytes(df["la_key_heads"], df["la_value_heads"], df["la_key_dim"], df["la_value_dim"],
-                               df["la_conv_kernel"], df["tp"], df["model_dtype_bytes"], spec_col(df, "spec_tokens"),
-                               df["la_ssm_bytes"] if "la_ssm_bytes" in df else None)
+    groups = np.where(df["la_widen_groups"], kv.mamba2_groups(df["la_key_heads"], df["tp"]), df["la_key_heads"])
+    state = kv.recurrent_state_bytes(groups, df["la_value_heads"], df["la_key_dim"], df["la_value_dim"],
+                                     df["la_conv_kernel"], df["tp"], df["model_dtype_bytes"], df["la_ssm_bytes"],
+                                     spec_col(df, "spec_tokens"))
     df["linear_state_bytes"] = np.where(df["linear_layers"] > 0, state, 0)
     default_bs = np.where(df["block_size_override"] > 0, df["block_size_override"], df["block_size_attention"])
     df["block_size"] = kv.hybrid_block_size(default_bs, df["linear_state_bytes"], page_per_token)
@@ -138,6 +139,8 @@ def add_fixed_terms(df: pd.DataFrame, rules: Rules) -> None:
     heads = np.maximum(_col(df, "attention_heads") // tp, 1)
     df["mla_prefill_bytes"] = oh.mla_prefill(tokens, heads, _col(df, "mla_nope_plus_v"), rules.engine == "v0")
     df["sampler_bytes"] = oh.sampler_peak(_col(df, "max_num_seqs"), tokens, _col(df, "vocab_size"))
+    df["linear_profile_bytes"] = oh.linear_profile(tokens, _col(df, "la_value_heads") // tp, _col(df, "la_value_dim"),
+                                                   _col(df, "la_profile_units"))
 
 
 def add_overheads(df: pd.DataFrame, rules: Rules, coef: oh.Coefficients) -> None:
@@ -146,7 +149,8 @@ def add_overheads(df: pd.DataFrame, rules: Rules, coef: oh.Coefficients) -> None
     df["profile_tokens"] = profile_tokens(df, rules)
     add_fixed_terms(df, rules)
     term = {name: getattr(coef, name) * basis for name, basis in overhead_bases(df, rules).items()}
-    forward = term["act_hidden_factor"] + term["act_mlp_factor"] + _col(df, "mla_prefill_bytes")
+    forward = (term["act_hidden_factor"] + term["act_mlp_factor"] + _col(df, "mla_prefill_bytes")
+               + _col(df, "linear_profile_bytes"))
     df["encoder_profile_bytes"] = encoder_profile(df)
     df["activation_bytes"] = (forward + _col(df, "sampler_bytes") + _col(df, "moe_workspace_bytes")
                               + df["encoder_profile_bytes"])

@@ -156,6 +156,18 @@ def mla_prefill(tokens: np.ndarray, heads_per_rank: np.ndarray, nope_plus_v: np.
     return np.asarray(tokens, dtype=np.float64) * width * ACT_BYTES
 
 
+def linear_profile(tokens: np.ndarray, heads_per_rank: np.ndarray, head_dim: np.ndarray,
+                   units: np.ndarray) -> np.ndarray:
+    """Linear-attention projections live in the profile run, bytes: ``tokens x heads/TP x head_dim x units x 2 B``.
+
+    ``units`` comes from :func:`sizing.engine.profile_columns.linear_profile_units` (7 for KDA, whose
+    projections vLLM computes before the skipped kernel; 0 where not modelled). Counted on top of the
+    fitted hidden-sized activations, so the estimate errs on the side of less KV memory.
+    """
+    width = np.asarray(heads_per_rank, dtype=np.float64) * np.asarray(head_dim)
+    return np.asarray(tokens, dtype=np.float64) * width * np.asarray(units) * ACT_BYTES
+
+
 def sampler_peak(max_num_seqs: np.ndarray, tokens: np.ndarray, vocab: np.ndarray) -> np.ndarray:
     """The sampler dummy run's live buffers, bytes: ``min(max_num_seqs, tokens) × vocab × 14 B``.
 

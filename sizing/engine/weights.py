@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sizing.catalog.schema import Checkpoint, Model, PrecisionSpec
+from sizing.catalog.schema import Checkpoint, LinearAttention, Model, PrecisionSpec
 from sizing.engine.layer_kinds import global_attention_delta
 from sizing.engine.towers import vision_params
 
@@ -46,23 +46,51 @@ def attention_params(m: Model) -> tuple[int, int]:
     return m.hidden_size * (2 * q_out + gate + kv_out), 0
 
 
-def linear_attention_params(m: Model) -> int:
-    """Parameters of ONE Gated-DeltaNet layer (projections, conv, gates), all TP-sharded."""
-    la = m.linear_attention
-    if la is None:
-        return 0
+def gdn_params(hidden: int, la: LinearAttention) -> int:
+    """Gated DeltaNet: fused qkvz and ba input projections, the q/k/v convolution, the output projection."""
     key_dim, value_dim = la.num_key_heads * la.key_head_dim, la.num_value_heads * la.value_head_dim
-    in_proj = m.hidden_size * (2 * key_dim + 2 * value_dim + 2 * la.num_value_heads)
-    conv = (2 * key_dim + value_dim) * la.conv_kernel
-    return in_proj + conv + value_dim * m.hidden_size
+    in_proj = hidden * (2 * key_dim + 2 * value_dim + 2 * la.num_value_heads)
+    return in_proj + (2 * key_dim + value_dim) * la.conv_kernel + value_dim * hidden
+
+
+def kda_params(hidden: int, la: LinearAttention) -> int:
+    """Kimi Delta Attention (``vllm/model_executor/layers/kda.py``; the tensors of Kimi-Linear's checkpoint):
+    q/k/v projections and their short convolutions, low-rank forget (f_a, f_b) and output gates
+    (g_a, g_b) of rank ``head_dim``, the beta projection, A_log, dt_bias, the output norm and projection."""
+    proj, rank = la.num_value_heads * la.value_head_dim, la.value_head_dim
+    projections = hidden * (3 * proj + la.num_value_heads) + 2 * (hidden * rank + rank * proj) + proj * hidden
+    return projections + 3 * proj * la.conv_kernel + la.num_value_heads + proj + rank
+
+
+def mamba2_params(hidden: int, la: LinearAttention) -> int:
+    """Mamba-2 mixer (``vllm/model_executor/layers/mamba/mamba_mixer2.py``): in_proj to z, x, B, C and dt,
+    the biased depthwise conv over x, B and C, A, D and dt_bias per head, the gated norm, out_proj."""
+    inner = la.num_value_heads * la.value_head_dim
+    conv_dim = inner + 2 * la.num_key_heads * la.key_head_dim
+    in_proj = hidden * (inner + conv_dim + la.num_value_heads)
+    return in_proj + conv_dim * (la.conv_kernel + 1) + 3 * la.num_value_heads + inner + inner * hidden
+
+
+LINEAR_PARAMS = {"gated_delta_net": gdn_params, "kda": kda_params, "mamba2": mamba2_params}
+
+
+def linear_attention_params(m: Model) -> int:
+    """Parameters of ONE linear-attention layer of ``m``'s kind, all counted as TP-sharded (0 without)."""
+    la = m.linear_attention
+    return LINEAR_PARAMS[la.kind](m.hidden_size, la) if la else 0
+
+
+def mlp_layers(m: Model) -> int:
+    """Layers carrying an MLP or MoE block: all of them, or Nemotron-H's MLP-only blocks."""
+    return m.mlp_only_layers or m.layers
 
 
 def mlp_parts(m: Model) -> list[Part]:
     """Dense MLP, routed experts, shared experts and router, summed over all layers."""
-    gated = 3 * m.hidden_size
+    gated = (3 if m.gated_mlp else 2) * m.hidden_size
     if m.moe is None:
-        return [Part("dense_mlp", gated * m.intermediate_size * m.layers, True, True)]
-    e, moe_layers = m.moe, m.layers - m.moe.dense_layers
+        return [Part("dense_mlp", gated * m.intermediate_size * mlp_layers(m), True, True)]
+    e, moe_layers = m.moe, mlp_layers(m) - m.moe.dense_layers
     return [
         Part("dense_mlp", gated * m.intermediate_size * e.dense_layers, True, True),
         Part("experts", gated * e.expert_intermediate_size * e.experts * moe_layers, True, True),
@@ -75,7 +103,7 @@ def attention_parts(m: Model) -> list[Part]:
     """Attention (or linear attention) projections over all layers."""
     linear_layers = m.linear_attention.layers if m.linear_attention else 0
     sharded, replicated = attention_params(m)
-    full_layers = m.layers - linear_layers
+    full_layers = m.layers - linear_layers - m.mlp_only_layers
     return [
         Part("attention", sharded * full_layers + linear_attention_params(m) * linear_layers
              + global_attention_delta(m), True, True),
@@ -86,7 +114,7 @@ def attention_parts(m: Model) -> list[Part]:
 def model_parts(m: Model) -> list[Part]:
     """Every parameter group of ``m``; their sum is the model's parameter count."""
     embed = m.vocab_size * m.hidden_size
-    norms = (2 * m.layers + 1) * m.hidden_size
+    norms = ((m.layers if m.mlp_only_layers else 2 * m.layers) + 1) * m.hidden_size
     return [
         Part("embeddings", embed, True, False),
         Part("lm_head", 0 if m.tie_embeddings else embed, True, False),

@@ -307,7 +307,7 @@ def calibration_loo_table(lang: str, ctx: SiteContext) -> str:
 
 
 def _left_cells(left: Any, lang: str) -> str:
-    return (f"| {escape_cell(left.case)} | {escape_cell(left.model)} | {escape_cell(left.version)} | "
+    return (f"| {escape_cell(left.case)} | {escape_cell(left.model)} | {escape_cell(left.version or '—')} | "
             f"{escape_cell(left.gpu or '—')} |")
 
 

@@ -335,12 +335,17 @@ def disk_rows(ctx: SiteContext) -> pd.DataFrame:
 # ---------------------------------------------------------------------------------------------
 
 
+LINEAR_KIND_LABELS = {"gated_delta_net": "Gated DeltaNet", "kda": "KDA", "mamba2": "Mamba-2"}
+
+
 def attention_label(cat: Catalog, model: str) -> str:
-    """``MLA`` / ``GQA`` (or ``MHA``), plus sliding window or Gated DeltaNet layers when present."""
+    """``MLA`` / ``GQA`` (or ``MHA``), plus sliding window or linear-attention layers (Gated DeltaNet,
+    KDA, Mamba-2) when present."""
     m = cat.models[model]
     base = "MLA" if m.mla else ("MHA" if m.kv_heads == m.attention_heads else "GQA")
+    la = m.linear_attention
     extras = [f"sliding window {m.sliding_window.window}" if m.sliding_window else "",
-              "Gated DeltaNet" if m.linear_attention else ""]
+              LINEAR_KIND_LABELS[la.kind] if la else ""]
     return " + ".join([base, *(e for e in extras if e)])
 
 

@@ -37,10 +37,14 @@ class FitCase:
         return self.rest - float(np.dot(self.basis, coef))
 
 
+FIXED_TERMS = ("sampler_bytes", "moe_workspace_bytes", "mla_prefill_bytes", "linear_profile_bytes")
+"""Profile-run terms whose shape the source fixes (no coefficient): subtracted before the fit."""
+
+
 def fit_case(case: str, logged_bytes: float, row: Mapping[str, Any], rules: Rules) -> FitCase:
     """The :class:`FitCase` of an evaluated estimate ``row`` (see :func:`sizing.engine.memory.compute`)
     under the release line ``rules`` (CUDA graphs are fitted where the printed figure subtracts them)."""
-    fixed = float(row["sampler_bytes"]) + float(row["moe_workspace_bytes"]) + float(row["mla_prefill_bytes"])
+    fixed = sum(float(row[name]) for name in FIXED_TERMS)
     rest = float(row["budget_bytes"]) - float(row["weights_bytes"]) - fixed
     bases = overhead_bases(pd.DataFrame([dict(row)]), rules)
     budgeted_graphs = rules.cudagraphs_budgeted and not rules.extensible_kv_cache

@@ -9,6 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from scripts.bench_pages import TARGETS, site_sizes
+from scripts.docs import lunr_files
+
 ROOT = Path(__file__).resolve().parents[2]
 PREFIXES = {"en": "", "zh": "zh/", "ru": "ru/"}
 PAGES = ("choosing-a-gpu-server", "deployment-hardware", "fit-tables", "methodology", "catalog")
@@ -134,6 +137,35 @@ def test_downloads_are_written_once_at_the_site_root(built_site: Path) -> None:
         for href in re.findall(r'href="([^"]+fits\.csv)"', page.read_text(encoding="utf-8")):
             assert (page.parent / href).resolve() == (built_site / "downloads" / "fits.csv").resolve(), lang
     assert list(built_site.rglob("*.map")) == []
+
+
+@pytest.mark.parametrize("lang", PREFIXES)
+def test_fit_tables_page_weighs_under_its_target(built_site: Path, lang: str) -> None:
+    """Assert each language's fit-tables HTML is under issue 11's 400,000 bytes (bytes are
+    deterministic: the same catalog gives the same page; the load time is benchmarked, not tested)."""
+    size = (built_site / PREFIXES[lang] / "fit-tables" / "index.html").stat().st_size
+    assert size < TARGETS["fit_tables_html"], f"{lang}: fit-tables/ is {size:,} bytes"
+
+
+def test_whole_site_weighs_under_its_target(built_site: Path) -> None:
+    """Assert the assembled site (every file, all languages) is under issue 11's 15,000,000 bytes."""
+    sizes = site_sizes(built_site)
+    assert sizes["total"] < TARGETS["site_bytes"], f"{sizes['total']:,} bytes; largest: {sizes['largest'][:3]}"
+
+
+def test_lunr_files_follow_the_search_languages() -> None:
+    """Assert the build keeps only what Material's search worker loads for an index's languages."""
+    assert lunr_files(["en"]) == set()
+    assert lunr_files(["ru", "en"]) == {"min/lunr.ru.min.js", "min/lunr.multi.min.js", "min/lunr.stemmer.support.min.js"}
+    assert lunr_files(["th"]) == {"wordcut.js", "min/lunr.th.min.js", "min/lunr.stemmer.support.min.js"}
+
+
+def test_unused_search_languages_are_not_shipped(built_site: Path, engine: str) -> None:
+    """Assert no language ships lunr's segmenters it never loads (Material: Russian keeps its stemmer)."""
+    assert list(built_site.rglob("wordcut.js")) == [] or engine == "zensical"
+    if engine == "mkdocs":
+        assert (built_site / "ru" / "assets" / "javascripts" / "lunr" / "min" / "lunr.ru.min.js").is_file()
+        assert not (built_site / "assets" / "javascripts" / "lunr" / "min" / "lunr.ru.min.js").exists()
 
 
 def test_build_replaces_an_existing_site(run_docs, tmp_path: Path) -> None:

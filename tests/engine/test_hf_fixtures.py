@@ -17,7 +17,7 @@ def _load(name: str) -> dict:
 
 
 def test_fixture_set_is_complete() -> None:
-    assert len(FILES) == 25
+    assert len(FILES) == 27
     sources = (FIXTURES / "SOURCES.md").read_text(encoding="utf-8")
     for path in FILES:
         assert f"`{path.name}`" in sources, f"{path.name} has no entry in SOURCES.md"
@@ -48,3 +48,10 @@ def test_shapes_the_sizing_engine_reads() -> None:
     assert (scout["num_local_experts"], scout["num_hidden_layers"]) == (16, 48)
     hybrid = _load("Qwen--Qwen3.5-35B-A3B")["text_config"]
     assert hybrid["layer_types"].count("full_attention") == hybrid["num_hidden_layers"] // 4
+
+
+def test_linear_attention_hybrid_layouts() -> None:
+    kimi = _load("moonshotai--Kimi-Linear-48B-A3B-Instruct")["linear_attn_config"]
+    assert sorted(kimi["kda_layers"] + kimi["full_attn_layers"]) == list(range(1, 28))
+    pattern = _load("nvidia--NVIDIA-Nemotron-3-Nano-30B-A3B-BF16")["hybrid_override_pattern"]
+    assert (len(pattern), pattern.count("M"), pattern.count("*"), pattern.count("E")) == (52, 23, 6, 23)

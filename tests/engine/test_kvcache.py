@@ -58,3 +58,40 @@ def test_pages_of_different_layer_kinds_are_unified_by_raising_the_smaller_kinds
 def test_blocks_per_request_counts_each_kind_in_its_own_block_size():
     # Gemma 4 31B at 8192 tokens, 8192 batched: 1 full group x 256 + 5 sliding groups x 513
     assert int(kv.blocks_per_request(8192, 32, 1, 5, 0, 1024, 8192, bs_sliding=16)) == 256 + 5 * 513
+
+
+def test_kda_state_of_kimi_linear_at_tp2_keeps_the_temporal_state_in_fp32():
+    # conv: (2 x 32 x 128 + 32 x 128) / 2 = 6144 channels x 3 x 2 B; temporal: 16 x 128 x 128 x 4 B
+    state = kv.recurrent_state_bytes(32, 32, 128, 128, 4, 2, 2, 4)
+    assert int(state) == 6144 * 3 * 2 + 16 * 128 * 128 * 4 == 1_085_440
+
+
+def test_mamba2_state_of_nemotron_3_nano_matches_vllms_shapes():
+    # conv: 4096 inner + 2 x 8 groups x 128 state = 6144 channels x 3 x 2 B; ssm: 64 x 64 x 128 x 4 B (fp32)
+    state = kv.recurrent_state_bytes(kv.mamba2_groups(8, 1), 64, 128, 64, 4, 1, 2, 4)
+    assert int(state) == 6144 * 3 * 2 + 64 * 64 * 128 * 4 == 2_134_016
+
+
+def test_mamba2_groups_are_widened_to_the_tp_size_when_they_do_not_divide():
+    assert kv.mamba2_groups(np.array([1, 1, 8, 8]), np.array([1, 2, 2, 8])).tolist() == [1, 2, 8, 8]
+    # one group at TP 2 becomes two: conv (3072 + 2 x 2 x 128) / 2 = 1792 channels
+    assert int(kv.recurrent_state_bytes(kv.mamba2_groups(1, 2), 48, 128, 64, 4, 2, 2, 2)) == \
+        1792 * 3 * 2 + 24 * 64 * 128 * 2
+
+
+def test_gdn_state_is_the_general_form_with_one_dtype():
+    assert int(kv.gdn_state_bytes(16, 32, 128, 128, 4, 2, 2)) == \
+        int(kv.recurrent_state_bytes(16, 32, 128, 128, 4, 2, 2, 2)) == (8192 // 2 * 3 + 16 * 128 * 128) * 2
+
+
+def test_kimi_linear_block_size_makes_one_mla_page_cover_a_kda_state():
+    # MLA page per token: 576 x 2 B; 1,085,440 B of state -> 16 x cdiv(1085440, 16 x 1152) = 944 tokens
+    assert int(kv.hybrid_block_size(16, 1_085_440, 1152)) == 944
+
+
+def test_hybrid_block_is_a_multiple_of_the_block_size_already_set():
+    # Granite-4.0-H-Tiny at TP1: (3328 x 3 + 48 x 64 x 128) x 2 B = 806,400 B of state, 2,048 B per token:
+    # 16-aligned 400 tokens with a 16-token default, 64-aligned 448 with 0.34's 64
+    state = kv.recurrent_state_bytes(1, 48, 128, 64, 4, 1, 2, 2)
+    assert int(state) == 806_400
+    assert kv.hybrid_block_size(np.array([16, 64]), state, 2048).tolist() == [400, 448]

@@ -41,7 +41,8 @@ def gqa_row(tp: int = 1) -> pd.DataFrame:
     """
     return frame(full_layers=28, sliding_layers=0, linear_layers=0, pp=1, tp=tp, is_mla=False, kv_heads=8,
                  head_dim=128, mla_dim=0, kv_bytes=2, la_key_heads=0, la_value_heads=0, la_key_dim=0,
-                 la_value_dim=0, la_conv_kernel=1, model_dtype_bytes=2, block_size_override=0,
+                 la_value_dim=0, la_conv_kernel=1, la_ssm_bytes=2, la_widen_groups=False, model_dtype_bytes=2,
+                 block_size_override=0,
                  block_size_attention=64, index_head_dim=0, full_kv_heads=8, full_head_dim=128)
 
 

@@ -101,3 +101,10 @@ def test_kv_band_divides_by_the_error_quantiles(printed):
     low, high = oh.kv_band(np.array([printed]), _coef(0.25, -0.2))
     ends = sorted([printed / 1.25, printed / 0.8])
     assert (low[0], high[0]) == pytest.approx(ends)
+
+
+def test_linear_profile_is_tokens_times_projection_per_rank_times_units():
+    # Kimi-Linear at TP 2 with a 64,000-token profile: 16 heads x 128 per rank, 7 bf16 units = 1.71 GiB
+    got = oh.linear_profile(np.array([64000]), np.array([16]), np.array([128]), np.array([7]))
+    assert got[0] == 64000 * 16 * 128 * 7 * 2
+    assert oh.linear_profile(np.array([64000]), np.array([16]), np.array([128]), np.array([0]))[0] == 0

@@ -15,7 +15,8 @@ from sizing.engine.weights import (attention_params, model_parts, mxfp4_alignmen
     "model_id",
     ["Qwen/Qwen3-14B", "Qwen/Qwen3-32B", "meta-llama/Llama-3.3-70B-Instruct", "meta-llama/Llama-3.1-8B-Instruct",
      "deepseek-ai/DeepSeek-V3", "openai/gpt-oss-120b", "Qwen/Qwen3-30B-A3B", "Qwen/Qwen3-235B-A22B",
-     "mistralai/Mixtral-8x7B-Instruct-v0.1", "Qwen/Qwen3-Next-80B-A3B-Instruct", "moonshotai/Kimi-K2-Instruct"],
+     "mistralai/Mixtral-8x7B-Instruct-v0.1", "Qwen/Qwen3-Next-80B-A3B-Instruct", "moonshotai/Kimi-K2-Instruct",
+     "moonshotai/Kimi-Linear-48B-A3B-Instruct", "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", "ibm-granite/granite-4.0-h-tiny"],
 )
 def test_derived_parameter_count_matches_the_model_card(catalog, model_id):
     model = catalog.models[model_id]
@@ -112,3 +113,29 @@ def test_online_fp8_halves_the_linear_layers_only(catalog):
     linear = total_params(model) - ends - norms
     fp8 = catalog.precisions["fp8"].bytes_per_param
     assert split.total == pytest.approx(linear * fp8 + (ends + norms) * 2)
+
+
+def test_kimi_linear_parameters_match_its_checkpoints_tensors(catalog):
+    # 49,122,681,728 in the checkpoint's tensor list (code-index id 62691149540); the 26 x 256 router
+    # score biases and 7 x 512 kv_a_layernorm weights (10,240) are not modelled
+    model = catalog.models["moonshotai/Kimi-Linear-48B-A3B-Instruct"]
+    assert total_params(model) == 49_122_681_728 - 26 * 256 - 7 * 512
+
+
+def test_kda_layer_parameters_follow_the_checkpoints_tensor_shapes(catalog):
+    from sizing.engine.weights import linear_attention_params
+    model = catalog.models["moonshotai/Kimi-Linear-48B-A3B-Instruct"]
+    h, p = 2304, 4096  # hidden; 32 heads x 128
+    tensors = (3 * p * h + 32 * h + 2 * (128 * h + p * 128) + h * p  # q/k/v, beta, f_a/f_b, g_a/g_b, o
+               + 3 * p * 4 + 32 + p + 128)  # q/k/v conv, A_log, dt_bias, o_norm
+    assert linear_attention_params(model) == tensors
+
+
+def test_nemotron_h_blocks_hold_one_mixer_or_one_non_gated_moe(catalog):
+    from sizing.engine.weights import linear_attention_params
+    model = catalog.models["nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16"]
+    h, inner, conv = 2688, 64 * 64, 64 * 64 + 2 * 8 * 128
+    assert linear_attention_params(model) == h * (inner + conv + 64) + conv * 5 + 3 * 64 + inner + inner * h
+    parts = {p.name: p.params for p in model_parts(model)}
+    assert parts["experts"] == 2 * h * 1856 * 128 * 23  # up and down only, 23 MoE blocks
+    assert parts["attention"] == 6 * h * (2 * 32 * 128 + 2 * 2 * 128) + 23 * linear_attention_params(model)

@@ -183,6 +183,13 @@ def test_attention_labels(ctx: site.SiteContext) -> None:
     assert tr.attention_label(ctx.catalog, "openai/gpt-oss-120b") == f"GQA + sliding window {window}"
 
 
+def test_linear_attention_labels_name_the_layer_kind(catalog) -> None:
+    """Assert each hybrid says which linear layers it has (the words are translated in catalog.yaml)."""
+    assert tr.attention_label(catalog, "Qwen/Qwen3-Next-80B-A3B-Instruct") == "GQA + Gated DeltaNet"
+    assert tr.attention_label(catalog, "moonshotai/Kimi-Linear-48B-A3B-Instruct") == "MLA + KDA"
+    assert tr.attention_label(catalog, "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16") == "GQA + Mamba-2"
+
+
 def test_main_models_are_examples_and_representatives(ctx: site.SiteContext) -> None:
     """Assert the throughput table's models are the examples' and the size classes' that exist."""
     expected = {ex.model for ex in ctx.catalog.examples.values()} | (
