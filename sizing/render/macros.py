@@ -307,8 +307,9 @@ def calibration_loo_table(lang: str, ctx: SiteContext) -> str:
 
 
 def _left_cells(left: Any, lang: str) -> str:
-    return (f"| {escape_cell(left.case)} | {escape_cell(left.model)} | {escape_cell(left.version or '—')} | "
-            f"{escape_cell(left.gpu or '—')} |")
+    """Log id, model, release and GPU as the log names them: quoted as code (they are the log's words)."""
+    cells = [left.case, left.model, left.version, left.gpu]
+    return "| " + " | ".join(f"`{escape_cell(c)}`" if c else "—" for c in cells) + " |"
 
 
 def _outlier_error(left: Any, checks: Iterable[Any], lang: str) -> str:

@@ -51,6 +51,11 @@ def _entry(case: str, spec: Any, section: str) -> tuple[str, str]:
     return spec["kind"], " ".join(spec["reason"].split())
 
 
+def _short(text: object) -> str:
+    """A log's free-text field up to its first parenthesis (the model or GPU it names, not the notes)."""
+    return str(text or "").split(" (")[0].strip()
+
+
 def left_out(directory: Path = DIR) -> tuple[LeftOut, ...]:
     """Every skipped log, then every outlier, in file order, with the log's model, release and GPU."""
     logs, spec = load(directory)
@@ -59,6 +64,6 @@ def left_out(directory: Path = DIR) -> tuple[LeftOut, ...]:
         for case, entry in (spec.get(section) or {}).items():
             kind, reason = _entry(case, entry, section)
             log = logs.get(case, {})
-            found.append(LeftOut(case, kind, reason, str(log.get("model") or ""), str(log.get("vllm_version") or ""),
-                                 str(log.get("gpu") or ""), outlier=section == "outliers"))
+            found.append(LeftOut(case, kind, reason, _short(log.get("model")), _short(log.get("vllm_version")),
+                                 _short(log.get("gpu")), outlier=section == "outliers"))
     return tuple(found)

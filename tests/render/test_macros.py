@@ -244,8 +244,8 @@ def test_calibration_left_table_names_every_left_out_log_with_a_translated_reaso
     ctx = site.calibrated_context()
     skipped = [x for x in ctx.calibration_left if not x.outlier]
     out = {lang: macros.calibration_left_table(lang, ctx) for lang in ("en", "zh", "ru")}
-    assert all(f"| {x.case} | {x.model} | {x.version or '—'} |" in out["en"] for x in skipped)
-    assert "| llama2-7b-a100-80g-tp1-gmu090 |" in out["zh"]
+    assert all(f"| `{x.case}` | `{x.model}` | {f'`{x.version}`' if x.version else '—'} |" in out["en"] for x in skipped)
+    assert "| `llama2-7b-a100-80g-tp1-gmu090` | `meta-llama/Llama-2-7b` | — | `A100 80GB` |" in out["zh"]
     assert "A release older than the memory profiler modelled here" in out["en"]
     assert "版本早于本站所建模的显存分析器" in out["zh"] and "Выпуск старше профилировщика" in out["ru"]
     for x in (x for x in ctx.calibration_left if x.outlier):

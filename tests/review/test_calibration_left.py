@@ -19,7 +19,10 @@ def test_every_skipped_log_and_outlier_is_listed_with_what_its_log_states() -> N
     assert [x.case for x in found] == [*spec["skipped"], *(spec.get("outliers") or {})]
     llama2 = next(x for x in found if x.case == "llama2-7b-a100-80g-tp1-gmu090")
     assert (llama2.kind, llama2.outlier) == ("old-profiler", False)
-    assert "Llama-2-7b" in llama2.model and llama2.reason.startswith("A 2023")
+    assert (llama2.model, llama2.version, llama2.gpu) == ("meta-llama/Llama-2-7b", "", "A100 80GB")
+    assert llama2.reason.startswith("A 2023")
+    laptop = next(x for x in found if x.case.startswith("qwen2.5-1.5b-rtx4070laptop"))
+    assert laptop.gpu == "1x RTX 4070 Laptop GPU under WSL2 / Docker Desktop"
     assert all(x.kind in KINDS and x.model for x in found)
 
 
