@@ -46,15 +46,21 @@ def test_register_requires_the_sz_prefix() -> None:
         docs_macros._register(FakeEnv("en"), "fit_table", lambda lang: lang)
 
 
-def test_downloads_links_follow_the_engine() -> None:
-    """Assert MkDocs gets links relative to the page URL, Zensical (which rewrites raw HTML links
-    against the source file) links relative to the source's folder; both reach the language root."""
-    from zensical.extensions.macros import MacroEnv  # noqa: PLC0415 - requirements-zensical.txt
+def _both_engines() -> tuple[FakeEnv, Any]:
+    """The macros registered on a fake MkDocs env and on Zensical's own macro env (English pages)."""
+    from zensical.extensions.macros import MacroEnv  # requirements-zensical.txt; imported where used
 
     mkdocs = FakeEnv("en")
     docs_macros.define_env(mkdocs)
     zensical = MacroEnv(conf={"theme": {"language": "en"}})
     docs_macros.define_env(zensical)
+    return mkdocs, zensical
+
+
+def test_downloads_links_follow_the_engine() -> None:
+    """Assert MkDocs gets links relative to the page URL, Zensical (which rewrites raw HTML links
+    against the source file) links relative to the source's folder; both reach the language root."""
+    mkdocs, zensical = _both_engines()
     assert 'href="../downloads/fits.csv"' in mkdocs.macros["sz_downloads"]("fit-tables/")
     assert 'href="downloads/fits.csv"' in zensical.macros["sz_downloads"]("fit-tables/")
     assert 'href="../downloads/fits.csv"' in zensical.macros["sz_downloads"]("guides/fit-tables/")
@@ -64,11 +70,6 @@ def test_downloads_links_follow_the_engine() -> None:
 def test_fit_table_explorer_links_follow_the_engine() -> None:
     """Assert the other servers' explorer links are relative like the downloads links (the page URL
     under MkDocs, the source's folder under Zensical)."""
-    from zensical.extensions.macros import MacroEnv  # noqa: PLC0415 - requirements-zensical.txt
-
-    mkdocs = FakeEnv("en")
-    docs_macros.define_env(mkdocs)
-    zensical = MacroEnv(conf={"theme": {"language": "en"}})
-    docs_macros.define_env(zensical)
+    mkdocs, zensical = _both_engines()
     assert 'href="../explorer/#server=' in mkdocs.macros["sz_fit_tables"]("fit-tables/")
     assert 'href="explorer/#server=' in zensical.macros["sz_fit_tables"]("fit-tables/")
