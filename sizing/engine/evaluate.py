@@ -183,9 +183,11 @@ def context_columns(df: pd.DataFrame, rules: Rules, contexts: list[int],
 
 
 def longest_context(df: pd.DataFrame) -> np.ndarray:
-    """Longest single sequence the KV pool holds, tokens (capped at the model's context)."""
+    """Longest single sequence the KV pool holds, tokens (capped at the model's context). The linear
+    layers' blocks are those one request holds (:func:`sizing.engine.memory.mamba_blocks`: more with
+    speculative decoding or prefix caching)."""
     fixed = df["groups_sliding"] * kv.sliding_blocks(np.maximum(df["window"], 1), df["max_num_batched_tokens"],
-                                                     df["max_context"], df["block_size_sliding"]) + df["groups_linear"]
+                                                     df["max_context"], df["block_size_sliding"]) + memory.mamba_blocks(df)
     spare = np.maximum(df["num_gpu_blocks"] - fixed, 0)
     full = np.floor(spare / np.maximum(df["groups_full"], 1)) * df["block_size_full"]
     length = np.where(df["groups_full"] > 0, full, np.where(spare > 0, df["max_context"], 0))

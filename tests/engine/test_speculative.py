@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from sizing.engine import speculative as sp
@@ -104,3 +106,14 @@ def test_eagle3_head_of_llama31_8b_by_hand(catalog):
     assert on["weights_bytes"] - off["weights_bytes"] == pytest.approx(params * 2)
     assert (off["kv_bytes_per_token"], on["kv_bytes_per_token"]) == (32 * 2 * 8 * 128 * 2, 33 * 2 * 8 * 128 * 2)
     assert "yuhuili/EAGLE3-LLaMA3.1-Instruct-8B" in vllm_command(on, catalog)
+
+
+def test_the_longest_context_counts_the_drafters_extra_state_blocks(catalog):
+    """Assert the advised shorter context starts with MTP on (each request holds 1 + k blocks per GDN group),
+    and that a context one block longer does not: the advice is the true edge."""
+    req = Request(model="Qwen/Qwen3.6-27B", gpu="h100-80gb", speculative_config=sp.SpecConfig("mtp", 3))
+    row = estimate(catalog, req)
+    assert not bool(row["fits"])
+    longest = int(row["longest_context"])
+    assert bool(estimate(catalog, replace(req, max_model_len=longest))["fits"])
+    assert not bool(estimate(catalog, replace(req, max_model_len=longest + int(row["block_size_full"])))["fits"])
