@@ -19,7 +19,7 @@ from typing import Callable, Sequence
 from sizing import cli_types as ty
 from sizing.catalog.loader import DEFAULT_DIR, Catalog, load_catalog
 from sizing.errors import CatalogError, UsageError
-from sizing.engine.estimate import Request, estimate, estimate_frame
+from sizing.engine.estimate import Request, estimate
 from sizing.kvdtypes import KV_CACHE_DTYPE_BYTES
 
 Handler = Callable[[argparse.Namespace, Catalog], int]
@@ -136,8 +136,7 @@ def cmd_command(ns: argparse.Namespace, cat: Catalog) -> int:
 def cmd_explain(ns: argparse.Namespace, cat: Catalog) -> int:
     """Print a worked example step by step, every intermediate value with its unit."""
     from sizing.render.explain import explain_text  # noqa: PLC0415
-    frame = estimate_frame(cat, request_of(ns))
-    print(explain_text(frame[frame["chosen"]].iloc[0], cat, "en"))
+    print(explain_text(estimate(cat, request_of(ns)), cat, "en"))
     return 0
 
 
