@@ -11,6 +11,7 @@ from typing import Any, Mapping
 
 from sizing.render.flagtext import plain_text
 from sizing.render.i18n import t
+from sizing.render.plural import plural
 from sizing.render.tables import change_label
 
 Pairs = list[tuple[str, str]]
@@ -26,8 +27,9 @@ def verdict(rec: Mapping[str, Any]) -> str:
     if rec["fits"]:
         reason = t("en", f"reason_{str(rec['reason']).replace('-', '_')}") if rec["reason"] else ""
         replicas = rec["data_parallel_size"]
-        served = f"{whole * replicas} whole {rec['max_model_len']:,}-token requests at once"
-        return f"✅ starts: {served}" + (f" ({replicas} replicas)" if replicas > 1 else "") + f". {reason}"
+        served = plural("en", "plural_requests", whole * replicas, f"{whole * replicas:,}")
+        copies = f" ({plural('en', 'plural_replicas', replicas, str(replicas))})" if replicas > 1 else ""
+        return f"✅ starts: {served} of {rec['max_model_len']:,} tokens at once{copies}. {reason}"
     advice = plain_text(change_label(rec, "en")) if rec["change"] else ""
     return f"❌ will not start: the KV cache cannot hold one {rec['max_model_len']:,}-token request. {advice}"
 
