@@ -466,11 +466,12 @@ def test_explain_follows_the_version_asked_for(capsys, catalog):
     assert float(row["cudagraph_bytes"]) > 0 and step.count(" − ") == 4 and graphs in step
 
 
-@pytest.mark.parametrize("version", ["0.10.2", "0.34.0"])
-def test_the_verdict_counts_requests_in_the_right_plural_form(capsys, catalog, version):
-    """One whole request is "1 request", more are "N requests" (CLDR's English rule, not an added "s")."""
-    status, out, _ = cli(capsys, "estimate", "--model", "Qwen/Qwen3-14B", "--gpu", "l40s", "--vllm-version", version)
-    row = estimate(catalog, Request(model="Qwen/Qwen3-14B", gpu="l40s", vllm_version=version))
+@pytest.mark.parametrize("model", ["Qwen/Qwen3-14B", "Qwen/Qwen3-8B"])
+def test_the_verdict_counts_requests_in_the_right_plural_form(capsys, catalog, model):
+    """One whole request is "1 request", more are "N requests" (CLDR's English rule, not an added "s");
+    on an L40S the 14B model holds one 40,960-token request, the 8B several."""
+    status, out, _ = cli(capsys, "estimate", "--model", model, "--gpu", "l40s")
+    row = estimate(catalog, Request(model=model, gpu="l40s"))
     whole = int(row["max_concurrency"]) * int(row["dp"])
     noun = "request" if whole == 1 else "requests"
     assert status == 0 and f"starts: {whole:,} {noun} of {int(row['max_model_len']):,} tokens at once" in out
