@@ -46,4 +46,4 @@ def cli_text_table(cat: Catalog, model: str | None, server: str | None, precisio
     headers = [_header(c.id) for c in columns]
     contexts = [h for h in reversed(headers) if h.startswith("Seqs @")]
     drop = contexts[:-1] + ["KV tokens", "KV GiB/GPU", "Precision"]
-    return text_table(headers, rows, [c.kind in NUMERIC for c in columns], drop_order=drop)
+    return text_table(headers, rows, [c.kind in NUMERIC for c in columns], drop_order=drop, fold_first=True)

@@ -38,15 +38,17 @@ def render(*items: object, width: int | None = None) -> str:
     return "\n".join(line.rstrip() for line in buffer.getvalue().splitlines()) + "\n"
 
 
-def grid_table(headers: Sequence[str], rows: Sequence[Sequence[str]], numeric: Sequence[bool] = ()) -> Table:
+def grid_table(headers: Sequence[str], rows: Sequence[Sequence[str]], numeric: Sequence[bool] = (),
+               first_width: int | None = None) -> Table:
     """A table without a box: numbers right-aligned and never broken (headers wrap at spaces instead);
-    longer text (ids, advice) folded to share what width is left."""
+    longer text (ids, advice) folded to share what width is left. The first column (ids) is kept whole
+    unless ``first_width`` is given; then it folds at that width."""
     table = Table(box=None, show_edge=False, pad_edge=False, header_style="", expand=True, padding=(0, 1))
     for i, name in enumerate(headers):
         right = i < len(numeric) and numeric[i]
         cells = [r[i] for r in rows]
         fixed = right or i == 0 or max((len(c) for c in cells), default=0) <= SHORT_CELL
-        least = _min_width(name, cells, right, i == 0)
+        least = first_width if i == 0 and first_width else _min_width(name, cells, right, i == 0)
         table.add_column(name, justify="right" if right else "left", overflow="fold", min_width=least,
                          width=least if fixed else None, ratio=None if fixed else 1)
     for row in rows:
@@ -62,12 +64,15 @@ def _min_width(header: str, cells: Sequence[str], numeric: bool, first: bool = F
     return max(longest if numeric or first or longest <= SHORT_CELL else min(longest, FOLDED_MIN), word)
 
 
+def _needs(headers: Sequence[str], rows: Sequence[Sequence[str]], numeric: Sequence[bool]) -> list[int]:
+    """Every column's :func:`_min_width`."""
+    return [_min_width(h, [r[i] for r in rows], i < len(numeric) and numeric[i], i == 0) for i, h in enumerate(headers)]
+
+
 def fitting_columns(headers: Sequence[str], rows: Sequence[Sequence[str]], numeric: Sequence[bool],
                     drop_order: Sequence[str], width: int) -> list[int]:
     """Indexes of the columns kept at ``width``: columns named in ``drop_order`` go first, in that order."""
-    keep = list(range(len(headers)))
-    need = {i: _min_width(headers[i], [r[i] for r in rows], i < len(numeric) and numeric[i], i == 0)
-            for i in keep}
+    keep, need = list(range(len(headers))), _needs(headers, rows, numeric)
     for name in drop_order:
         if sum(need[i] + 2 for i in keep) <= width or name not in headers:
             continue
@@ -75,14 +80,25 @@ def fitting_columns(headers: Sequence[str], rows: Sequence[Sequence[str]], numer
     return keep
 
 
+def first_column_width(needs: Sequence[int], width: int) -> int | None:
+    """The width the first column (ids) folds at when the columns' ``needs`` exceed ``width`` even after
+    leaving columns out (None: it stays whole); never under :data:`FOLDED_MIN`."""
+    if sum(n + 2 for n in needs) <= width:
+        return None
+    return max(FOLDED_MIN, min(needs[0], width - sum(n + 2 for n in needs[1:]) - 2))
+
+
 def text_table(headers: Sequence[str], rows: Iterable[Sequence[str]], numeric: Sequence[bool] = (),
-               width: int | None = None, drop_order: Sequence[str] = ()) -> str:
-    """:func:`grid_table` as text; columns of ``drop_order`` are left out (and named) when it is too wide."""
+               width: int | None = None, drop_order: Sequence[str] = (), fold_first: bool = False) -> str:
+    """:func:`grid_table` as text; columns of ``drop_order`` are left out (and named) when it is too wide.
+    With ``fold_first``, the first column folds when the rest would otherwise be crushed below
+    :data:`FOLDED_MIN` (see :func:`first_column_width`); without it the first column stays whole."""
     rows, width = [list(r) for r in rows], width_of(width)
     keep = fitting_columns(headers, rows, numeric, drop_order, width)
     left_out = [h for i, h in enumerate(headers) if i not in keep]
-    table = grid_table([headers[i] for i in keep], [[r[i] for i in keep] for r in rows],
-                       [numeric[i] if i < len(numeric) else False for i in keep])
+    kept = ([headers[i] for i in keep], [[r[i] for i in keep] for r in rows],
+            [numeric[i] if i < len(numeric) else False for i in keep])
+    table = grid_table(*kept, first_width=first_column_width(_needs(*kept), width) if fold_first else None)
     note = f"({len(left_out)} column(s) left out at this width: {', '.join(left_out)}; " \
            "a wider terminal or --format markdown/csv shows them)" if left_out else ""
     return render(table, *([note] if note else []), width=width)

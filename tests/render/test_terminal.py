@@ -19,3 +19,14 @@ def test_columns_are_left_out_in_the_order_given_and_named():
     text = text_table(headers, rows, [False] + [True] * 12, width=50, drop_order=headers[1:])
     assert all(len(line) <= 50 for line in text.splitlines())
     assert "left out at this width: Col0" in " ".join(text.split())
+
+
+def test_long_ids_fold_before_the_advice_is_crushed():
+    """When even the kept columns are too wide, the id column folds and the advice keeps its words."""
+    rows = [[f"SomeOrganisation/AVeryLongCheckpointName-{i}-Instruct-2507-FP8", "Needs 8 GPUs", "Fits", "214.23"]
+            for i in range(3)]
+    text = text_table(["Checkpoint", "Why this plan", "Verdict", "GiB"], rows, [False, False, False, True], width=60,
+                      fold_first=True)
+    assert all(len(line) <= 60 for line in text.splitlines())
+    assert text.count("Needs 8 GPUs") == 3 and "Why this plan" in text
+    assert text.count("SomeOrganisation/") == 3 and "Instruct-2507" in text
