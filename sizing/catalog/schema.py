@@ -114,7 +114,8 @@ class GlobalAttention(Strict):
 
     kv_heads: PosInt
     head_dim: PosInt
-    k_eq_v: StrictBool = Field(False, description="keys double as values: no v_proj weights (the cache holds both)")
+    k_eq_v: StrictBool = Field(False, description="keys double as values: the checkpoint has no v_proj weights "
+                               "(vLLM still allocates the value slots and loads the keys into them; the cache holds both)")
 
 
 class KvSharing(Strict):
@@ -210,6 +211,9 @@ class Model(Strict):
     vocab_size: PosInt
     tie_embeddings: StrictBool
     max_context: PosInt
+    rotary_dim: NonNegInt | None = Field(None, description="rotary dimensions per head where RoPE covers part of it "
+                                         "(head_dim x partial_rotary_factor; 0: no RoPE); default: head_dim "
+                                         "(MLA: qk_rope_head_dim)")
     attention_bias: StrictBool = False
     mla: Mla | None = None
     sliding_window: SlidingWindow | None = None

@@ -20,7 +20,7 @@ from sizing.catalog.schema import Checkpoint, Gpu, Model, PrecisionSpec, Server
 from sizing.engine.profile_columns import profile_columns
 from sizing.units import MiB
 from sizing.engine.versions import max_capture_size
-from sizing.engine.weights import model_parts, part_bytes, weight_split
+from sizing.engine.weights import model_parts, part_bytes, rope_cache_bytes, weight_split
 
 @dataclass(frozen=True)
 class Knobs:
@@ -54,7 +54,8 @@ def model_columns(m: Model) -> dict[str, object]:
         "la_key_heads": la.num_key_heads if la else 0, "la_value_heads": la.num_value_heads if la else 0,
         "la_key_dim": la.key_head_dim if la else 0, "la_value_dim": la.value_head_dim if la else 0,
         "la_conv_kernel": la.conv_kernel if la else 1, **linear_state_columns(m), "inter_per_token": inter,
-        "max_context": m.max_context, "model_dtype_bytes": 2, "is_moe": moe is not None,
+        "max_context": m.max_context, "w_rank_buffers": rope_cache_bytes(m), "model_dtype_bytes": 2,
+        "is_moe": moe is not None,
         "experts": moe.experts if moe else 0,
         "active_share": _active_share(m), "expert_intermediate": moe.expert_intermediate_size if moe else 0,
         **profile_columns(m), **vision_columns(m),

@@ -38,6 +38,7 @@ MODEL = (
     _c("vocab_size", "int", "count", "vocabulary size"),
     _c("attention_heads", "int", "count", "query heads"),
     _c("kv_heads", "int", "count", "key/value heads (GQA)"),
+    _c("w_rank_buffers", "int", "bytes", "buffers every rank holds whole in the loaded model (RoPE cos/sin caches)"),
     _c("head_dim", "int", "count", "dimension of one attention head"),
     _c("is_mla", "bool", "", "multi-head latent attention (DeepSeek): one latent per token and layer"),
     _c("mla_dim", "int", "count", "MLA latent plus rope dimension per token and layer (0 without MLA)"),

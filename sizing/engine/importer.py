@@ -64,6 +64,26 @@ def head_dim(cfg: Config) -> int:
     return int(explicit) if explicit else int(cfg.need("hidden_size")) // int(cfg.need("num_attention_heads"))
 
 
+def rotary_dim(cfg: Config) -> int | None:
+    """Rotary dimensions per head where RoPE covers part of it, else None (the whole head).
+
+    Source: ``vllm-project/vllm@v0.20.0:vllm/model_executor/layers/rotary_embedding/__init__.py``
+    ``get_rope``: ``rope_dim``, else ``head_size × partial_rotary_factor`` (top level or inside a flat
+    ``rope_parameters``); MiniMax-M2 passes its ``rotary_dim`` (``models/minimax_m2.py``). Per-layer-type
+    ``rope_parameters`` (Gemma 4, whose proportional RoPE spans the whole head) give None. No RoPE at all
+    (0): ``position_embedding_type: nope`` (``models/granitemoehybrid.py`` builds no rotary embedding
+    then), ``mla_use_nope`` (``models/kimi_linear.py`` asserts it) and Nemotron-H (``models/nemotron_h.py``
+    has no rotary embedding at all).
+    """
+    if cfg.get("position_embedding_type") == "nope" or cfg.get("mla_use_nope") or cfg.model_type == "nemotron_h":
+        return 0
+    if cfg.get("rotary_dim"):
+        return int(cfg.get("rotary_dim"))
+    rope = cfg.get("rope_parameters") or {}
+    factor = cfg.get("partial_rotary_factor") or (rope.get("partial_rotary_factor") if "rope_type" in rope else None)
+    return int(head_dim(cfg) * float(factor)) if factor and float(factor) < 1 else None
+
+
 def mla(cfg: Config) -> dict[str, Any] | None:
     """MLA ranks, when the config has ``kv_lora_rank``."""
     if not cfg.get("kv_lora_rank"):
@@ -308,6 +328,7 @@ def raw_entry(cfg: Config, model_id: str) -> dict[str, Any]:
         "intermediate_size": int(cfg.get("intermediate_size") or experts["expert_intermediate_size"] if experts
                                  else cfg.need("intermediate_size")),
         "attention_heads": heads, "kv_heads": int(cfg.get("num_key_value_heads", heads)), "head_dim": head_dim(cfg),
+        "rotary_dim": rotary_dim(cfg) if not cfg.get("kv_lora_rank") or cfg.get("mla_use_nope") else None,
         "vocab_size": int(cfg.need("vocab_size")), "tie_embeddings": tie_embeddings(cfg),
         "max_context": int(cfg.need("max_position_embeddings", "model_max_length")), "attention_bias": bool(cfg.get("attention_bias", False)),
         "mla": mla(cfg), "sliding_window": sliding(cfg, layers), "linear_attention": linear_attention(cfg, layers),

@@ -48,7 +48,8 @@ def expert_ranks(df: pd.DataFrame) -> pd.Series:
 
 
 def weights_per_gpu(df: pd.DataFrame, rules: Rules) -> np.ndarray:
-    """Weight bytes on the fullest rank: sharded layers / TP + replicated layers, stage share, embeddings / TP."""
+    """Weight bytes on the fullest rank: sharded layers / TP + replicated layers, stage share, embeddings / TP,
+    plus the buffers every rank holds whole (``w_rank_buffers``: RoPE caches)."""
     stage_share = kv.stage_count(df["layers"], df["pp"]) / df["layers"]
     ranks = expert_ranks(df)
     tower = df["w_vision"] * df["language_model_only"]  # --language-model-only: the tower is not loaded
@@ -57,7 +58,8 @@ def weights_per_gpu(df: pd.DataFrame, rules: Rules) -> np.ndarray:
     layers = (sharded + df["w_layer_replicated"]) * stage_share
     tied_copy = np.where(df["w_lm_head"] > 0, df["w_lm_head"], df["w_embeddings"])
     ends = np.where(df["pp"] > 1, np.maximum(df["w_embeddings"], tied_copy), df["w_embeddings"] + df["w_lm_head"])
-    return (layers + ends / df["tp"]).to_numpy() + spec_col(df, "w_draft") / df["tp"].to_numpy()
+    buffers = df["w_rank_buffers"].to_numpy()
+    return (layers + ends / df["tp"]).to_numpy() + spec_col(df, "w_draft") / df["tp"].to_numpy() + buffers
 
 
 def encoder_profile(df: pd.DataFrame) -> np.ndarray:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from sizing.catalog.schema import Checkpoint, LinearAttention, Model, PrecisionSpec
-from sizing.engine.layer_kinds import global_attention_delta
+from sizing.engine.layer_kinds import global_attention_delta, value_slot_params
 from sizing.engine.towers import vision_params
 
 BF16_BYTES = 2
@@ -28,6 +28,8 @@ class Part:
     sharded: bool
     per_layer: bool
     quantisable: bool = True
+    in_checkpoint: bool = True
+    """False for memory vLLM allocates and fills at load time that the checkpoint's files do not hold."""
 
 
 def attention_params(m: Model) -> tuple[int, int]:
@@ -108,6 +110,7 @@ def attention_parts(m: Model) -> list[Part]:
         Part("attention", sharded * full_layers + linear_attention_params(m) * linear_layers
              + global_attention_delta(m), True, True),
         Part("attention_replicated", replicated * full_layers, False, True),
+        Part("attention_value_slots", value_slot_params(m), True, True, in_checkpoint=False),
     ]
 
 
@@ -127,7 +130,24 @@ def model_parts(m: Model) -> list[Part]:
 
 def total_params(m: Model) -> int:
     """Parameter count derived from the architecture (the model card's figure is ``total_params_b``)."""
-    return sum(part.params for part in model_parts(m))
+    return sum(part.params for part in model_parts(m) if part.in_checkpoint)
+
+
+def rope_cache_bytes(m: Model) -> int:
+    """Bytes of the RoPE ``cos_sin_cache`` buffers every rank holds, in the model dtype (bf16).
+
+    Source: ``vllm-project/vllm@v0.20.0:vllm/model_executor/layers/rotary_embedding/base.py``
+    ``RotaryEmbedding.__init__`` registers ``cos_sin_cache`` of ``[max_position, rotary_dim]`` (cos and
+    sin halves side by side) cast to the model dtype; ``get_rope`` in ``rotary_embedding/__init__.py``
+    shares one instance per distinct shape, so a model has one cache, two with Gemma 4's own global
+    geometry (its proportional RoPE sets ``rotary_dim`` to the full head, ``gemma4_rope.py``). The
+    buffer is created while the model is built, so "Model loading took" counts it on every rank.
+    ``rotary_dim`` defaults to ``head_dim`` (MLA: ``qk_rope_head_dim``); an entry sets it where RoPE
+    covers part of the head, 0 for a model without RoPE.
+    """
+    dim = m.rotary_dim if m.rotary_dim is not None else (m.mla.qk_rope_head_dim if m.mla else m.head_dim)
+    extra = m.global_attention.head_dim if m.global_attention and not m.mla else 0
+    return m.max_context * (dim + extra) * BF16_BYTES
 
 
 def _keeps(ckpt: Checkpoint, part: str) -> bool:

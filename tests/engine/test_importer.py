@@ -100,7 +100,8 @@ def test_qwen3_vl_vision_config_is_read():
 
 ARCHITECTURE_FIELDS = ("architecture", "layers", "hidden_size", "intermediate_size", "attention_heads", "kv_heads",
                        "head_dim", "vocab_size", "tie_embeddings", "max_context", "attention_bias", "mla", "moe",
-                       "sliding_window", "global_attention", "kv_sharing", "linear_attention", "vision", "mtp_layers")
+                       "sliding_window", "global_attention", "kv_sharing", "linear_attention", "vision", "mtp_layers",
+                       "rotary_dim")
 
 # December 2026 catalog additions: (fixture, catalog entry, index of the checkpoint the fixture describes).
 REPRODUCED = [
@@ -164,6 +165,7 @@ def test_kimi_linear_kda_and_mla_layers_are_read():
     assert (model.layers - la.layers, model.mla.kv_lora_rank, model.mla.q_lora_rank) == (7, 512, None)
     assert (moe.experts, moe.experts_per_token, moe.shared_experts, moe.dense_layers) == (256, 8, 1, 1)
     assert model.max_context == 1048576  # model_max_length: the config has no max_position_embeddings
+    assert model.rotary_dim == 0  # mla_use_nope: no RoPE, so no cos/sin cache
 
 
 def test_nemotron_h_pattern_gives_mamba_attention_and_moe_blocks():
@@ -191,3 +193,21 @@ def test_granite_4_h_layer_types_give_mamba2_layers_with_moe_on_every_layer():
     assert la is not None and moe is not None
     assert (la.kind, la.layers, la.num_key_heads, model.mlp_only_layers, model.gated_mlp) == ("mamba2", 36, 1, 0, True)
     assert (moe.experts, moe.shared_experts, moe.shared_intermediate_size) == (64, 1, 1024)
+
+
+@pytest.mark.parametrize(("fixture", "rotary"), [
+    ("Qwen--Qwen3.6-27B.json", 64),  # head_dim 256 x partial_rotary_factor 0.25 (top level and rope_parameters)
+    ("Qwen--Qwen3.5-35B-A3B.json", 64),  # 0.25 inside rope_parameters only
+    ("MiniMaxAI--MiniMax-M2.5.json", 64),  # its own rotary_dim key
+    ("google--gemma-4-31B-it.json", None),  # per-layer-type rope_parameters: proportional RoPE spans the head
+    ("nvidia--NVIDIA-Nemotron-3-Nano-30B-A3B-BF16.json", 0),  # Nemotron-H attention has no RoPE in vLLM
+])
+def test_rotary_dim_follows_get_rope(fixture, rotary):
+    assert model_from_config_file(DATA / fixture).rotary_dim == rotary
+
+
+def test_nope_position_embeddings_give_no_rotary_dims():
+    raw = {"model_type": "granitemoehybrid", "hidden_size": 2048, "num_hidden_layers": 4, "num_attention_heads": 16,
+           "intermediate_size": 8192, "vocab_size": 49152, "max_position_embeddings": 4096, "tie_word_embeddings": True,
+           "position_embedding_type": "nope"}
+    assert model_from_config(raw, "test/nope", "test").rotary_dim == 0

@@ -7,8 +7,9 @@ import pytest
 
 from sizing.catalog.schema import Checkpoint
 from sizing.units import GiB
+from sizing.engine.estimate import Request, estimate
 from sizing.engine.weights import (attention_params, model_parts, mxfp4_alignment, padded_expert_factor, part_bytes,
-                            total_params, weight_split)
+                            rope_cache_bytes, total_params, weight_split)
 
 
 @pytest.mark.parametrize(
@@ -139,3 +140,34 @@ def test_nemotron_h_blocks_hold_one_mixer_or_one_non_gated_moe(catalog):
     parts = {p.name: p.params for p in model_parts(model)}
     assert parts["experts"] == 2 * h * 1856 * 128 * 23  # up and down only, 23 MoE blocks
     assert parts["attention"] == 6 * h * (2 * 32 * 128 + 2 * 2 * 128) + 23 * linear_attention_params(model)
+
+
+@pytest.mark.parametrize(("model_id", "expected"), [
+    ("meta-llama/Llama-3.1-8B-Instruct", 131072 * 128 * 2),  # [max_position, head_dim] in bf16
+    ("google/gemma-4-31B-it", 262144 * (256 + 512) * 2),  # sliding and global geometry: two caches
+    ("MiniMaxAI/MiniMax-M2.5", 196608 * 64 * 2),  # rotary_dim 64 of a 128 head
+    ("deepseek-ai/DeepSeek-V3", 163840 * 64 * 2),  # MLA: qk_rope_head_dim
+    ("moonshotai/Kimi-Linear-48B-A3B-Instruct", 0),  # NoPE MLA
+])
+def test_rope_cache_is_max_position_by_rotary_dims_per_distinct_rope(catalog, model_id, expected):
+    assert rope_cache_bytes(catalog.models[model_id]) == expected
+
+
+def test_llama31_8b_loads_what_vllm_logs(catalog):
+    """"Model loading took 14.99 GiB" (calibration logs llama31-8b-*): 8.03 B bf16 parameters are 14.96 GiB,
+    the 32 MiB RoPE cache makes up the rest, on each rank whole."""
+    for tp in (1, 2):
+        row = estimate(catalog, Request(model="meta-llama/Llama-3.1-8B-Instruct", gpu="h100-80gb", tensor_parallel_size=tp))
+        params = weight_split(catalog.models["meta-llama/Llama-3.1-8B-Instruct"],
+                              catalog.models["meta-llama/Llama-3.1-8B-Instruct"].checkpoints[0],
+                              catalog.precisions["bf16"]).total
+        assert float(row["weights_bytes"]) == pytest.approx(params / tp + 131072 * 128 * 2, rel=1e-3)
+    assert round(params / GiB + 131072 * 128 * 2 / GiB, 2) == 14.99
+
+
+def test_k_eq_v_value_slots_are_loaded_but_not_in_the_checkpoint(catalog):
+    """Gemma 4 31B's 10 global layers: 5376 x 4 KV heads x 512 value slots each, filled from the keys."""
+    model = catalog.models["google/gemma-4-31B-it"]
+    slots = next(p for p in model_parts(model) if p.name == "attention_value_slots")
+    assert slots.params == 5376 * 4 * 512 * 10 and not slots.in_checkpoint
+    assert total_params(model) == sum(p.params for p in model_parts(model)) - slots.params
