@@ -20,6 +20,7 @@ from pathlib import Path
 from sizing.review.calibration import DIR, Check, Run, group_summary, run, summary
 from sizing.review.calibration_fit import band, fit
 from sizing.catalog.loader import load_catalog
+from sizing.errors import CatalogError
 from sizing.engine.overhead import FITTED
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -91,8 +92,13 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true")
     args = parser.parse_args()
+    try:
+        cat = load_catalog()
+    except CatalogError as exc:
+        print(exc, file=sys.stderr)
+        return 2
     text = ASSUMPTIONS.read_text(encoding="utf-8")
-    fitted = with_values(text, fitted_values(run(load_catalog())))
+    fitted = with_values(text, fitted_values(run(cat)))
     if not args.check and fitted != text:
         ASSUMPTIONS.write_text(fitted, encoding="utf-8")
     files = outputs(run(load_catalog()))

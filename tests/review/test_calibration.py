@@ -90,3 +90,17 @@ def test_committed_coefficients_and_methodology_numbers_are_up_to_date(result, c
         "coefficients are stale: run python -m scripts.calibrate"
     for path, text in module.outputs(result).items():
         assert path.read_text(encoding="utf-8") == text, f"{path} is stale: run python -m scripts.calibrate"
+
+
+def test_calibrate_stops_on_a_bad_catalog_with_one_line(monkeypatch, capsys):
+    """``python -m scripts.calibrate`` on an invalid catalog: the loader's one-line message, exit 2."""
+    import scripts.calibrate as script
+    from sizing.errors import CatalogError
+
+    def broken() -> None:
+        raise CatalogError("catalog/models.yaml", "Qwen/Qwen3-8B", "notes", "string should have at most 500 characters")
+    monkeypatch.setattr(script, "load_catalog", broken)
+    monkeypatch.setattr("sys.argv", ["calibrate", "--check"])
+    assert script.main() == 2
+    err = capsys.readouterr().err
+    assert err.strip() == "catalog/models.yaml: Qwen/Qwen3-8B.notes: string should have at most 500 characters"
