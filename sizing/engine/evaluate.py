@@ -108,7 +108,7 @@ def case_rows(models: pd.DataFrame, sp: pd.DataFrame, plans: int, kv_dtypes: int
     valid = np.broadcast_to(takes.reshape(len(models), -1, 1, plans),
                             (len(models), len(sp) // plans, kv_dtypes, plans))
     m, s, k, p = np.nonzero(valid)  # row-major: model, then server, KV dtype, plan
-    return m, s * plans + p, k
+    return np.ascontiguousarray(m), s * plans + p, np.ascontiguousarray(k)  # nonzero gives strided views
 
 
 COMPUTE_KEY = ["gpu", "tp", "pp", "ep", "expert_parallel"]
@@ -123,8 +123,8 @@ def compute_classes(sp: pd.DataFrame, m: np.ndarray, s: np.ndarray, k: np.ndarra
 
     A class is a model row × KV dtype × server-plan class over :data:`COMPUTE_KEY`.
     """
-    plan_class, bound = group_ids(sp, COMPUTE_KEY)
-    ids = (m.astype(np.int64) * bound + plan_class[s]) * kv_dtypes + k
+    plan_class = np.unique(group_ids(sp, COMPUTE_KEY)[0], return_inverse=True)[1]  # dense: a small table below
+    ids = (m.astype(np.int64) * (int(plan_class.max(initial=0)) + 1) + plan_class[s]) * kv_dtypes + k
     used = np.zeros(int(ids.max(initial=0)) + 1, dtype=bool)
     used[ids] = True
     number = np.cumsum(used) - 1
