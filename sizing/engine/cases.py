@@ -267,8 +267,76 @@ def _renumber(ids: np.ndarray, bound: int) -> tuple[np.ndarray, int]:
     return lookup[ids], len(in_use)
 
 
-def per_group(reduce: np.ufunc, values: np.ndarray, ids: np.ndarray, bound: int) -> np.ndarray:
-    """``reduce`` (``np.fmax`` or ``np.fmin``: NaN skipped) of ``values`` over each row's group, per row."""
+def spread(values: np.ndarray, at: np.ndarray, length: int, fill: object) -> np.ndarray:
+    """A column of ``length`` rows holding ``values`` at the rows ``at`` and ``fill`` elsewhere."""
+    column = np.full(length, fill, dtype=np.asarray(values).dtype)
+    column[at] = values
+    return column
+
+
+def group_table(reduce: np.ufunc, values: np.ndarray, ids: np.ndarray, bound: int) -> np.ndarray:
+    """``reduce`` (``np.fmax`` or ``np.fmin``: NaN skipped) of ``values`` over each group, per group id (NaN: none)."""
     out = np.full(bound, np.nan)
     reduce.at(out, ids, np.asarray(values, dtype=np.float64))
-    return out[ids]
+    return out
+
+
+def per_group(reduce: np.ufunc, values: np.ndarray, ids: np.ndarray, bound: int) -> np.ndarray:
+    """``reduce`` (``np.fmax`` or ``np.fmin``: NaN skipped) of ``values`` over each row's group, per row."""
+    return group_table(reduce, values, ids, bound)[ids]
+
+
+COMBINATION = ["model", "checkpoint", "precision", "server", "kv_cache_dtype"]
+"""The keys of one combination: the rows of its plans, among which one is chosen."""
+CHECKPOINT_SERVER = ["model", "checkpoint", "precision", "server"]
+MODEL_SERVER_KV = ["model", "server", "kv_cache_dtype"]
+
+
+@dataclass(frozen=True)
+class Grouping:
+    """Rows grouped by integer ``ids`` (0 <= id < ``bound``).
+
+    ``starts`` is set when the groups are runs of consecutive rows numbered 0, 1, ... in frame order:
+    the first row of each run. Reductions then take each run in one pass (``reduceat``).
+    """
+
+    ids: np.ndarray
+    bound: int
+    starts: np.ndarray | None = None
+
+    @classmethod
+    def of(cls, df: pd.DataFrame, keys: list[str]) -> Grouping:
+        """The groups of equal ``keys`` in ``df`` (:func:`group_ids`), in any row order."""
+        return cls(*group_ids(df, keys))
+
+    @classmethod
+    def runs(cls, counts: np.ndarray) -> Grouping:
+        """Consecutive groups of ``counts[i]`` rows each (all counts positive), in order."""
+        counts = counts.astype(np.int64)
+        return cls(np.repeat(np.arange(len(counts)), counts), len(counts), np.cumsum(counts) - counts)
+
+    def table(self, reduce: np.ufunc, values: np.ndarray | pd.Series) -> np.ndarray:
+        """``reduce`` (``np.fmax`` or ``np.fmin``: NaN skipped) of ``values`` over each group, per group id."""
+        values = np.asarray(values, dtype=np.float64)
+        if self.starts is None or not len(self.starts):
+            return group_table(reduce, values, self.ids, self.bound)
+        return reduce.reduceat(values, self.starts)
+
+    def reduce(self, reduce: np.ufunc, values: np.ndarray | pd.Series) -> np.ndarray:
+        """:meth:`table` of ``values`` taken at each row's group, per row."""
+        return self.table(reduce, values)[self.ids]
+
+
+@dataclass(frozen=True)
+class Groups:
+    """The groupings plan choice and advice reduce over: :data:`COMBINATION`, :data:`CHECKPOINT_SERVER`
+    and :data:`MODEL_SERVER_KV`."""
+
+    combination: Grouping
+    checkpoint_server: Grouping
+    model_server_kv: Grouping
+
+    @classmethod
+    def of(cls, df: pd.DataFrame) -> Groups:
+        """The groupings of any case frame, from its key columns."""
+        return cls(*(Grouping.of(df, keys) for keys in (COMBINATION, CHECKPOINT_SERVER, MODEL_SERVER_KV)))
