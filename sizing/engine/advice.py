@@ -50,14 +50,16 @@ def _fp8_kv_fits(df: pd.DataFrame, at: np.ndarray, by: Grouping) -> np.ndarray:
     return fp8_fits[by.ids[at]] & (df["kv_cache_dtype"].iloc[at] == "auto").to_numpy()
 
 
-def _largest_fitting(df: pd.DataFrame, by: Grouping) -> tuple[np.ndarray, np.ndarray]:
-    """Per row: the largest weights that fit in its group (NaN if none), and the first row that has them."""
-    fits, weights = df["fits"].to_numpy(), df["w_total"].to_numpy()
-    largest = by.reduce(np.fmax, np.where(fits, weights, np.nan))
-    winners = np.flatnonzero(fits & (weights == largest))
+def _largest_fitting(df: pd.DataFrame, by: Grouping, at: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Of the rows ``at``: the largest weights that fit in the row's group (NaN if none), and the first
+    row that has them (``len(df)`` if none)."""
+    fits, weights = np.flatnonzero(df["fits"].to_numpy()), df["w_total"].to_numpy()
+    fitting = Grouping(by.ids[fits], by.bound)
+    largest = fitting.table(np.fmax, weights[fits])
+    winners = fits[weights[fits] == largest[fitting.ids]]
     first = np.full(by.bound, len(df))
     np.minimum.at(first, by.ids[winners], winners)
-    return largest, first[by.ids]
+    return largest[by.ids[at]], first[by.ids[at]]
 
 
 def _smaller_checkpoint(df: pd.DataFrame, at: np.ndarray, by: Grouping) -> np.ndarray:
@@ -66,8 +68,8 @@ def _smaller_checkpoint(df: pd.DataFrame, at: np.ndarray, by: Grouping) -> np.nd
 
     ``by``: the rows of each model × server × KV dtype.
     """
-    largest, first = _largest_fitting(df, by)
-    return np.where(largest[at] < df["w_total"].to_numpy()[at], first[at], -1)
+    largest, first = _largest_fitting(df, by, at)
+    return np.where(largest < df["w_total"].to_numpy()[at], first, -1)
 
 
 def _checkpoint_label(df: pd.DataFrame, rows: np.ndarray) -> list[str]:

@@ -98,9 +98,9 @@ def _active_share(m: Model) -> float:
 
 def checkpoint_columns(m: Model, ckpt: Checkpoint, spec: PrecisionSpec, online: bool) -> dict[str, object]:
     """Weight-byte columns of one checkpoint (whole model, before TP/PP division)."""
-    split = weight_split(m, ckpt, spec)
-    experts = sum(part_bytes(p, ckpt, spec, m) for p in model_parts(m) if p.name == "experts")
-    vision = sum(part_bytes(p, ckpt, spec, m) for p in model_parts(m) if p.name == "vision_tower")
+    split, parts = weight_split(m, ckpt, spec), model_parts(m)
+    experts = sum(part_bytes(p, ckpt, spec, m) for p in parts if p.name == "experts")
+    vision = sum(part_bytes(p, ckpt, spec, m) for p in parts if p.name == "vision_tower")
     return {
         "checkpoint": ckpt.id, "precision": ckpt.precision, "online_quantization": online,
         "w_layer_sharded": split.layer_sharded, "w_layer_replicated": split.layer_replicated,
@@ -214,7 +214,8 @@ def _repeat_extension(column: pd.Series, rows: np.ndarray) -> pd.api.extensions.
     """A text column as a categorical repeated at ``rows``; any other extension column taken as it is."""
     if isinstance(column.dtype, pd.StringDtype):
         codes, values = pd.factorize(column)
-        return pd.Categorical.from_codes(codes[rows], values)
+        small = codes.astype(np.min_scalar_type(-len(values)))  # int8/int16 codes, as a categorical keeps them
+        return pd.Categorical.from_codes(small[rows], values, validate=False)
     return column.array.take(rows)
 
 
@@ -274,16 +275,18 @@ def spread(values: np.ndarray, at: np.ndarray, length: int, fill: object) -> np.
     return column
 
 
-def group_table(reduce: np.ufunc, values: np.ndarray, ids: np.ndarray, bound: int) -> np.ndarray:
-    """``reduce`` (``np.fmax`` or ``np.fmin``: NaN skipped) of ``values`` over each group, per group id (NaN: none)."""
-    out = np.full(bound, np.nan)
-    reduce.at(out, ids, np.asarray(values, dtype=np.float64))
+def group_table(reduce: np.ufunc, values: np.ndarray, ids: np.ndarray, bound: int,
+                fill: object = np.nan) -> np.ndarray:
+    """``reduce`` of ``values`` (``np.fmax``/``np.fmin`` on floats, NaN skipped) over each group, per group
+    id; ``fill`` for the ids no row has."""
+    out = np.full(bound, fill, dtype=values.dtype)
+    reduce.at(out, ids, values)
     return out
 
 
 def per_group(reduce: np.ufunc, values: np.ndarray, ids: np.ndarray, bound: int) -> np.ndarray:
     """``reduce`` (``np.fmax`` or ``np.fmin``: NaN skipped) of ``values`` over each row's group, per row."""
-    return group_table(reduce, values, ids, bound)[ids]
+    return group_table(reduce, np.asarray(values, dtype=np.float64), ids, bound)[ids]
 
 
 COMBINATION = ["model", "checkpoint", "precision", "server", "kv_cache_dtype"]
@@ -315,11 +318,15 @@ class Grouping:
         counts = counts.astype(np.int64)
         return cls(np.repeat(np.arange(len(counts)), counts), len(counts), np.cumsum(counts) - counts)
 
-    def table(self, reduce: np.ufunc, values: np.ndarray | pd.Series) -> np.ndarray:
-        """``reduce`` (``np.fmax`` or ``np.fmin``: NaN skipped) of ``values`` over each group, per group id."""
-        values = np.asarray(values, dtype=np.float64)
+    def table(self, reduce: np.ufunc, values: np.ndarray | pd.Series, fill: object = np.nan) -> np.ndarray:
+        """``reduce`` of ``values`` over each group, per group id (``fill`` for an id no row has).
+
+        ``reduce``: ``np.fmax`` or ``np.fmin`` (NaN skipped; float values), or ``np.maximum`` /
+        ``np.minimum`` on integers (the dtype kept; ``fill`` must not win against any value).
+        """
+        values = np.asarray(values, dtype=None if np.asarray(values).dtype.kind in "iu" else np.float64)
         if self.starts is None or not len(self.starts):
-            return group_table(reduce, values, self.ids, self.bound)
+            return group_table(reduce, values, self.ids, self.bound, fill)
         return reduce.reduceat(values, self.starts)
 
     def reduce(self, reduce: np.ufunc, values: np.ndarray | pd.Series) -> np.ndarray:

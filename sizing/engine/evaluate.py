@@ -195,17 +195,21 @@ def context_columns(df: pd.DataFrame, rules: Rules, contexts: list[int],
                     per_class: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
     """Concurrency per engine and whole sequences per server at each published context length.
 
-    ``per_class``: the per-engine concurrency columns already computed (:func:`class_columns`).
+    ``per_class``: the per-engine concurrency columns already computed (:func:`usable_concurrency`).
     """
     out: dict[str, np.ndarray] = {}
     max_context, fits, dp = (df[name].to_numpy() for name in ("max_context", "fits", "dp"))
     for ctx in contexts:
         name = f"concurrency_{ctx}"
-        per_engine = per_class[name] if per_class else np.asarray(memory.concurrency_at(df, rules, ctx))
-        usable = ctx <= max_context
-        out[name] = np.where(usable, per_engine, np.nan)
-        out[f"sequences_{ctx}"] = np.where(usable & fits, np.floor(per_engine) * dp, 0)
+        out[name] = per_class[name] if per_class else usable_concurrency(df, rules, ctx)
+        out[f"sequences_{ctx}"] = np.where((ctx <= max_context) & fits, np.floor(out[name]) * dp, 0)
     return out
+
+
+def usable_concurrency(df: pd.DataFrame, rules: Rules, ctx: int) -> np.ndarray:
+    """Requests of ``ctx`` tokens one engine holds (:func:`sizing.engine.memory.concurrency_at`), NaN where
+    ``ctx`` exceeds the model's context."""
+    return np.where(ctx <= df["max_context"].to_numpy(), memory.concurrency_at(df, rules, ctx), np.nan)
 
 
 def longest_context(df: pd.DataFrame) -> np.ndarray:
@@ -254,6 +258,10 @@ REASONS = ("", "no-fit", "fits-one-gpu", "tp-needed", "tp-for-capacity", "pp-acr
 """Why a row is the chosen plan of its combination ("" for the rows not chosen)."""
 
 
+NO_RANK = np.int8(127)
+"""A rank above every plan's (:func:`sizing.engine.cases.plan_frame`): no plan qualifies."""
+
+
 def choose_plans(df: pd.DataFrame, dp_share: float, by: Grouping | None = None) -> None:
     """Mark the recommended plan of each combination (``by``: its rows, else grouped by :data:`KEY`).
 
@@ -262,13 +270,13 @@ def choose_plans(df: pd.DataFrame, dp_share: float, by: Grouping | None = None) 
     serves; nothing fitting, the largest plan is shown with the reason ``no-fit``.
     """
     by = by or Grouping.of(df, KEY)
-    fits, rank = df["fits"].to_numpy(), df["rank"].to_numpy(np.float64)
+    fits, rank = df["fits"].to_numpy(), df["rank"].to_numpy(np.int8)
     served = np.where(fits, np.floor(df["max_concurrency"].to_numpy()) * df["dp"].to_numpy(), np.nan)
     enough = served >= dp_share * by.reduce(np.fmax, served)
-    best_rank = by.table(np.fmin, np.where(enough, rank, np.nan))
-    pick = np.where(np.isnan(best_rank), by.table(np.fmax, rank), best_rank)  # nothing fits: the largest plan
+    best_rank = by.table(np.minimum, np.where(enough, rank, NO_RANK), NO_RANK)
+    pick = np.where(best_rank == NO_RANK, by.table(np.maximum, rank, -1), best_rank)  # none fits: the largest
     df["chosen"] = rank == pick[by.ids]
-    simplest_fit = by.table(np.fmin, np.where(fits, rank, np.nan))
+    simplest_fit = by.table(np.minimum, np.where(fits, rank, NO_RANK), NO_RANK)
     df["reason"] = plan_reasons(df, simplest_fit[by.ids] < rank)
 
 
@@ -276,7 +284,7 @@ def plan_reasons(df: pd.DataFrame, tp_for_capacity: np.ndarray) -> pd.Categorica
     """The reason of each chosen row; ``tp_for_capacity``: a simpler plan fits, this one serves enough more."""
     code = {reason: np.int8(number) for number, reason in enumerate(REASONS)}
     chosen = np.flatnonzero(df["chosen"].to_numpy())
-    plan, more = df["plan"].iloc[chosen].to_numpy(), tp_for_capacity[chosen]
+    plan, more = df["plan"].iloc[chosen], tp_for_capacity[chosen]  # compared as categorical codes when it is one
     tp_reason = np.where(more, code["tp-for-capacity"], code["tp-needed"])
     ep_reason = np.where(more, code["ep-for-capacity"], code["ep-needed"])
     reason = np.select([~df["fits"].to_numpy()[chosen], plan == "dp", plan == "tp", plan == "dp-ep"],
@@ -293,7 +301,7 @@ def class_columns(df: pd.DataFrame, rules: Rules, coef: Coefficients, contexts: 
     longest context and the decode ceilings: everything that depends only on a row's compute class
     (:data:`COMPUTE_KEY`)."""
     out = memory.compute(df, rules, coef)
-    extra = {f"concurrency_{ctx}": memory.concurrency_at(out, rules, ctx) for ctx in contexts}
+    extra = {f"concurrency_{ctx}": usable_concurrency(out, rules, ctx) for ctx in contexts}
     extra["longest_context"] = longest_context(out)
     extra.update(decode_columns(out, contexts))
     return out.assign(**{f"{EXTRA}{name}": np.asarray(values) for name, values in extra.items()})
