@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from sizing.engine import kvcache as kv
-from sizing.engine.cases import Grouping, Groups, spread
+from sizing.engine.cases import Grouping, Groups, group_ids, spread
 
 MIN_CONTEXT = 4096
 GPU_COUNTS = (1, 2, 4, 8, 16, 32, 64)
@@ -72,10 +72,13 @@ def _smaller_checkpoint(df: pd.DataFrame, at: np.ndarray, by: Grouping) -> np.nd
     return np.where(largest < df["w_total"].to_numpy()[at], first, -1)
 
 
-def _checkpoint_label(df: pd.DataFrame, rows: np.ndarray) -> list[str]:
-    """'checkpoint (precision)' of the rows ``rows``."""
-    label = df["checkpoint"].iloc[rows].astype("str") + " (" + df["precision"].iloc[rows].astype("str") + ")"
-    return label.tolist()
+def _checkpoint_labels(df: pd.DataFrame, rows: np.ndarray) -> tuple[np.ndarray, list[str]]:
+    """(code of each of the rows ``rows``, the 'checkpoint (precision)' texts the codes index): each text made once."""
+    pairs = df[["checkpoint", "precision"]].iloc[rows]
+    _, first, codes = np.unique(group_ids(pairs, ["checkpoint", "precision"])[0], return_index=True,
+                                return_inverse=True)
+    label = pairs["checkpoint"].iloc[first].astype("str") + " (" + pairs["precision"].iloc[first].astype("str") + ")"
+    return codes.ravel(), label.tolist()
 
 
 def cautious_free(printed: pd.Series | np.ndarray, kv_band_optimistic: float) -> pd.Series | np.ndarray:
@@ -112,11 +115,10 @@ def _argument_texts(df: pd.DataFrame, rows: Rows, change: np.ndarray, shorter: n
     """Per change: (its advised rows, their codes, the distinct texts the codes index) of the argument:
     tokens, fp8, 'checkpoint (precision)' or GPUs."""
     pick = {name: np.flatnonzero(change == CODE[name]) for name in CHANGES[1:]}
-    rows_of, labels = pd.factorize(smaller[pick["checkpoint"]])
     more = _gpus_needed({name: values[pick["more-gpus"]] for name, values in rows.items()}, kv_band_optimistic)
     return [(pick["max-model-len"], *_number_texts(shorter[pick["max-model-len"]])),
             (pick["kv-fp8"], np.zeros(len(pick["kv-fp8"]), dtype=np.int64), ["fp8"]),
-            (pick["checkpoint"], rows_of, _checkpoint_label(df, labels)),
+            (pick["checkpoint"], *_checkpoint_labels(df, smaller[pick["checkpoint"]])),
             (pick["more-gpus"], *_number_texts(more))]
 
 

@@ -9,6 +9,8 @@ that would. One Python call per catalog entry, none per row.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 import pandas as pd
 from pandas.api.internals import create_dataframe_from_blocks
@@ -157,8 +159,19 @@ def compute_classes(sp: pd.DataFrame, m: np.ndarray, s: np.ndarray, k: np.ndarra
     return classes, representative
 
 
-def case_frame(cat: Catalog) -> tuple[pd.DataFrame, tuple[np.ndarray, np.ndarray], Groups]:
-    """The cases of the catalog before settings, the :func:`compute_classes` of their rows and their groups
+class Classes(NamedTuple):
+    """The compute classes of a case frame's rows (:func:`compute_classes`)."""
+
+    of_row: np.ndarray
+    """The class of each row."""
+    representative: np.ndarray
+    """One row per class."""
+    members: pd.DataFrame
+    """The representative rows of the frame, one per class (built from the small frames, not taken)."""
+
+
+def case_frame(cat: Catalog) -> tuple[pd.DataFrame, Classes, Groups]:
+    """The cases of the catalog before settings, the :class:`Classes` of their rows and their groups
     (:func:`case_groups`).
 
     Validity is decided on small frames (server × plan, then model × server-plan); the matrix is then
@@ -170,10 +183,11 @@ def case_frame(cat: Catalog) -> tuple[pd.DataFrame, tuple[np.ndarray, np.ndarray
     sp = server_plans(servers, plans)
     takes = plan_takes(models, sp, len(plans))
     m, s, k = rows = case_rows(takes, len(kv_dtypes))
-    df = repeat_frames([(models, m), (sp[servers.columns], s), (kv_dtypes, k),
-                        (sp.drop(columns=[*servers.columns, "ok"]), s)])
+    parts = [(models, m), (sp[servers.columns], s), (kv_dtypes, k), (sp.drop(columns=[*servers.columns, "ok"]), s)]
+    of_row, representative = compute_classes(sp, m, s, k, len(kv_dtypes))
+    members = repeat_frames([(frame, at[representative]) for frame, at in parts])
     groups = case_groups(takes, len(kv_dtypes), pd.factorize(models["model"])[0], rows)
-    return df, compute_classes(sp, m, s, k, len(kv_dtypes)), groups
+    return repeat_frames(parts), Classes(of_row, representative, members), groups
 
 
 def catalog_knobs(cat: Catalog) -> Knobs:
@@ -323,11 +337,11 @@ def expand_classes(df: pd.DataFrame, computed: pd.DataFrame, classes: np.ndarray
     return pd.concat([df, added], axis=1)
 
 
-def finish(df: pd.DataFrame, cat: Catalog, rules: Rules, classes: tuple[np.ndarray, np.ndarray] | None = None,
+def finish(df: pd.DataFrame, cat: Catalog, rules: Rules, classes: Classes | None = None,
            knobs: Knobs | None = None, groups: Groups | None = None) -> pd.DataFrame:
     """Compute a case frame and add contexts, service metrics, chosen plans and advice.
 
-    ``classes`` (:func:`compute_classes`): compute the settings (``knobs``, when the frame has none
+    ``classes`` (:class:`Classes`): compute the settings (``knobs``, when the frame has none
     yet) and the memory columns once per class, then spread them to the rows. ``groups``: the rows'
     groupings when known (:func:`case_groups`), else found from the key columns.
     """
@@ -338,12 +352,11 @@ def finish(df: pd.DataFrame, cat: Catalog, rules: Rules, classes: tuple[np.ndarr
         per_class = {name[len(EXTRA):]: df.pop(name).to_numpy().copy() for name in list(df.columns)
                      if name.startswith(EXTRA)}
     else:
-        members = df.take(classes[1])
-        members = apply_settings(members, rules, knobs) if knobs else members
+        members = apply_settings(classes.members, rules, knobs) if knobs else classes.members
         computed = class_columns(members, rules, coef, contexts)
         extra = [name for name in computed.columns if name.startswith(EXTRA)]
-        per_class = {name[len(EXTRA):]: computed[name].to_numpy().take(classes[0]) for name in extra}
-        df = expand_classes(df, computed.drop(columns=extra), classes[0])
+        per_class = {name[len(EXTRA):]: computed[name].to_numpy().take(classes.of_row) for name in extra}
+        df = expand_classes(df, computed.drop(columns=extra), classes.of_row)
     df = append_columns(df, {**context_columns(df, rules, contexts, per_class),
                              **service_columns(df, contexts, float(cat.assume("nvme_read_gbs")), per_class)})
     groups = groups or Groups.of(df)

@@ -104,7 +104,7 @@ def test_memory_columns_computed_once_per_class_equal_the_row_by_row_matrix(matr
 def test_a_compute_class_shares_gpu_plan_model_and_kv_dtype(catalog):
     from sizing.engine.evaluate import case_frame
 
-    frame, (classes, representative), _ = case_frame(catalog)
+    frame, (classes, representative, _), _ = case_frame(catalog)
     key = ["checkpoint", "precision", "online_quantization", "kv_cache_dtype", "gpu", "tp", "pp", "ep",
            "max_context", "total_bytes"]
     assert (frame[key].iloc[representative[classes]].to_numpy() == frame[key].to_numpy()).all()
