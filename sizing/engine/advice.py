@@ -24,19 +24,21 @@ GPU_COUNTS = (1, 2, 4, 8, 16, 32, 64)
 STEP = 1024
 CHANGES = ("", "max-model-len", "kv-fp8", "checkpoint", "more-gpus")
 CODE = {change: number for number, change in enumerate(CHANGES)}
-ROW_COLUMNS = ["longest_context", "budget_bytes", "activation_bytes", "nontorch_bytes", "cudagraph_bytes", "is_mla",
-               "kv_heads", "head_dim", "mla_dim", "kv_bytes", "full_layers", "sliding_layers", "max_model_len",
-               "w_total"]
-"""The columns :func:`_shorter_context` and :func:`_gpus_needed` read (of the advised rows only)."""
-
-
+GPU_COLUMNS = ["budget_bytes", "activation_bytes", "nontorch_bytes", "cudagraph_bytes", "is_mla", "kv_heads",
+               "head_dim", "mla_dim", "kv_bytes", "full_layers", "sliding_layers", "max_model_len", "w_total"]
+"""The columns :func:`_gpus_needed` reads (of the rows advised more GPUs only)."""
 Rows = dict[str, np.ndarray]
-"""The :data:`ROW_COLUMNS` of the advised rows, one array each."""
+"""Columns of some rows, one array each."""
 
 
-def _shorter_context(rows: Rows) -> np.ndarray:
+def _columns_at(df: pd.DataFrame, names: list[str], at: np.ndarray) -> Rows:
+    """The columns ``names`` of the rows ``at``."""
+    return {name: df[name].to_numpy()[at] for name in names}
+
+
+def _shorter_context(longest_context: np.ndarray) -> np.ndarray:
     """The longest context the pool holds, rounded down to ``STEP`` tokens; 0 below ``MIN_CONTEXT``."""
-    rounded = (rows["longest_context"] // STEP) * STEP
+    rounded = (longest_context // STEP) * STEP
     return np.where(rounded >= MIN_CONTEXT, rounded, 0)
 
 
@@ -110,12 +112,12 @@ def _number_texts(numbers: np.ndarray) -> tuple[np.ndarray, list[str]]:
     return codes, [str(v) for v in values]
 
 
-def _argument_texts(df: pd.DataFrame, rows: Rows, change: np.ndarray, shorter: np.ndarray, smaller: np.ndarray,
+def _argument_texts(df: pd.DataFrame, at: np.ndarray, change: np.ndarray, shorter: np.ndarray, smaller: np.ndarray,
                     kv_band_optimistic: float) -> list[tuple[np.ndarray, np.ndarray, list[str]]]:
-    """Per change: (its advised rows, their codes, the distinct texts the codes index) of the argument:
-    tokens, fp8, 'checkpoint (precision)' or GPUs."""
+    """Per change: (its advised rows, as positions in ``at``, their codes, the distinct texts the codes index) of
+    the argument: tokens, fp8, 'checkpoint (precision)' or GPUs."""
     pick = {name: np.flatnonzero(change == CODE[name]) for name in CHANGES[1:]}
-    more = _gpus_needed({name: values[pick["more-gpus"]] for name, values in rows.items()}, kv_band_optimistic)
+    more = _gpus_needed(_columns_at(df, GPU_COLUMNS, at[pick["more-gpus"]]), kv_band_optimistic)
     return [(pick["max-model-len"], *_number_texts(shorter[pick["max-model-len"]])),
             (pick["kv-fp8"], np.zeros(len(pick["kv-fp8"]), dtype=np.int64), ["fp8"]),
             (pick["checkpoint"], *_checkpoint_labels(df, smaller[pick["checkpoint"]])),
@@ -141,11 +143,11 @@ def add_nearest_change(df: pd.DataFrame, kv_band_optimistic: float, groups: Grou
     ``groups``: the frame's groupings when known, else found from its key columns.
     """
     groups = groups or Groups.of(df)
-    at = np.flatnonzero(df["chosen"] & ~df["fits"])
-    rows = {name: df[name].to_numpy()[at] for name in ROW_COLUMNS}
-    shorter, smaller = _shorter_context(rows), _smaller_checkpoint(df, at, groups.model_server_kv)
+    at = np.flatnonzero(df["chosen"].to_numpy() & ~df["fits"].to_numpy())
+    shorter = _shorter_context(df["longest_context"].to_numpy()[at])
+    smaller = _smaller_checkpoint(df, at, groups.model_server_kv)
     change = np.select([shorter > 0, _fp8_kv_fits(df, at, groups.checkpoint_server), smaller >= 0],
                        [CODE["max-model-len"], CODE["kv-fp8"], CODE["checkpoint"]], CODE["more-gpus"])
     df["change"] = pd.Categorical.from_codes(spread(change, at, len(df), CODE[""]), CHANGES)
-    df["change_value"] = _text_column(_argument_texts(df, rows, change, shorter, smaller, kv_band_optimistic),
+    df["change_value"] = _text_column(_argument_texts(df, at, change, shorter, smaller, kv_band_optimistic),
                                       at, len(df))

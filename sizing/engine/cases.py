@@ -7,7 +7,9 @@ not with the number of combinations.
 
 from __future__ import annotations
 
+import os
 import re
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -204,8 +206,8 @@ def repeat_frames(parts: list[tuple[pd.DataFrame, np.ndarray]]) -> pd.DataFrame:
         else:
             blocks.append((_repeat_extension(column, rows), np.array([position])))
     rows_count = len(parts[0][1])
-    blocks += [(_block([columns[p][1:] for p in positions], dtype, rows_count), np.array(positions))
-               for dtype, positions in by_dtype.items()]
+    blocks += [(take_block([(columns[p][1].to_numpy(), columns[p][2]) for p in positions], dtype, rows_count),
+                np.array(positions)) for dtype, positions in by_dtype.items()]
     return create_dataframe_from_blocks(blocks, index=pd.RangeIndex(rows_count),
                                         columns=pd.Index([name for name, _, _ in columns]))
 
@@ -219,11 +221,20 @@ def _repeat_extension(column: pd.Series, rows: np.ndarray) -> pd.api.extensions.
     return column.array.take(rows)
 
 
-def _block(columns: list[tuple[pd.Series, np.ndarray]], dtype: np.dtype, rows_count: int) -> np.ndarray:
-    """A (columns, rows) array of ``dtype``: each column's values taken at its row positions."""
+GATHER_THREADS = min(2, os.cpu_count() or 1)
+"""Threads that fill the rows of a block together (NumPy's take releases the GIL on numeric data)."""
+
+
+def take_block(columns: list[tuple[np.ndarray, np.ndarray]], dtype: np.dtype, rows_count: int) -> np.ndarray:
+    """A (columns, rows) array of ``dtype``: each ``(values, positions)`` column's values taken at its positions."""
     block = np.empty((len(columns), rows_count), dtype=dtype)
-    for out, (column, rows) in zip(block, columns):
-        np.take(column.to_numpy(), rows, out=out, mode="clip")  # positions are valid; "clip" skips a buffer
+
+    def fill(row: int) -> None:
+        values, positions = columns[row]
+        np.take(values, positions, out=block[row], mode="clip")  # positions are valid; "clip" skips a buffer
+
+    with ThreadPoolExecutor(GATHER_THREADS) as pool:
+        list(pool.map(fill, range(len(columns))))
     return block
 
 

@@ -20,7 +20,7 @@ from sizing.engine import memory
 from sizing.catalog import plans as plan_rules
 from sizing.engine.advice import add_nearest_change
 from sizing.engine.cases import (COMBINATION, Grouping, Groups, Knobs, group_ids, model_frame, plan_frame,
-                                 repeat_frames, server_frame, spread)
+                                 repeat_frames, server_frame, spread, take_block)
 from sizing.catalog.loader import Catalog
 from sizing.kvdtypes import KV_CACHE_DTYPE_BYTES
 from sizing.engine.overhead import Coefficients, default_batch, v0_batch
@@ -327,12 +327,8 @@ def expand_classes(df: pd.DataFrame, computed: pd.DataFrame, classes: np.ndarray
     by_dtype: dict[np.dtype, list[str]] = {}
     for name in new:
         by_dtype.setdefault(computed[name].dtype, []).append(name)
-    blocks = []
-    for dtype, names in by_dtype.items():
-        block = np.empty((len(names), len(classes)), dtype=dtype)
-        for out, name in zip(block, names):
-            np.take(computed[name].to_numpy(), classes, out=out, mode="clip")  # classes are valid positions
-        blocks.append((block, np.array([new.index(n) for n in names])))
+    blocks = [(take_block([(computed[name].to_numpy(), classes) for name in names], dtype, len(classes)),
+               np.array([new.index(n) for n in names])) for dtype, names in by_dtype.items()]
     added = create_dataframe_from_blocks(blocks, index=df.index, columns=pd.Index(new))
     return pd.concat([df, added], axis=1)
 
