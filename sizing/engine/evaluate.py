@@ -333,6 +333,17 @@ def expand_classes(df: pd.DataFrame, computed: pd.DataFrame, classes: np.ndarray
     return pd.concat([df, added], axis=1)
 
 
+def take_columns(columns: dict[str, np.ndarray], rows: np.ndarray) -> dict[str, np.ndarray]:
+    """Each column taken at the positions ``rows`` (the columns of one dtype filled together, as one block)."""
+    by_dtype: dict[np.dtype, list[str]] = {}
+    for name, values in columns.items():
+        by_dtype.setdefault(values.dtype, []).append(name)
+    out: dict[str, np.ndarray] = {}
+    for dtype, names in by_dtype.items():
+        out.update(zip(names, take_block([(columns[name], rows) for name in names], dtype, len(rows))))
+    return {name: out[name] for name in columns}
+
+
 def finish(df: pd.DataFrame, cat: Catalog, rules: Rules, classes: Classes | None = None,
            knobs: Knobs | None = None, groups: Groups | None = None) -> pd.DataFrame:
     """Compute a case frame and add contexts, service metrics, chosen plans and advice.
@@ -351,7 +362,7 @@ def finish(df: pd.DataFrame, cat: Catalog, rules: Rules, classes: Classes | None
         members = apply_settings(classes.members, rules, knobs) if knobs else classes.members
         computed = class_columns(members, rules, coef, contexts)
         extra = [name for name in computed.columns if name.startswith(EXTRA)]
-        per_class = {name[len(EXTRA):]: computed[name].to_numpy().take(classes.of_row) for name in extra}
+        per_class = take_columns({name[len(EXTRA):]: computed[name].to_numpy() for name in extra}, classes.of_row)
         df = expand_classes(df, computed.drop(columns=extra), classes.of_row)
     df = append_columns(df, {**context_columns(df, rules, contexts, per_class),
                              **service_columns(df, contexts, float(cat.assume("nvme_read_gbs")), per_class)})
