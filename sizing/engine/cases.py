@@ -198,13 +198,13 @@ def repeat_frames(parts: list[tuple[pd.DataFrame, np.ndarray]]) -> pd.DataFrame:
     and group over a 700k-row matrix; :func:`sizing.engine.evaluate.restore_text` turns it back into text.
     """
     columns = [(name, frame[name], rows) for frame, rows in parts for name in frame.columns]
-    blocks: list[Any] = []
     by_dtype: dict[Any, list[int]] = {}
-    for position, (_, column, rows) in enumerate(columns):
+    for position, (_, column, _) in enumerate(columns):
         if isinstance(column.dtype, np.dtype):
             by_dtype.setdefault(column.dtype, []).append(position)
-        else:
-            blocks.append((_repeat_extension(column, rows), np.array([position])))
+    others = [position for position, (_, column, _) in enumerate(columns) if not isinstance(column.dtype, np.dtype)]
+    with ThreadPoolExecutor(GATHER_THREADS) as pool:
+        blocks: list[Any] = list(pool.map(lambda p: (_repeat_extension(*columns[p][1:]), np.array([p])), others))
     rows_count = len(parts[0][1])
     blocks += [(take_block([(columns[p][1].to_numpy(), columns[p][2]) for p in positions], dtype, rows_count),
                 np.array(positions)) for dtype, positions in by_dtype.items()]

@@ -119,21 +119,22 @@ def case_rows(takes: np.ndarray, kv_dtypes: int) -> tuple[np.ndarray, ...]:
     return np.ascontiguousarray(m), s * plans + p, np.ascontiguousarray(k)  # nonzero gives strided views
 
 
-def case_groups(takes: np.ndarray, kv_dtypes: int, model_ids: np.ndarray,
-                rows: tuple[np.ndarray, ...]) -> Groups:
-    """The :class:`sizing.engine.cases.Groups` of the valid cases at ``rows`` (:func:`case_rows`), from
-    their positions: a model row is one model × checkpoint × precision, a server-plan row one server × plan.
+def case_groups(takes: np.ndarray, kv_dtypes: int, model_ids: np.ndarray) -> Groups:
+    """The :class:`sizing.engine.cases.Groups` of the valid cases (:func:`case_rows`), from their positions:
+    a model row is one model × checkpoint × precision, a server-plan row one server × plan.
 
     ``model_ids``: the model (an integer per model) of each model row.
     """
     models, servers, plans = takes.shape
     per_server = takes.sum(axis=2).ravel()  # plans of each model row × server
-    combination = np.repeat(per_server, kv_dtypes)  # the cases of a model row × server × KV dtype are consecutive
-    m, s, k = rows
-    model_server_kv = (model_ids[m] * servers + s // plans) * kv_dtypes + k
-    return Groups(Grouping.runs(combination[combination > 0]),
-                  Grouping.runs(per_server[per_server > 0] * kv_dtypes),
-                  Grouping(model_server_kv, (int(model_ids.max(initial=-1)) + 1) * servers * kv_dtypes))
+    counts = np.repeat(per_server, kv_dtypes)  # the cases of a model row × server × KV dtype are consecutive
+    used = np.flatnonzero(counts)  # (model row × servers + server) × KV dtypes + KV dtype, per combination
+    row, kv = np.divmod(used, kv_dtypes)
+    model_row, server = np.divmod(row, servers)
+    combination = Grouping.runs(counts[used])
+    model_server_kv = (model_ids[model_row] * servers + server) * kv_dtypes + kv
+    return Groups(combination, Grouping.runs(per_server[per_server > 0] * kv_dtypes),
+                  Grouping(model_server_kv[combination.ids], (int(model_ids.max(initial=-1)) + 1) * servers * kv_dtypes))
 
 
 COMPUTE_KEY = ["gpu", "tp", "pp", "ep", "expert_parallel"]
@@ -182,11 +183,11 @@ def case_frame(cat: Catalog) -> tuple[pd.DataFrame, Classes, Groups]:
     kv_dtypes = pd.DataFrame({"kv_cache_dtype": list(cat.assume("kv_cache_dtypes"))})
     sp = server_plans(servers, plans)
     takes = plan_takes(models, sp, len(plans))
-    m, s, k = rows = case_rows(takes, len(kv_dtypes))
+    m, s, k = case_rows(takes, len(kv_dtypes))
     parts = [(models, m), (sp[servers.columns], s), (kv_dtypes, k), (sp.drop(columns=[*servers.columns, "ok"]), s)]
     of_row, representative = compute_classes(sp, m, s, k, len(kv_dtypes))
     members = repeat_frames([(frame, at[representative]) for frame, at in parts])
-    groups = case_groups(takes, len(kv_dtypes), pd.factorize(models["model"])[0], rows)
+    groups = case_groups(takes, len(kv_dtypes), pd.factorize(models["model"])[0])
     return repeat_frames(parts), Classes(of_row, representative, members), groups
 
 
