@@ -7,7 +7,9 @@ not with the number of combinations.
 
 from __future__ import annotations
 
+import os
 import re
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -99,9 +101,9 @@ def _active_share(m: Model) -> float:
 
 def checkpoint_columns(m: Model, ckpt: Checkpoint, spec: PrecisionSpec, online: bool) -> dict[str, object]:
     """Weight-byte columns of one checkpoint (whole model, before TP/PP division)."""
-    split = weight_split(m, ckpt, spec)
-    experts = sum(part_bytes(p, ckpt, spec, m) for p in model_parts(m) if p.name == "experts")
-    vision = sum(part_bytes(p, ckpt, spec, m) for p in model_parts(m) if p.name == "vision_tower")
+    split, parts = weight_split(m, ckpt, spec), model_parts(m)
+    experts = sum(part_bytes(p, ckpt, spec, m) for p in parts if p.name == "experts")
+    vision = sum(part_bytes(p, ckpt, spec, m) for p in parts if p.name == "vision_tower")
     return {
         "checkpoint": ckpt.id, "precision": ckpt.precision, "online_quantization": online,
         "w_layer_sharded": split.layer_sharded, "w_layer_replicated": split.layer_replicated,
@@ -197,16 +199,16 @@ def repeat_frames(parts: list[tuple[pd.DataFrame, np.ndarray]]) -> pd.DataFrame:
     and group over a 700k-row matrix; :func:`sizing.engine.evaluate.restore_text` turns it back into text.
     """
     columns = [(name, frame[name], rows) for frame, rows in parts for name in frame.columns]
-    blocks: list[Any] = []
     by_dtype: dict[Any, list[int]] = {}
-    for position, (_, column, rows) in enumerate(columns):
+    for position, (_, column, _) in enumerate(columns):
         if isinstance(column.dtype, np.dtype):
             by_dtype.setdefault(column.dtype, []).append(position)
-        else:
-            blocks.append((_repeat_extension(column, rows), np.array([position])))
+    others = [position for position, (_, column, _) in enumerate(columns) if not isinstance(column.dtype, np.dtype)]
+    with ThreadPoolExecutor(GATHER_THREADS) as pool:
+        blocks: list[Any] = list(pool.map(lambda p: (_repeat_extension(*columns[p][1:]), np.array([p])), others))
     rows_count = len(parts[0][1])
-    blocks += [(_block([columns[p][1:] for p in positions], dtype, rows_count), np.array(positions))
-               for dtype, positions in by_dtype.items()]
+    blocks += [(take_block([(columns[p][1].to_numpy(), columns[p][2]) for p in positions], dtype, rows_count),
+                np.array(positions)) for dtype, positions in by_dtype.items()]
     return create_dataframe_from_blocks(blocks, index=pd.RangeIndex(rows_count),
                                         columns=pd.Index([name for name, _, _ in columns]))
 
@@ -215,15 +217,25 @@ def _repeat_extension(column: pd.Series, rows: np.ndarray) -> pd.api.extensions.
     """A text column as a categorical repeated at ``rows``; any other extension column taken as it is."""
     if isinstance(column.dtype, pd.StringDtype):
         codes, values = pd.factorize(column)
-        return pd.Categorical.from_codes(codes[rows], values)
+        small = codes.astype(np.min_scalar_type(-len(values)))  # int8/int16 codes, as a categorical keeps them
+        return pd.Categorical.from_codes(small[rows], values, validate=False)
     return column.array.take(rows)
 
 
-def _block(columns: list[tuple[pd.Series, np.ndarray]], dtype: np.dtype, rows_count: int) -> np.ndarray:
-    """A (columns, rows) array of ``dtype``: each column's values taken at its row positions."""
+GATHER_THREADS = min(2, os.cpu_count() or 1)
+"""Threads that fill the rows of a block together (NumPy's take releases the GIL on numeric data)."""
+
+
+def take_block(columns: list[tuple[np.ndarray, np.ndarray]], dtype: np.dtype, rows_count: int) -> np.ndarray:
+    """A (columns, rows) array of ``dtype``: each ``(values, positions)`` column's values taken at its positions."""
     block = np.empty((len(columns), rows_count), dtype=dtype)
-    for out, (column, rows) in zip(block, columns):
-        np.take(column.to_numpy(), rows, out=out, mode="clip")  # positions are valid; "clip" skips a buffer
+
+    def fill(row: int) -> None:
+        values, positions = columns[row]
+        np.take(values, positions, out=block[row], mode="clip")  # positions are valid; "clip" skips a buffer
+
+    with ThreadPoolExecutor(GATHER_THREADS) as pool:
+        list(pool.map(fill, range(len(columns))))
     return block
 
 
@@ -268,8 +280,82 @@ def _renumber(ids: np.ndarray, bound: int) -> tuple[np.ndarray, int]:
     return lookup[ids], len(in_use)
 
 
+def spread(values: np.ndarray, at: np.ndarray, length: int, fill: object) -> np.ndarray:
+    """A column of ``length`` rows holding ``values`` at the rows ``at`` and ``fill`` elsewhere."""
+    column = np.full(length, fill, dtype=np.asarray(values).dtype)
+    column[at] = values
+    return column
+
+
+def group_table(reduce: np.ufunc, values: np.ndarray, ids: np.ndarray, bound: int,
+                fill: object = np.nan) -> np.ndarray:
+    """``reduce`` of ``values`` (``np.fmax``/``np.fmin`` on floats, NaN skipped) over each group, per group
+    id; ``fill`` for the ids no row has."""
+    out = np.full(bound, fill, dtype=values.dtype)
+    reduce.at(out, ids, values)
+    return out
+
+
 def per_group(reduce: np.ufunc, values: np.ndarray, ids: np.ndarray, bound: int) -> np.ndarray:
     """``reduce`` (``np.fmax`` or ``np.fmin``: NaN skipped) of ``values`` over each row's group, per row."""
-    out = np.full(bound, np.nan)
-    reduce.at(out, ids, np.asarray(values, dtype=np.float64))
-    return out[ids]
+    return group_table(reduce, np.asarray(values, dtype=np.float64), ids, bound)[ids]
+
+
+COMBINATION = ["model", "checkpoint", "precision", "server", "kv_cache_dtype"]
+"""The keys of one combination: the rows of its plans, among which one is chosen."""
+CHECKPOINT_SERVER = ["model", "checkpoint", "precision", "server"]
+MODEL_SERVER_KV = ["model", "server", "kv_cache_dtype"]
+
+
+@dataclass(frozen=True)
+class Grouping:
+    """Rows grouped by integer ``ids`` (0 <= id < ``bound``).
+
+    ``starts`` is set when the groups are runs of consecutive rows numbered 0, 1, ... in frame order:
+    the first row of each run. Reductions then take each run in one pass (``reduceat``).
+    """
+
+    ids: np.ndarray
+    bound: int
+    starts: np.ndarray | None = None
+
+    @classmethod
+    def of(cls, df: pd.DataFrame, keys: list[str]) -> Grouping:
+        """The groups of equal ``keys`` in ``df`` (:func:`group_ids`), in any row order."""
+        return cls(*group_ids(df, keys))
+
+    @classmethod
+    def runs(cls, counts: np.ndarray) -> Grouping:
+        """Consecutive groups of ``counts[i]`` rows each (all counts positive), in order."""
+        counts = counts.astype(np.int64)
+        return cls(np.repeat(np.arange(len(counts)), counts), len(counts), np.cumsum(counts) - counts)
+
+    def table(self, reduce: np.ufunc, values: np.ndarray | pd.Series, fill: object = np.nan) -> np.ndarray:
+        """``reduce`` of ``values`` over each group, per group id (``fill`` for an id no row has).
+
+        ``reduce``: ``np.fmax`` or ``np.fmin`` (NaN skipped; float values), or ``np.maximum`` /
+        ``np.minimum`` on integers (the dtype kept; ``fill`` must not win against any value).
+        """
+        values = np.asarray(values, dtype=None if np.asarray(values).dtype.kind in "iu" else np.float64)
+        if self.starts is None or not len(self.starts):
+            return group_table(reduce, values, self.ids, self.bound, fill)
+        return reduce.reduceat(values, self.starts)
+
+    def reduce(self, reduce: np.ufunc, values: np.ndarray | pd.Series) -> np.ndarray:
+        """:meth:`table` of ``values`` taken at each row's group, per row."""
+        return self.table(reduce, values)[self.ids]
+
+
+@dataclass(frozen=True)
+class Groups:
+    """The groupings plan choice and advice reduce over: :data:`COMBINATION`, :data:`CHECKPOINT_SERVER`
+    and :data:`MODEL_SERVER_KV`."""
+
+    combination: Grouping
+    checkpoint_server: Grouping
+    model_server_kv: Grouping
+
+    @classmethod
+    def of(cls, df: pd.DataFrame) -> Groups:
+        """The groupings of any case frame, from its key columns."""
+        return cls(*(Grouping.of(df, keys) for keys in (COMBINATION, CHECKPOINT_SERVER, MODEL_SERVER_KV)))

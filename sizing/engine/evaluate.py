@@ -9,6 +9,8 @@ that would. One Python call per catalog entry, none per row.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 import pandas as pd
 from pandas.api.internals import create_dataframe_from_blocks
@@ -17,14 +19,14 @@ from sizing.engine import kvcache as kv
 from sizing.engine import memory
 from sizing.catalog import plans as plan_rules
 from sizing.engine.advice import add_nearest_change
-from sizing.engine.cases import (Knobs, group_ids, model_frame, per_group, plan_frame, repeat_frames,
-                          server_frame)
+from sizing.engine.cases import (COMBINATION, Grouping, Groups, Knobs, group_ids, model_frame, plan_frame,
+                                 repeat_frames, server_frame, spread, take_block)
 from sizing.catalog.loader import Catalog
 from sizing.kvdtypes import KV_CACHE_DTYPE_BYTES
 from sizing.engine.overhead import Coefficients, default_batch, v0_batch
 from sizing.engine.versions import Rules, rules_for
 
-KEY = ["model", "checkpoint", "precision", "server", "kv_cache_dtype"]
+KEY = COMBINATION
 
 
 def coefficients(cat: Catalog) -> Coefficients:
@@ -94,8 +96,8 @@ def server_plans(servers: pd.DataFrame, plans: pd.DataFrame) -> pd.DataFrame:
     return sp.drop(columns=["pp_nodes"])
 
 
-def case_rows(models: pd.DataFrame, sp: pd.DataFrame, plans: int, kv_dtypes: int) -> tuple[np.ndarray, ...]:
-    """Positions (model, server-plan, KV dtype) of every valid case, in model × server × KV × plan order.
+def plan_takes(models: pd.DataFrame, sp: pd.DataFrame, plans: int) -> np.ndarray:
+    """Whether each model row takes each server-plan: a (model rows, servers, plans) array.
 
     A case is valid when its server takes the plan and its model splits the plan's TP ways; the KV
     dtype changes neither, so validity is decided per model × server-plan, then repeated per KV dtype.
@@ -105,10 +107,34 @@ def case_rows(models: pd.DataFrame, sp: pd.DataFrame, plans: int, kv_dtypes: int
     sizes, size_of = np.unique(sp[["tp", "ep"]].to_numpy(), axis=0, return_inverse=True)
     split = {"tp": sizes[None, :, 0], "ep": sizes[None, :, 1]}
     takes = model_takes({**heads, **split})[:, size_of.ravel()] & sp["ok"].to_numpy()
-    valid = np.broadcast_to(takes.reshape(len(models), -1, 1, plans),
-                            (len(models), len(sp) // plans, kv_dtypes, plans))
+    return takes.reshape(len(models), -1, plans)
+
+
+def case_rows(takes: np.ndarray, kv_dtypes: int) -> tuple[np.ndarray, ...]:
+    """Positions (model row, server-plan row, KV dtype) of every valid case (:func:`plan_takes`), in
+    model × server × KV × plan order."""
+    models, servers, plans = takes.shape
+    valid = np.broadcast_to(takes[:, :, None, :], (models, servers, kv_dtypes, plans))
     m, s, k, p = np.nonzero(valid)  # row-major: model, then server, KV dtype, plan
-    return m, s * plans + p, k
+    return np.ascontiguousarray(m), s * plans + p, np.ascontiguousarray(k)  # nonzero gives strided views
+
+
+def case_groups(takes: np.ndarray, kv_dtypes: int, model_ids: np.ndarray) -> Groups:
+    """The :class:`sizing.engine.cases.Groups` of the valid cases (:func:`case_rows`), from their positions:
+    a model row is one model × checkpoint × precision, a server-plan row one server × plan.
+
+    ``model_ids``: the model (an integer per model) of each model row.
+    """
+    models, servers, plans = takes.shape
+    per_server = takes.sum(axis=2).ravel()  # plans of each model row × server
+    counts = np.repeat(per_server, kv_dtypes)  # the cases of a model row × server × KV dtype are consecutive
+    used = np.flatnonzero(counts)  # (model row × servers + server) × KV dtypes + KV dtype, per combination
+    row, kv = np.divmod(used, kv_dtypes)
+    model_row, server = np.divmod(row, servers)
+    combination = Grouping.runs(counts[used])
+    model_server_kv = (model_ids[model_row] * servers + server) * kv_dtypes + kv
+    return Groups(combination, Grouping.runs(per_server[per_server > 0] * kv_dtypes),
+                  Grouping(model_server_kv[combination.ids], (int(model_ids.max(initial=-1)) + 1) * servers * kv_dtypes))
 
 
 COMPUTE_KEY = ["gpu", "tp", "pp", "ep", "expert_parallel"]
@@ -123,8 +149,8 @@ def compute_classes(sp: pd.DataFrame, m: np.ndarray, s: np.ndarray, k: np.ndarra
 
     A class is a model row × KV dtype × server-plan class over :data:`COMPUTE_KEY`.
     """
-    plan_class, bound = group_ids(sp, COMPUTE_KEY)
-    ids = (m.astype(np.int64) * bound + plan_class[s]) * kv_dtypes + k
+    plan_class = np.unique(group_ids(sp, COMPUTE_KEY)[0], return_inverse=True)[1]  # dense: a small table below
+    ids = (m.astype(np.int64) * (int(plan_class.max(initial=0)) + 1) + plan_class[s]) * kv_dtypes + k
     used = np.zeros(int(ids.max(initial=0)) + 1, dtype=bool)
     used[ids] = True
     number = np.cumsum(used) - 1
@@ -134,8 +160,20 @@ def compute_classes(sp: pd.DataFrame, m: np.ndarray, s: np.ndarray, k: np.ndarra
     return classes, representative
 
 
-def case_frame(cat: Catalog) -> tuple[pd.DataFrame, tuple[np.ndarray, np.ndarray]]:
-    """The cases of the catalog before settings, and the :func:`compute_classes` of their rows.
+class Classes(NamedTuple):
+    """The compute classes of a case frame's rows (:func:`compute_classes`)."""
+
+    of_row: np.ndarray
+    """The class of each row."""
+    representative: np.ndarray
+    """One row per class."""
+    members: pd.DataFrame
+    """The representative rows of the frame, one per class (built from the small frames, not taken)."""
+
+
+def case_frame(cat: Catalog) -> tuple[pd.DataFrame, Classes, Groups]:
+    """The cases of the catalog before settings, the :class:`Classes` of their rows and their groups
+    (:func:`case_groups`).
 
     Validity is decided on small frames (server × plan, then model × server-plan); the matrix is then
     built once, column by column, from the positions of the valid cases.
@@ -144,10 +182,13 @@ def case_frame(cat: Catalog) -> tuple[pd.DataFrame, tuple[np.ndarray, np.ndarray
     plans = plan_frame(int(servers["gpus_per_node"].max()), int(servers["nodes"].max()))
     kv_dtypes = pd.DataFrame({"kv_cache_dtype": list(cat.assume("kv_cache_dtypes"))})
     sp = server_plans(servers, plans)
-    m, s, k = case_rows(models, sp, len(plans), len(kv_dtypes))
-    df = repeat_frames([(models, m), (sp[servers.columns], s), (kv_dtypes, k),
-                        (sp.drop(columns=[*servers.columns, "ok"]), s)])
-    return df, compute_classes(sp, m, s, k, len(kv_dtypes))
+    takes = plan_takes(models, sp, len(plans))
+    m, s, k = case_rows(takes, len(kv_dtypes))
+    parts = [(models, m), (sp[servers.columns], s), (kv_dtypes, k), (sp.drop(columns=[*servers.columns, "ok"]), s)]
+    of_row, representative = compute_classes(sp, m, s, k, len(kv_dtypes))
+    members = repeat_frames([(frame, at[representative]) for frame, at in parts])
+    groups = case_groups(takes, len(kv_dtypes), pd.factorize(models["model"])[0])
+    return repeat_frames(parts), Classes(of_row, representative, members), groups
 
 
 def catalog_knobs(cat: Catalog) -> Knobs:
@@ -169,17 +210,21 @@ def context_columns(df: pd.DataFrame, rules: Rules, contexts: list[int],
                     per_class: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
     """Concurrency per engine and whole sequences per server at each published context length.
 
-    ``per_class``: the per-engine concurrency columns already computed (:func:`class_columns`).
+    ``per_class``: the per-engine concurrency columns already computed (:func:`usable_concurrency`).
     """
     out: dict[str, np.ndarray] = {}
     max_context, fits, dp = (df[name].to_numpy() for name in ("max_context", "fits", "dp"))
     for ctx in contexts:
         name = f"concurrency_{ctx}"
-        per_engine = per_class[name] if per_class else np.asarray(memory.concurrency_at(df, rules, ctx))
-        usable = ctx <= max_context
-        out[name] = np.where(usable, per_engine, np.nan)
-        out[f"sequences_{ctx}"] = np.where(usable & fits, np.floor(per_engine) * dp, 0)
+        out[name] = per_class[name] if per_class else usable_concurrency(df, rules, ctx)
+        out[f"sequences_{ctx}"] = np.where((ctx <= max_context) & fits, np.floor(out[name]) * dp, 0)
     return out
+
+
+def usable_concurrency(df: pd.DataFrame, rules: Rules, ctx: int) -> np.ndarray:
+    """Requests of ``ctx`` tokens one engine holds (:func:`sizing.engine.memory.concurrency_at`), NaN where
+    ``ctx`` exceeds the model's context."""
+    return np.where(ctx <= df["max_context"].to_numpy(), memory.concurrency_at(df, rules, ctx), np.nan)
 
 
 def longest_context(df: pd.DataFrame) -> np.ndarray:
@@ -228,32 +273,38 @@ REASONS = ("", "no-fit", "fits-one-gpu", "tp-needed", "tp-for-capacity", "pp-acr
 """Why a row is the chosen plan of its combination ("" for the rows not chosen)."""
 
 
-def choose_plans(df: pd.DataFrame, dp_share: float) -> None:
-    """Mark the recommended plan of each combination.
+NO_RANK = np.int8(127)
+"""A rank above every plan's (:func:`sizing.engine.cases.plan_frame`): no plan qualifies."""
+
+
+def choose_plans(df: pd.DataFrame, dp_share: float, by: Grouping | None = None) -> None:
+    """Mark the recommended plan of each combination (``by``: its rows, else grouped by :data:`KEY`).
 
     The simplest plan that fits (data parallel first, then the smallest TP, then TP × PP) wins,
     unless it serves fewer than ``dp_share`` of the full-length sequences the best fitting plan
     serves; nothing fitting, the largest plan is shown with the reason ``no-fit``.
     """
-    ids, bound = group_ids(df, KEY)
-    fits, rank = df["fits"].to_numpy(), df["rank"].to_numpy(np.float64)
-    served = np.where(fits, np.floor(df["max_concurrency"]) * df["dp"], np.nan)
-    enough = served >= dp_share * per_group(np.fmax, served, ids, bound)
-    best_rank = per_group(np.fmin, np.where(enough, rank, np.nan), ids, bound)
-    largest = per_group(np.fmax, rank, ids, bound)
-    df["chosen"] = np.where(np.isnan(best_rank), rank == largest, rank == best_rank)
-    simplest_fit = per_group(np.fmin, np.where(fits, rank, np.nan), ids, bound)
-    df["reason"] = plan_reasons(df, simplest_fit < rank)
+    by = by or Grouping.of(df, KEY)
+    fits, rank = df["fits"].to_numpy(), df["rank"].to_numpy(np.int8)
+    served = np.where(fits, np.floor(df["max_concurrency"].to_numpy()) * df["dp"].to_numpy(), np.nan)
+    enough = served >= dp_share * by.reduce(np.fmax, served)
+    best_rank = by.table(np.minimum, np.where(enough, rank, NO_RANK), NO_RANK)
+    pick = np.where(best_rank == NO_RANK, by.table(np.maximum, rank, -1), best_rank)  # none fits: the largest
+    df["chosen"] = rank == pick[by.ids]
+    simplest_fit = by.table(np.minimum, np.where(fits, rank, NO_RANK), NO_RANK)
+    df["reason"] = plan_reasons(df, simplest_fit[by.ids] < rank)
 
 
 def plan_reasons(df: pd.DataFrame, tp_for_capacity: np.ndarray) -> pd.Categorical:
     """The reason of each chosen row; ``tp_for_capacity``: a simpler plan fits, this one serves enough more."""
-    code = {reason: number for number, reason in enumerate(REASONS)}
-    tp_reason = np.where(tp_for_capacity, code["tp-for-capacity"], code["tp-needed"])
-    ep_reason = np.where(tp_for_capacity, code["ep-for-capacity"], code["ep-needed"])
-    reason = np.select([~df["fits"], df["plan"] == "dp", df["plan"] == "tp", df["plan"] == "dp-ep"],
+    code = {reason: np.int8(number) for number, reason in enumerate(REASONS)}
+    chosen = np.flatnonzero(df["chosen"].to_numpy())
+    plan, more = df["plan"].iloc[chosen], tp_for_capacity[chosen]  # compared as categorical codes when it is one
+    tp_reason = np.where(more, code["tp-for-capacity"], code["tp-needed"])
+    ep_reason = np.where(more, code["ep-for-capacity"], code["ep-needed"])
+    reason = np.select([~df["fits"].to_numpy()[chosen], plan == "dp", plan == "tp", plan == "dp-ep"],
                        [code["no-fit"], code["fits-one-gpu"], tp_reason, ep_reason], code["pp-across-nodes"])
-    return pd.Categorical.from_codes(np.where(df["chosen"], reason, code[""]), REASONS)
+    return pd.Categorical.from_codes(spread(reason, chosen, len(df), code[""]), REASONS)
 
 
 EXTRA = "_class_"
@@ -265,7 +316,7 @@ def class_columns(df: pd.DataFrame, rules: Rules, coef: Coefficients, contexts: 
     longest context and the decode ceilings: everything that depends only on a row's compute class
     (:data:`COMPUTE_KEY`)."""
     out = memory.compute(df, rules, coef)
-    extra = {f"concurrency_{ctx}": memory.concurrency_at(out, rules, ctx) for ctx in contexts}
+    extra = {f"concurrency_{ctx}": usable_concurrency(out, rules, ctx) for ctx in contexts}
     extra["longest_context"] = longest_context(out)
     extra.update(decode_columns(out, contexts))
     return out.assign(**{f"{EXTRA}{name}": np.asarray(values) for name, values in extra.items()})
@@ -277,22 +328,30 @@ def expand_classes(df: pd.DataFrame, computed: pd.DataFrame, classes: np.ndarray
     by_dtype: dict[np.dtype, list[str]] = {}
     for name in new:
         by_dtype.setdefault(computed[name].dtype, []).append(name)
-    blocks = []
-    for dtype, names in by_dtype.items():
-        block = np.empty((len(names), len(classes)), dtype=dtype)
-        for out, name in zip(block, names):
-            np.take(computed[name].to_numpy(), classes, out=out, mode="clip")  # classes are valid positions
-        blocks.append((block, np.array([new.index(n) for n in names])))
+    blocks = [(take_block([(computed[name].to_numpy(), classes) for name in names], dtype, len(classes)),
+               np.array([new.index(n) for n in names])) for dtype, names in by_dtype.items()]
     added = create_dataframe_from_blocks(blocks, index=df.index, columns=pd.Index(new))
     return pd.concat([df, added], axis=1)
 
 
-def finish(df: pd.DataFrame, cat: Catalog, rules: Rules,
-           classes: tuple[np.ndarray, np.ndarray] | None = None, knobs: Knobs | None = None) -> pd.DataFrame:
+def take_columns(columns: dict[str, np.ndarray], rows: np.ndarray) -> dict[str, np.ndarray]:
+    """Each column taken at the positions ``rows`` (the columns of one dtype filled together, as one block)."""
+    by_dtype: dict[np.dtype, list[str]] = {}
+    for name, values in columns.items():
+        by_dtype.setdefault(values.dtype, []).append(name)
+    out: dict[str, np.ndarray] = {}
+    for dtype, names in by_dtype.items():
+        out.update(zip(names, take_block([(columns[name], rows) for name in names], dtype, len(rows))))
+    return {name: out[name] for name in columns}
+
+
+def finish(df: pd.DataFrame, cat: Catalog, rules: Rules, classes: Classes | None = None,
+           knobs: Knobs | None = None, groups: Groups | None = None) -> pd.DataFrame:
     """Compute a case frame and add contexts, service metrics, chosen plans and advice.
 
-    ``classes`` (:func:`compute_classes`): compute the settings (``knobs``, when the frame has none
-    yet) and the memory columns once per class, then spread them to the rows.
+    ``classes`` (:class:`Classes`): compute the settings (``knobs``, when the frame has none
+    yet) and the memory columns once per class, then spread them to the rows. ``groups``: the rows'
+    groupings when known (:func:`case_groups`), else found from the key columns.
     """
     contexts = [int(c) for c in cat.assume("contexts")]
     coef = coefficients(cat)
@@ -301,16 +360,16 @@ def finish(df: pd.DataFrame, cat: Catalog, rules: Rules,
         per_class = {name[len(EXTRA):]: df.pop(name).to_numpy().copy() for name in list(df.columns)
                      if name.startswith(EXTRA)}
     else:
-        members = df.take(classes[1])
-        members = apply_settings(members, rules, knobs) if knobs else members
+        members = apply_settings(classes.members, rules, knobs) if knobs else classes.members
         computed = class_columns(members, rules, coef, contexts)
         extra = [name for name in computed.columns if name.startswith(EXTRA)]
-        per_class = {name[len(EXTRA):]: computed[name].to_numpy().take(classes[0]) for name in extra}
-        df = expand_classes(df, computed.drop(columns=extra), classes[0])
+        per_class = take_columns({name[len(EXTRA):]: computed[name].to_numpy() for name in extra}, classes.of_row)
+        df = expand_classes(df, computed.drop(columns=extra), classes.of_row)
     df = append_columns(df, {**context_columns(df, rules, contexts, per_class),
                              **service_columns(df, contexts, float(cat.assume("nvme_read_gbs")), per_class)})
-    choose_plans(df, float(cat.assume("dp_min_capacity_share")))
-    add_nearest_change(df, coef.kv_band_optimistic)
+    groups = groups or Groups.of(df)
+    choose_plans(df, float(cat.assume("dp_min_capacity_share")), groups.combination)
+    add_nearest_change(df, coef.kv_band_optimistic, groups)
     df = restore_text(df)
     df.attrs.update(rules=rules.line, contexts=contexts)
     return df
@@ -339,7 +398,7 @@ def evaluate(cat: Catalog, version: str | None = None) -> pd.DataFrame:
     """Every combination of the catalog, one row each, under the rules of vLLM ``version``."""
     version = version or str(cat.assume("vllm_version"))
     rules = rules_for(version)
-    frame, classes = case_frame(cat)
-    df = finish(frame, cat, rules, classes, catalog_knobs(cat))
+    frame, classes, groups = case_frame(cat)
+    df = finish(frame, cat, rules, classes, catalog_knobs(cat), groups)
     df.attrs["vllm_version"] = version
     return df

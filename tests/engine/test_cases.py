@@ -46,6 +46,22 @@ def test_group_ids_and_per_group_reduce_like_groupby() -> None:
     assert cases.per_group(np.fmax, values, ids, bound).tolist() == [7.0, 5.0, 3.0, 3.0, 7.0]
 
 
+def test_runs_reduce_like_the_same_groups_found_from_keys() -> None:
+    """Assert runs of 2, 1 and 3 rows give the per-row fmax a key grouping gives, and an integer minimum
+    per run keeps its dtype (the fill only for groups no row has)."""
+    df = pd.DataFrame({"m": ["a", "a", "b", "c", "c", "c"]})
+    values = np.array([1.0, np.nan, np.nan, 4.0, 9.0, 2.0])
+    runs = cases.Grouping.runs(np.array([2, 1, 3]))
+    assert runs.ids.tolist() == [0, 0, 1, 2, 2, 2] and runs.starts is not None and runs.starts.tolist() == [0, 2, 3]
+    by_key = cases.Grouping.of(df, ["m"]).reduce(np.fmax, values)
+    np.testing.assert_array_equal(runs.reduce(np.fmax, values), by_key)
+    np.testing.assert_array_equal(runs.reduce(np.fmax, values), [1.0, 1.0, np.nan, 9.0, 9.0, 9.0])
+    ranks = np.array([3, 1, 5, 2, 0, 4], dtype=np.int8)
+    assert runs.table(np.minimum, ranks, 127).tolist() == [1, 5, 0]
+    unused = cases.Grouping(np.array([0, 0, 2]), 4).table(np.minimum, ranks[:3], 127)
+    assert unused.dtype == np.int8 and unused.tolist() == [1, 127, 5, 127]
+
+
 def test_checkpoints_of_a_model_include_online_quantisation(catalog) -> None:
     """Assert a model lists its published checkpoints, each with whether vLLM quantises it at load time."""
     listed = cases.checkpoints_of(catalog, catalog.models["Qwen/Qwen3-14B"])
