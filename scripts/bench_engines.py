@@ -50,9 +50,9 @@ def _timed(command: list[str], cwd: Path) -> float:
 
 
 def full_build(engine: str, site: Path) -> float:
-    """Seconds of ``scripts/docs.py build --engine ENGINE`` (all languages, assembled)."""
-    return _timed([sys.executable, str(ROOT / "scripts" / "docs.py"), "build", "--engine", engine,
-                   "--site", str(site)], ROOT)
+    """Seconds of ``python -m scripts.docs build --engine ENGINE`` (all languages, assembled), run from the
+    repository as the Makefile runs it (``scripts`` is a package, so the file cannot run on its own)."""
+    return _timed([sys.executable, "-m", "scripts.docs", "build", "--engine", engine, "--site", str(site)], ROOT)
 
 
 def one_language_build(engine: str, work: Path) -> float:

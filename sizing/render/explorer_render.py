@@ -195,11 +195,17 @@ def language_fields(contexts: list[int]) -> list[str]:
 
 def explorer_payloads(ctx: SiteContext) -> dict[str, dict[str, Any]]:
     """The explorer files as data, one list per row (what :func:`explorer_page` reads)."""
-    rows = xd.explorer_rows(ctx)
-    neutral = neutral_payload(ctx, rows)
+    rows, neutral = neutral_of(ctx)
     files = {"explorer.json": neutral}
     files.update({f"explorer.{lang}.json": language_payload(ctx, rows, neutral, lang) for lang in LANGS})
     return files
+
+
+@functools.lru_cache(maxsize=2)
+def neutral_of(ctx: SiteContext) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """The explorer's rows and its language-neutral file (computed once per context)."""
+    rows = xd.explorer_rows(ctx)
+    return rows, neutral_payload(ctx, rows)
 
 
 def column_file(payload: dict[str, Any], fields: list[str]) -> dict[str, Any]:
@@ -238,10 +244,11 @@ CONTROLS = (("model", "explorer_model"), ("variant", "explorer_precision"), ("se
 """The explorer's choices: form field name and its label's message key (explorer.js fills them)."""
 
 
-@functools.lru_cache(maxsize=2)
-def payloads(ctx: SiteContext) -> dict[str, dict[str, Any]]:
-    """The explorer files of ``ctx`` as data, one list per row (computed once per context)."""
-    return explorer_payloads(ctx)
+def page_payloads(ctx: SiteContext, lang: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The neutral file and the ``lang`` file as data: a language build formats its own strings only
+    (the build's once-only step writes all of them, :func:`explorer_files`)."""
+    rows, neutral = neutral_of(ctx)
+    return neutral, language_payload(ctx, rows, neutral, lang)
 
 
 def heat_cell(neutral: dict[str, Any], local: dict[str, Any], index: int, context: int) -> str:
@@ -270,8 +277,7 @@ def heatmap_table(neutral: dict[str, Any], local: dict[str, Any], context: int) 
 def explorer_page(ctx: SiteContext, lang: str, root: str) -> str:
     """The explorer's HTML: controls and result (shown by explorer.js), a no-script note, and the
     heatmap at :data:`DEFAULT_CONTEXT`; ``root`` is the relative path to the site root."""
-    data = payloads(ctx)
-    neutral, local = data["explorer.json"], data[f"explorer.{lang}.json"]
+    neutral, local = page_payloads(ctx, lang)
     fields = "".join(f'<label class="sz-explorer__field">{html.escape(t(lang, key))}<select name="{name}">'
                      f"</select></label>" for name, key in CONTROLS)
     caption = t(lang, "explorer_heatmap_caption", context=context_label(DEFAULT_CONTEXT))

@@ -271,9 +271,14 @@ def fmt_number(value: float, lang: str, decimals: int = 0) -> str:
     >>> fmt_number(250000, "ru"), fmt_number(0.9, "ru", 2), fmt_number(250000, "zh")
     ('250\\xa0000', '0,90', '250,000')
     """
+    return _formatted(_rounded(value, decimals), lang, decimals)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _formatted(rounded: Decimal, lang: str, decimals: int) -> str:
+    """:func:`fmt_number` of an already rounded value (cached: the explorer's rows repeat their figures)."""
     locale = _locale(lang)
-    pattern = _fixed(locale.decimal_formats[None], decimals)
-    return _minus(pattern.apply(_rounded(value, decimals), locale), lang)
+    return _minus(_fixed(locale.decimal_formats[None], decimals).apply(rounded, locale), lang)
 
 
 TYPESET_MINUS = frozenset({"ru"})

@@ -23,7 +23,7 @@ def ctx() -> site.SiteContext:
 @pytest.fixture(scope="module")
 def files(ctx: site.SiteContext) -> dict[str, dict]:
     """The explorer files, parsed."""
-    return xr.payloads(ctx)
+    return xr.explorer_payloads(ctx)
 
 
 def test_files_are_the_neutral_matrix_and_one_per_language(files: dict[str, dict]) -> None:
