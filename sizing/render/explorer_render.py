@@ -231,7 +231,7 @@ def rows_of(data: dict[str, Any]) -> list[list[Any]]:
 def explorer_files(ctx: SiteContext) -> dict[str, str]:
     """``{file name: JSON text}`` of the explorer's data files (written under ``data/``), column-oriented."""
     files = {name: column_file(data, list(NEUTRAL_FIELDS) if name == "explorer.json" else language_fields(ctx.contexts))
-             for name, data in explorer_payloads(ctx).items()}
+             for name, data in (ctx.explorer or explorer_payloads(ctx)).items()}
     return {name: json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n" for name, data in files.items()}
 
 
@@ -246,7 +246,9 @@ CONTROLS = (("model", "explorer_model"), ("variant", "explorer_precision"), ("se
 
 def page_payloads(ctx: SiteContext, lang: str) -> tuple[dict[str, Any], dict[str, Any]]:
     """The neutral file and the ``lang`` file as data: a language build formats its own strings only
-    (the build's once-only step writes all of them, :func:`explorer_files`)."""
+    (the build's once-only step formats all of them into ``ctx.explorer``; then this only reads)."""
+    if ctx.explorer:
+        return ctx.explorer["explorer.json"], ctx.explorer[f"explorer.{lang}.json"]
     rows, neutral = neutral_of(ctx)
     return neutral, language_payload(ctx, rows, neutral, lang)
 

@@ -22,10 +22,11 @@ from sizing.review.calibration import group_summary, results, summary
 from sizing.review.calibration_left import left_out
 from sizing.catalog.loader import DEFAULT_DIR, load_catalog
 from sizing.views.series import all_series
+from sizing.render.explorer_render import explorer_payloads
 
 __all__ = ["ENV_VAR", "SNAPSHOT_VAR", "SiteContext", "active_context", "active_dir", "build_context", "context",
            "calibrated_context", "evaluate_examples", "example_request", "fingerprint", "load_catalog", "prepare",
-           "save_context", "with_calibration", "with_series"]
+           "save_context", "with_calibration", "with_explorer", "with_series"]
 
 ENV_VAR = "SIZING_CATALOG"
 
@@ -59,9 +60,17 @@ def with_calibration(ctx: SiteContext) -> SiteContext:
                                calibration_groups=MappingProxyType(groups), calibration_left=left_out())
 
 
+def with_explorer(ctx: SiteContext) -> SiteContext:
+    """``ctx`` with the explorer's files as data, every language formatted (``ctx`` when it has them)."""
+    if ctx.explorer:
+        return ctx
+    return dataclasses.replace(ctx, explorer=MappingProxyType(explorer_payloads(ctx)))
+
+
 def prepare(ctx: SiteContext) -> SiteContext:
-    """``ctx`` with the views a build computes once, before the language builds: series and calibration."""
-    return with_calibration(with_series(ctx))
+    """``ctx`` with the views a build computes once, before the language builds: series, calibration and
+    the explorer's files."""
+    return with_explorer(with_calibration(with_series(ctx)))
 
 
 def save_context(ctx: SiteContext, path: Path) -> None:
@@ -70,7 +79,7 @@ def save_context(ctx: SiteContext, path: Path) -> None:
         raise ValueError("save_context: the context has no catalog folder to fingerprint")
     payload = (fingerprint(ctx.catalog_dir), ctx.catalog, ctx.frame, dict(ctx.examples), ctx.catalog_dir,
                ctx.calibration, dict(ctx.calibration_summary), dict(ctx.series), dict(ctx.calibration_groups),
-               ctx.calibration_left)
+               ctx.calibration_left, dict(ctx.explorer))
     path.write_bytes(pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL))
 
 
@@ -79,11 +88,12 @@ def _saved(resolved: str) -> SiteContext | None:
     path = os.environ.get(SNAPSHOT_VAR)
     if not path or not Path(path).is_file():
         return None
-    stamp, cat, frame, examples, catalog_dir, checks, summed, series, groups, left = pickle.loads(Path(path).read_bytes())  # noqa: S301
+    stamp, cat, frame, examples, catalog_dir, checks, summed, series, groups, left, explorer = pickle.loads(  # noqa: S301
+        Path(path).read_bytes())
     if catalog_dir != Path(resolved) or stamp != fingerprint(Path(resolved)):
         return None
     return SiteContext(cat, frame, MappingProxyType(examples), catalog_dir, checks, MappingProxyType(summed),
-                       MappingProxyType(series), MappingProxyType(groups), left)
+                       MappingProxyType(series), MappingProxyType(groups), left, MappingProxyType(explorer))
 
 
 @functools.lru_cache(maxsize=4)

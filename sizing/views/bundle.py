@@ -45,6 +45,9 @@ class SiteContext:
     (``"line"``) (:func:`sizing.review.calibration.group_summary`)."""
     calibration_left: tuple[Any, ...] = ()
     """The skipped and outlying logs (:class:`sizing.review.calibration_left.LeftOut`), computed likewise."""
+    explorer: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    """The explorer's files as data by file name (:func:`sizing.render.explorer_render.explorer_payloads`),
+    formatted once by the prepare step for every language build to read; empty when not prepared."""
 
     @property
     def contexts(self) -> list[int]:
