@@ -80,8 +80,11 @@ def weight_only(df: pd.DataFrame) -> pd.Series:
     (vllm/model_executor/layers/quantization/utils/marlin_utils_fp4.py, is_fp4_marlin_supported;
     marlin_utils_fp8.py for FP8 on Ampere).
     """
-    lacks = [bool(hw) and not bool(row.get(f"hw_{hw}", True)) for hw, row in
-             zip(df["needs_hw"], df.to_dict("records"))]
+    needs = df["needs_hw"].astype(str).to_numpy()
+    lacks = np.zeros(len(df), dtype=bool)
+    for hw in set(needs) - {""}:
+        has = df[f"hw_{hw}"].to_numpy(dtype=bool) if f"hw_{hw}" in df else np.ones(len(df), dtype=bool)
+        lacks |= (needs == hw) & ~has
     return df["needs_hw"].where(lacks, "")
 
 
