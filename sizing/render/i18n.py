@@ -248,10 +248,15 @@ def _locale(lang: str) -> Locale:
     return Locale.parse(_check_lang(lang))
 
 
-def _fixed(pattern: NumberPattern, decimals: int) -> NumberPattern:
-    """A copy of ``pattern`` that always shows exactly ``decimals`` fraction digits."""
+def _require_decimals(decimals: int) -> None:
+    """Raise :class:`ValueError` unless ``decimals`` is a usable number of fraction digits (>= 0)."""
     if decimals < 0:
         raise ValueError(f"decimals must be >= 0, got {decimals}")
+
+
+def _fixed(pattern: NumberPattern, decimals: int) -> NumberPattern:
+    """A copy of ``pattern`` that always shows exactly ``decimals`` fraction digits."""
+    _require_decimals(decimals)
     fixed = copy.copy(parse_pattern(pattern))
     fixed.frac_prec = (decimals, decimals)
     return fixed
@@ -261,6 +266,7 @@ def _rounded(value: float, decimals: int) -> Decimal:
     """``value`` rounded exactly as ``format(value, f".{decimals}f")`` does, without a minus zero."""
     if isinstance(value, bool) or not math.isfinite(value):
         raise ValueError(f"cannot format {value!r} as a number")
+    _require_decimals(decimals)
     rounded = Decimal(f"{value:.{decimals}f}")
     return abs(rounded) if rounded == 0 else rounded
 
