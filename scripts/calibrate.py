@@ -21,7 +21,6 @@ from sizing.review.calibration import DIR, Check, Run, group_summary, run, summa
 from sizing.review.calibration_fit import band, fit
 from sizing.catalog.loader import load_catalog
 from sizing.errors import CatalogError
-from sizing.engine.overhead import FITTED
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -31,7 +30,7 @@ ASSUMPTIONS = ROOT / "catalog" / "assumptions.yaml"
 
 def fitted_values(result: Run) -> dict[str, float]:
     """The coefficients and band the logs imply, rounded to 4 significant digits."""
-    coef = dict(zip(FITTED, fit(result.fit_cases)))
+    coef = fit(result.fit_cases)
     errors = [c.loo_error for c in result.checks if c.metric == "available_kv"]
     coef["kv_band_optimistic"], coef["kv_band_pessimistic"] = band(errors)
     return {k: float(f"{v:.4g}") + 0.0 for k, v in coef.items()}

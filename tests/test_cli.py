@@ -460,10 +460,10 @@ def test_bad_speculative_config_exits_2_with_one_line(capsys, value):
 def test_explain_follows_the_version_asked_for(capsys, catalog):
     """``explain --vllm-version`` names that release and subtracts its CUDA-graph estimate, as the
     row computed for that release does (the step's figures add up to the printed result)."""
-    args = ("--model", "Qwen/Qwen3-14B", "--gpu", "l40s", "--vllm-version", "0.27.1")
+    args = ("--model", "Qwen/Qwen3-14B", "--gpu", "l40s", "--vllm-version", "0.30.0")
     status, out, _ = cli(capsys, "explain", *args)
-    row = estimate(catalog, Request(model="Qwen/Qwen3-14B", gpu="l40s", vllm_version="0.27.1"))
-    assert status == 0 and "vLLM 0.27.1" in out
+    row = estimate(catalog, Request(model="Qwen/Qwen3-14B", gpu="l40s", vllm_version="0.30.0"))
+    assert status == 0 and "vLLM 0.30.0" in out
     step = next(line for line in out.splitlines() if "“Available KV cache memory”" in line)
     graphs = f"{float(row['cudagraph_bytes']) / 2**30:.2f} GiB"
     assert float(row["cudagraph_bytes"]) > 0 and step.count(" − ") == 4 and graphs in step

@@ -253,7 +253,7 @@ _ASSUMPTION_TYPES: dict[str, Any] = {
     "vllm_version": Annotated[str, Field(pattern=r"^\d+\.\d+(\.\d+)?$")],
     "kv_cache_dtypes": Annotated[list[CatalogKvDtype], Field(min_length=1)],
     **dict.fromkeys(("act_hidden_factor", "act_mlp_factor", "nontorch_mib", "nccl_mib", "nvls_mib",
-                     "cudagraph_mib_per_capture_layer", "cuda_context_mib", "extensible_margin_gib"), _NonNeg),
+                     "consumed_mib", "cudagraph_mib_per_capture", "cuda_context_mib", "extensible_margin_gib"), _NonNeg),
     "kv_band_optimistic": Annotated[float, Field(ge=0, lt=1, allow_inf_nan=False)],
     "kv_band_pessimistic": Annotated[float, Field(gt=-1, le=0, allow_inf_nan=False)],
     "cpu_cores_recommended": Annotated[list[Annotated[list[PosInt], Field(min_length=3, max_length=3)]],

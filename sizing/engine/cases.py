@@ -110,6 +110,7 @@ def checkpoint_columns(m: Model, ckpt: Checkpoint, spec: PrecisionSpec, online: 
         "w_embeddings": split.embeddings, "w_lm_head": split.lm_head, "w_total": split.total, "w_experts": experts,
         "w_vision": vision,
         "needs_hw": spec.needs_hw or "",
+        "w_tensor_bytes": spec.weight_bits / 8,
     }
 
 

@@ -85,6 +85,7 @@ CHECKPOINT = (
     _c("w_total", "float", "bytes", "the whole checkpoint in GPU memory (all GPUs together)"),
     _c("w_experts", "float", "bytes", "expert weights of all layers (0 for dense models)"),
     _c("needs_hw", "str", "text", "hardware the precision needs: fp8, fp4 or empty"),
+    _c("w_tensor_bytes", "float", "bytes", "bytes per parameter of a layer's main weight tensor (scales apart)"),
     _c("w_vision", "int", "bytes", "vision tower weights (kept in BF16; 0 without a tower)"),
 )
 HARDWARE = (
@@ -155,7 +156,7 @@ MEMORY = (
     _c("weights_bytes", "float", "bytes", "weights on one GPU"),
     _c("profile_tokens", "int", "tokens", "tokens of vLLM's profiling run"),
     _c("activation_bytes", "float", "bytes", "activation peak of the profiling run, per GPU"),
-    _c("nontorch_bytes", "float", "bytes", "memory outside PyTorch (NCCL, CUDA), per GPU"),
+    _c("nontorch_bytes", "float", "bytes", "persistent buffers and memory outside PyTorch (NCCL, CUDA), per GPU"),
     _c("cudagraph_bytes", "float", "bytes", "CUDA graph memory counted in the budget, per GPU"),
     _c("cudagraph_after_bytes", "float", "bytes", "CUDA graph memory taken after the KV cache, per GPU"),
     _c("budget_bytes", "float", "bytes", "gpu_memory_utilization × total memory, per GPU"),
@@ -169,6 +170,11 @@ MEMORY = (
     _c("moe_workspace_bytes", "float", "bytes", "fused-MoE workspaces of the profile run, per GPU"),
     _c("mla_prefill_bytes", "float", "bytes", "MLA decompressed-prefill buffers of the profile run (V0), per GPU"),
     _c("sampler_bytes", "float", "bytes", "the sampler's dummy run over max_num_seqs rows, per GPU"),
+    _c("runner_v2", "bool", "", "vLLM runs the model with Model Runner V2"),
+    _c("split_rounding_bytes", "float", "bytes", "what the allocator counts beyond the weight tensors (0.21+), per GPU"),
+    _c("runner_buffers_bytes", "float", "bytes", "Model Runner V2's persistent sampler buffers charged to the budget, per GPU"),
+    _c("cudagraph_budgeted", "bool", "", "the printed available KV memory already subtracts the CUDA-graph estimate"),
+    _c("cudagraph_captured_bytes", "float", "bytes", "memory the captured CUDA graphs take, per GPU"),
     _c("linear_profile_bytes", "float", "bytes", "linear-attention projections live in the profile run (KDA), per GPU"),
     _c("encoder_profile_bytes", "float", "bytes", "the vision encoder's share of the profile run, per GPU"),
     _c("available_kv_low_bytes", "float", "bytes", "cautious end of the available-KV band (leave-one-out errors)"),

@@ -235,7 +235,7 @@ def estimate_frame(cat: Catalog, req: Request) -> pd.DataFrame:
     """Every plan considered for ``req``, computed; the recommended row has ``chosen`` set."""
     version = req.vllm_version or str(cat.assume("vllm_version"))
     rules = rules_for(version)
-    frame = apply_settings(request_frame(cat, req), rules, knobs_of(cat, req))
+    frame = consolidated(apply_settings(request_frame(cat, req), rules, knobs_of(cat, req)))
     frame["expert_parallel"] = req.enable_expert_parallel
     if frame.empty:
         raise UsageError("no valid parallel plan: TP must divide the attention and KV heads and the GPUs per node")
@@ -257,9 +257,15 @@ def memory_estimate(cat: Catalog, req: Request) -> pd.Series:
     if not req.tensor_parallel_size:
         raise UsageError("memory_estimate needs an explicit --tensor-parallel-size")
     rules = rules_for(req.vllm_version or str(cat.assume("vllm_version")))
-    frame = apply_settings(request_frame(cat, req), rules, knobs_of(cat, req))
+    frame = consolidated(apply_settings(request_frame(cat, req), rules, knobs_of(cat, req)))
     frame["expert_parallel"] = req.enable_expert_parallel
     return memory.compute(frame, rules, coefficients(cat)).iloc[0]
+
+
+def consolidated(frame: pd.DataFrame) -> pd.DataFrame:
+    """A copy of a request's (small) frame in one block per dtype: the memory columns and the advice
+    add a hundred more, and pandas warns about, and slows down on, a frame of many blocks."""
+    return frame.copy()
 
 
 def estimate(cat: Catalog, req: Request) -> pd.Series:

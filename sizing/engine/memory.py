@@ -62,6 +62,31 @@ def weights_per_gpu(df: pd.DataFrame, rules: Rules) -> np.ndarray:
     return (layers + ends / df["tp"]).to_numpy() + spec_col(df, "w_draft") / df["tp"].to_numpy() + buffers
 
 
+def split_rounding(df: pd.DataFrame, rules: Rules) -> np.ndarray:
+    """What the 0.21+ loader's allocator counts beyond the weight tensors of the fullest rank, bytes.
+
+    Each layer's fused QKV and output projections (full and sliding attention, not MLA), its gate/up and
+    down projections (dense models) or fused expert tensors (MoE), and the embedding and LM head are
+    single tensors; :func:`sizing.engine.weights.split_rounding` rounds each one. The layers' tensors
+    take the checkpoint's main weight width, the embeddings BF16.
+    """
+    if rules.engine != "v1" or rules.minor < wt.SCOPED_SPLIT_MINOR:
+        return np.zeros(len(df))
+    tp, hidden, b = _col(df, "tp"), _col(df, "hidden_size").astype(np.float64), _col(df, "w_tensor_bytes")
+    q, kv_width = _col(df, "attention_heads") * _col(df, "head_dim"), 2 * _col(df, "kv_heads") * _col(df, "head_dim")
+    attention = wt.split_rounding(hidden * (q + kv_width) * b / tp) + wt.split_rounding(q * hidden * b / tp)
+    attention_layers = np.where(_col(df, "is_mla"), 0, _col(df, "full_layers") + _col(df, "sliding_layers"))
+    inter = _col(df, "dense_inter") / tp
+    ranks = expert_ranks(df).to_numpy()
+    per_rank = _col(df, "experts") / ranks * _col(df, "expert_intermediate") / np.where(ranks == tp, tp, 1)
+    width = np.where(_col(df, "is_moe"), per_rank, inter) * hidden * b  # gate/up is twice the down projection
+    mlp = wt.split_rounding(2 * width) + wt.split_rounding(width)
+    share = np.asarray(kv.stage_count(df["layers"], df["pp"])) / _col(df, "layers")
+    heads = wt.split_rounding(_col(df, "vocab_size") * hidden * wt.BF16_BYTES / tp) * np.where(
+        _col(df, "w_lm_head") > 0, 2, 1)
+    return (attention * attention_layers + mlp * _col(df, "layers")) * share + heads
+
+
 def encoder_profile(df: pd.DataFrame) -> np.ndarray:
     """The vision encoder's share of the profile run per GPU, bytes (0 without a tower or when text-only)."""
     budget = np.maximum(df["max_num_batched_tokens"], df["vision_tokens"])
@@ -124,30 +149,51 @@ def overhead_bases(df: pd.DataFrame, rules: Rules) -> dict[str, np.ndarray]:
     bases = {"act_hidden_factor": oh.hidden_activation_basis(tokens, _col(df, "hidden_size")),
              "act_mlp_factor": oh.dense_mlp_basis(tokens, _col(df, "dense_inter") / tp)}
     nvls = (_col(df, "arch_sm") >= 90) & _col(df, "nvswitch").astype(bool)
-    bases.update(oh.nontorch_basis(tp * _col(df, "pp"), nvls, oh.distributed_init_charged(rules.engine, rules.minor)))
-    decode_rows = _col(df, "max_num_seqs") * (1 + spec_col(df, "spec_tokens"))
-    captures = oh.capture_sizes(decode_rows, _col(df, "max_num_batched_tokens"), _col(df, "max_capture_size"))
-    layers = kv.stage_count(_col(df, "layers") + spec_col(df, "draft_kv_layers"), _col(df, "pp"))
-    bases["cudagraph_mib_per_capture_layer"] = oh.cudagraph_basis(captures, layers, _col(df, "enforce_eager"))
+    bases.update(oh.nontorch_basis(tp * _col(df, "pp"), nvls, oh.distributed_init_charged(rules.engine, rules.minor),
+                                   oh.free_memory_charged(rules.engine, rules.minor)))
     return bases
 
 
+def graph_bases(df: pd.DataFrame, rules: Rules) -> tuple[np.ndarray, np.ndarray]:
+    """(captured, estimated) CUDA-graph bases in bytes per MiB of ``cudagraph_mib_per_capture``.
+
+    The captured graphs cost what one pool holds (:func:`sizing.engine.overhead.cudagraph_basis`); the
+    estimate that 0.20+ subtracts before the KV cache counts every graph of both modes
+    (:func:`sizing.engine.overhead.cudagraph_estimate_basis`). The extensible cache of 0.34 measures the
+    captured graphs instead of estimating them.
+    """
+    decode_rows = _col(df, "max_num_seqs") * (1 + spec_col(df, "spec_tokens"))
+    mnbt, cap, eager = _col(df, "max_num_batched_tokens"), _col(df, "max_capture_size"), _col(df, "enforce_eager")
+    captures = oh.capture_sizes(decode_rows, mnbt, cap)
+    captured = oh.cudagraph_basis(captures, eager)
+    if rules.extensible_kv_cache:
+        return captured, captured
+    return captured, oh.cudagraph_estimate_basis(captures, oh.full_graph_sizes(decode_rows, mnbt, cap), eager)
+
+
 def add_fixed_terms(df: pd.DataFrame, rules: Rules) -> None:
-    """Overhead terms whose shape the vLLM source fixes completely: MoE workspaces, MLA prefill, sampler."""
+    """Overhead terms whose shape the vLLM source fixes completely: MoE workspaces, MLA prefill, sampler,
+    Model Runner V2's persistent buffers."""
     tokens, tp = _col(df, "profile_tokens"), _col(df, "tp")
     split = np.where(df["expert_parallel"].to_numpy(bool), 1, tp) if "expert_parallel" in df else tp
     df["moe_workspace_bytes"] = oh.moe_workspace(tokens, _col(df, "moe_top_k"), _col(df, "moe_inter"),
                                                  _col(df, "hidden_size"), split)
     heads = np.maximum(_col(df, "attention_heads") // tp, 1)
     df["mla_prefill_bytes"] = oh.mla_prefill(tokens, heads, _col(df, "mla_nope_plus_v"), rules.engine == "v0")
-    df["sampler_bytes"] = oh.sampler_peak(_col(df, "max_num_seqs"), tokens, _col(df, "vocab_size"))
+    v2 = oh.runner_v2(rules.engine, rules.minor, _col(df, "is_moe"), _col(df, "linear_layers"))
+    df["runner_v2"] = v2
+    df["sampler_bytes"] = oh.sampler_peak(_col(df, "max_num_seqs"), tokens, _col(df, "vocab_size"),
+                                          oh.sampler_bytes_per_logit(rules.minor, v2))
+    charged = v2 & oh.free_memory_charged(rules.engine, rules.minor)
+    df["runner_buffers_bytes"] = oh.runner_buffers(_col(df, "max_num_seqs"), _col(df, "vocab_size"), charged)
     df["linear_profile_bytes"] = oh.linear_profile(tokens, _col(df, "la_value_heads") // tp, _col(df, "la_value_dim"),
                                                    _col(df, "la_profile_units"))
 
 
 def add_overheads(df: pd.DataFrame, rules: Rules, coef: oh.Coefficients) -> None:
     """Weights, activation peak, non-torch and CUDA-graph memory per GPU, bytes."""
-    df["weights_bytes"] = weights_per_gpu(df, rules)
+    df["split_rounding_bytes"] = split_rounding(df, rules)
+    df["weights_bytes"] = weights_per_gpu(df, rules) + df["split_rounding_bytes"]
     df["profile_tokens"] = profile_tokens(df, rules)
     add_fixed_terms(df, rules)
     term = {name: getattr(coef, name) * basis for name, basis in overhead_bases(df, rules).items()}
@@ -156,10 +202,13 @@ def add_overheads(df: pd.DataFrame, rules: Rules, coef: oh.Coefficients) -> None
     df["encoder_profile_bytes"] = encoder_profile(df)
     df["activation_bytes"] = (forward + _col(df, "sampler_bytes") + _col(df, "moe_workspace_bytes")
                               + df["encoder_profile_bytes"])
-    df["nontorch_bytes"] = term["nontorch_mib"] + term["nccl_mib"] + term["nvls_mib"]
-    cudagraphs = term["cudagraph_mib_per_capture_layer"]
-    df["cudagraph_bytes"] = cudagraphs if rules.cudagraphs_budgeted else 0.0
-    df["cudagraph_after_bytes"] = 0.0 if rules.cudagraphs_budgeted else cudagraphs
+    df["nontorch_bytes"] = (term["nontorch_mib"] + term["nccl_mib"] + term["nvls_mib"] + term["consumed_mib"]
+                            + _col(df, "runner_buffers_bytes"))
+    captured, estimated = (coef.cudagraph_mib_per_capture * basis for basis in graph_bases(df, rules))
+    df["cudagraph_budgeted"] = oh.cudagraphs_estimated(rules.cudagraphs_budgeted, rules.minor, _col(df, "runner_v2"))
+    df["cudagraph_bytes"] = np.where(df["cudagraph_budgeted"], estimated, 0.0)
+    df["cudagraph_captured_bytes"] = captured
+    df["cudagraph_after_bytes"] = np.where(df["cudagraph_budgeted"], 0.0, captured)
 
 
 def add_budget(df: pd.DataFrame, rules: Rules, coef: oh.Coefficients) -> None:

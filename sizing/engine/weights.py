@@ -15,6 +15,7 @@ import numpy as np
 from sizing.catalog.schema import Checkpoint, LinearAttention, Model, PrecisionSpec
 from sizing.engine.layer_kinds import global_attention_delta, value_slot_params
 from sizing.engine.towers import vision_params
+from sizing.units import MiB
 
 BF16_BYTES = 2
 
@@ -218,3 +219,22 @@ def weight_split(m: Model, ckpt: Checkpoint, spec: PrecisionSpec) -> WeightSplit
         key = part.name if not part.per_layer else ("layer_sharded" if part.sharded else "layer_replicated")
         sums[key] += part_bytes(part, ckpt, spec, m)
     return WeightSplit(**sums)
+
+
+SCOPED_SPLIT_MINOR = 21
+"""From vLLM 0.21 the worker loads the weights with the allocator's ``max_split_size_mb`` set to 20."""
+SPLIT_LIMIT_BYTES = 20 * MiB
+SEGMENT_BYTES = 2 * MiB
+
+
+def split_rounding(tensor_bytes: np.ndarray) -> np.ndarray:
+    """Bytes the caching allocator counts beyond one weight tensor of ``tensor_bytes`` (0 below 20 MiB).
+
+    Source: ``vllm/v1/worker/gpu_worker.py`` ``Worker.load_model`` (0.21+) loads inside
+    ``_scoped_allocator_max_split(max_split_size_mb=20)``; in PyTorch's ``CUDACachingAllocator.cpp`` a
+    request of at least ``max_split_size`` is never split (``should_split``), its segment is rounded up
+    to 2 MiB (``get_allocation_size``), and ``allocated_bytes``, which "Model loading took" reports
+    (``DeviceMemoryProfiler``), counts the whole block.
+    """
+    size = np.asarray(tensor_bytes, dtype=np.float64)
+    return np.where(size >= SPLIT_LIMIT_BYTES, np.ceil(size / SEGMENT_BYTES) * SEGMENT_BYTES - size, 0.0)

@@ -26,7 +26,9 @@ from sizing.units import GiB, MiB
 ROOT = Path(__file__).resolve().parents[2]
 DIR = ROOT / "calibration"
 TOLERANCE = {"weights": 0.03, "available_kv": 0.10, "concurrency": 0.01, "tokens": 0.01,
-             "tokens_min_rank": 0.02}
+             "tokens_min_rank": 0.02, "cudagraph": 1.75}
+"""Relative error allowed per compared figure. CUDA-graph memory is one fitted constant per captured size
+against printed figures that spread from 0.28 to 1.8 GiB, so only its order of magnitude is checked."""
 
 
 @dataclass(frozen=True)
@@ -97,17 +99,19 @@ GIVEN_KV = ("concurrency", "tokens", "tokens_min_rank", "no_fit_given_kv")
 
 def _rows(log: dict[str, Any], spec: dict[str, Any], cat: Catalog) -> dict[bool, Any]:
     """The estimate of a case without and (when a check needs it) with the logged KV memory given."""
-    needs = {metric in GIVEN_KV for metric in spec["checks"]}
+    needs = {metric in GIVEN_KV for metric in _metrics(spec)}
     kv = {False: None, True: round(log["available_kv_gib"] * GiB) if True in needs else None}
     return {given: memory_estimate(cat, request(log, spec, kv[given])) for given in needs}
 
 
-def _measure(log: dict[str, Any], row: Any, metric: str) -> tuple[float, float]:
+def _measure(log: dict[str, Any], spec: dict[str, Any], row: Any, metric: str) -> tuple[float, float]:
     """(logged, predicted) for one metric of one case, from its estimate ``row``."""
     if metric == "weights":
         return log["model_loading_gib"], row["weights_bytes"] / GiB
     if metric == "available_kv":
         return log["available_kv_gib"], row["available_kv_bytes"] / GiB
+    if metric == "cudagraph":
+        return spec["cudagraph_gib"], row["cudagraph_captured_bytes"] / GiB
     if metric == "concurrency":
         return log["max_concurrency"], float(row["max_concurrency"])
     if metric.startswith("tokens"):
@@ -132,28 +136,47 @@ class Run:
     skipped: dict[str, str]
 
 
+def _metrics(case: dict[str, Any]) -> list[str]:
+    """The figures compared for a case: its ``checks``, and ``cudagraph`` where it gives ``cudagraph_gib``."""
+    return [*case["checks"], *(["cudagraph"] if "cudagraph_gib" in case else [])]
+
+
 def _case_checks(case_id: str, log: dict[str, Any], case: dict[str, Any], cat: Catalog,
                  fits: list[FitCase]) -> list[Check]:
     rows = _rows(log, case, cat)
     req = request(log, case)
     rules = rules_for(case["version"])
     classes, line = tuple(classes_of(find_model(cat, req.model)[1], case)), rules.line
-    if "available_kv" in case["checks"]:
-        fits.append(fit_case(case_id, log["available_kv_gib"] * GiB, rows[False], rules))
-    measured = {metric: _measure(log, rows[metric in GIVEN_KV], metric) for metric in case["checks"]}
+    kv = log["available_kv_gib"] * GiB if "available_kv" in case["checks"] else None
+    graphs = case["cudagraph_gib"] * GiB if "cudagraph_gib" in case else None
+    if kv is not None or graphs is not None:
+        fits.append(fit_case(case_id, kv, rows[False], rules, graphs))
+    measured = {metric: _measure(log, case, rows[metric in GIVEN_KV], metric) for metric in _metrics(case)}
     return [Check(case_id, metric, float(logged), float(predicted), TOLERANCE.get(metric, 0.0),
                   classes=classes, line=line) for metric, (logged, predicted) in measured.items()]
 
 
+FITTED_METRICS = ("available_kv", "cudagraph")
+"""The compared figures that a fitted coefficient depends on, in the order :func:`leave_one_out` returns them."""
+
+
+def _with_loo(check: Check, loo: dict[str, tuple[float | None, float | None]]) -> Check:
+    """``check`` with its leave-one-out prediction (GiB) where a fitted coefficient depends on it."""
+    if check.metric not in FITTED_METRICS or check.case not in loo:
+        return check
+    left_out = loo[check.case][FITTED_METRICS.index(check.metric)]
+    return replace(check, loo=None if left_out is None else left_out / GiB)
+
+
 def run(cat: Catalog, directory: Path = DIR) -> Run:
-    """Every check in file order, with leave-one-out predictions on the fitted available-KV checks."""
+    """Every check in file order, with leave-one-out predictions on the fitted available-KV and graph checks."""
     logs, spec = load(directory)
     checks: list[Check] = []
     fits: list[FitCase] = []
     for case_id, case in spec["cases"].items():
         checks += _case_checks(case_id, logs[case_id], case, cat, fits)
-    loo = {k: v / GiB for k, v in leave_one_out(fits).items()} if len(fits) > 1 else {}
-    checks = [replace(c, loo=loo.get(c.case)) if c.metric == "available_kv" else c for c in checks]
+    loo = leave_one_out(fits) if len(fits) > 1 else {}
+    checks = [_with_loo(c, loo) for c in checks]
     return Run(checks, fits, {case: " ".join(entry["reason"].split()) for case, entry in spec["skipped"].items()})
 
 

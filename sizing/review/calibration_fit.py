@@ -4,7 +4,8 @@ Every fitted term of :mod:`sizing.engine.overhead` is ``coefficient × basis``, 
 "Available KV cache memory" of a case is ``rest − basis · c``, where ``rest`` is the budget
 less the weights and the terms the vLLM source fixes (sampler, MoE workspaces, MLA prefill).
 :func:`fit` solves the non-negative least-squares problem on the *relative* error of every
-reproducible ``available_kv`` case; :func:`leave_one_out` refits without each case and predicts it.
+reproducible ``available_kv`` case, after the CUDA-graph coefficient is set from the graph memory
+the logs print (:func:`fit_graphs`); :func:`leave_one_out` refits both without each case and predicts it.
 """
 
 from __future__ import annotations
@@ -15,8 +16,8 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
-from sizing.engine.memory import overhead_bases
-from sizing.engine.overhead import FITTED
+from sizing.engine.memory import graph_bases, overhead_bases
+from sizing.engine.overhead import FITTED, GRAPH_FITTED
 from sizing.engine.versions import Rules
 
 BAND_QUANTILES = (0.1, 0.9)
@@ -25,32 +26,45 @@ BAND_QUANTILES = (0.1, 0.9)
 
 @dataclass(frozen=True)
 class FitCase:
-    """One log in the fit: its logged available KV memory, ``rest`` and basis vector (bytes)."""
+    """One log in the fit, bytes: its logged available KV memory (None where it prints none), ``rest``
+    and the basis vector of :data:`FITTED`; the graph basis its available KV subtracts (0 where the release
+    line does not budget graphs), the graph basis of its own capture list, and the graph memory it printed."""
 
     case: str
-    logged: float
+    logged: float | None
     rest: float
     basis: tuple[float, ...]
+    graph_budgeted: float = 0.0
+    graph_basis: float = 0.0
+    graph_logged: float | None = None
 
-    def predict(self, coef: np.ndarray) -> float:
-        """Printed available KV memory under the coefficient vector ``coef`` (order of FITTED), bytes."""
-        return self.rest - float(np.dot(self.basis, coef))
+    def predict(self, coef: Mapping[str, float]) -> float:
+        """Printed available KV memory under the coefficients ``coef`` (by name), bytes."""
+        graphs = self.graph_budgeted * coef[GRAPH_FITTED]
+        return self.rest - graphs - float(np.dot(self.basis, [coef[name] for name in FITTED]))
+
+    def predict_graphs(self, coef: Mapping[str, float]) -> float:
+        """The CUDA-graph memory of this case's capture list under ``coef``, bytes."""
+        return self.graph_basis * coef[GRAPH_FITTED]
 
 
-FIXED_TERMS = ("sampler_bytes", "moe_workspace_bytes", "mla_prefill_bytes", "linear_profile_bytes")
-"""Profile-run terms whose shape the source fixes (no coefficient): subtracted before the fit."""
+FIXED_TERMS = ("sampler_bytes", "moe_workspace_bytes", "mla_prefill_bytes", "linear_profile_bytes",
+               "encoder_profile_bytes", "runner_buffers_bytes")
+"""Terms whose shape the source fixes (no fitted coefficient): subtracted before the fit, as the engine does."""
 
 
-def fit_case(case: str, logged_bytes: float, row: Mapping[str, Any], rules: Rules) -> FitCase:
+def fit_case(case: str, logged_bytes: float | None, row: Mapping[str, Any], rules: Rules,
+             graph_bytes: float | None = None) -> FitCase:
     """The :class:`FitCase` of an evaluated estimate ``row`` (see :func:`sizing.engine.memory.compute`)
-    under the release line ``rules`` (CUDA graphs are fitted where the printed figure subtracts them)."""
+    under the release line ``rules``, with the logged available KV and CUDA-graph memory (bytes or None)."""
     fixed = sum(float(row[name]) for name in FIXED_TERMS)
     rest = float(row["budget_bytes"]) - float(row["weights_bytes"]) - fixed
-    bases = overhead_bases(pd.DataFrame([dict(row)]), rules)
-    budgeted_graphs = rules.cudagraphs_budgeted and not rules.extensible_kv_cache
-    basis = [float(bases[name][0]) for name in FITTED]
-    basis[FITTED.index("cudagraph_mib_per_capture_layer")] *= float(budgeted_graphs)
-    return FitCase(case, logged_bytes, rest, tuple(basis))
+    frame = pd.DataFrame([dict(row)])
+    bases = overhead_bases(frame, rules)
+    captured, estimated = (float(basis[0]) for basis in graph_bases(frame, rules))
+    budgeted = bool(row["cudagraph_budgeted"]) and not rules.extensible_kv_cache
+    return FitCase(case, logged_bytes, rest, tuple(float(bases[name][0]) for name in FITTED),
+                   estimated * budgeted, captured, graph_bytes)
 
 
 def nnls(a: np.ndarray, b: np.ndarray, iterations: int = 100) -> np.ndarray:
@@ -76,17 +90,35 @@ def nnls(a: np.ndarray, b: np.ndarray, iterations: int = 100) -> np.ndarray:
     return x / scale
 
 
-def fit(cases: list[FitCase]) -> np.ndarray:
-    """Coefficients (order of FITTED) minimising the squared relative available-KV error, all ≥ 0."""
-    logged = np.array([c.logged for c in cases])
-    a = np.array([c.basis for c in cases]) / np.abs(logged)[:, None]
-    b = (np.array([c.rest for c in cases]) - logged) / np.abs(logged)
-    return nnls(a, b)
+def fit_graphs(cases: list[FitCase]) -> float:
+    """The CUDA-graph coefficient: the median of printed graph memory over its basis, across the logs that print it.
+
+    A median, because the printed figures spread widely (0.28–1.8 GiB) around no trend the basis could follow.
+    """
+    ratios = [c.graph_logged / c.graph_basis for c in cases if c.graph_logged and c.graph_basis > 0]
+    return float(np.median(ratios)) if ratios else 0.0
 
 
-def leave_one_out(cases: list[FitCase]) -> dict[str, float]:
-    """Each case's printed available KV memory predicted by a fit that never saw it, bytes."""
-    return {c.case: c.predict(fit([o for o in cases if o is not c])) for c in cases}
+def fit(cases: list[FitCase]) -> dict[str, float]:
+    """Every fitted coefficient by name: the graph one first (:func:`fit_graphs`), then those of :data:`FITTED`,
+    all ≥ 0, minimising the squared relative available-KV error with the graph term subtracted."""
+    graph = fit_graphs(cases)
+    kv = [c for c in cases if c.logged is not None]
+    logged = np.array([c.logged for c in kv], dtype=np.float64)
+    a = np.array([c.basis for c in kv]) / np.abs(logged)[:, None]
+    b = (np.array([c.rest - c.graph_budgeted * graph for c in kv]) - logged) / np.abs(logged)
+    return {**dict(zip(FITTED, nnls(a, b).tolist())), GRAPH_FITTED: graph}
+
+
+def leave_one_out(cases: list[FitCase]) -> dict[str, tuple[float | None, float | None]]:
+    """Each case's (available KV, CUDA-graph memory) predicted by a fit that never saw it, bytes; None
+    where the case logs no such figure."""
+    out = {}
+    for case in cases:
+        coef = fit([other for other in cases if other is not case])
+        out[case.case] = (case.predict(coef) if case.logged is not None else None,
+                          case.predict_graphs(coef) if case.graph_logged is not None else None)
+    return out
 
 
 def band(errors: list[float]) -> tuple[float, float]:

@@ -10,22 +10,25 @@ import dataclasses
 
 import pytest
 
-from sizing.review.calibration import load, results
+from sizing.review.calibration import TOLERANCE, load, results
 from sizing.engine.towers import vision_params
 from sizing.units import GiB
 
+GRAPHS = {"cudagraph": TOLERANCE["cudagraph"]}
+"""Every case prints its CUDA-graph memory, which one constant per captured size only bounds."""
 CASES = {
     # sparse MLA: 61 layers x (BF16 latent 1152 B + indexer 132 B) = 78,324 B per token, block 64
-    "deepseek-v3.2-h200-tp8-v0180-mml163840": ("deepseek-ai/DeepSeek-V3.2", {"concurrency": 0.01, "tokens": 0.01}),
+    "deepseek-v3.2-h200-tp8-v0180-mml163840": ("deepseek-ai/DeepSeek-V3.2", {"concurrency": 0.01, "tokens": 0.01, **GRAPHS}),
     # Gemma 4: 50 sliding (16 x 256) + 10 full (4 x 512) layers; full blocks of 32 tokens, 6 groups of 10
     "gemma-4-31b-it-h200-tp1-gmu095-v0182": ("google/gemma-4-31B-it", {"concurrency": 0.01, "tokens": 0.01,
-                                                                      "weights": 0.03, "available_kv": 0.05}),
+                                                                      "weights": 0.03, "available_kv": 0.05,
+                                                                      **GRAPHS}),
     # multimodal: the BF16 vision tower in the weights, one 16384-token image in the profile run
     "qwen3-vl-30b-a3b-h200-tp1-v0200-mml262144": ("Qwen/Qwen3-VL-30B-A3B-Instruct", {
-        "weights": 0.01, "available_kv": 0.03, "concurrency": 0.01, "tokens": 0.01}),
+        "weights": 0.01, "available_kv": 0.03, "concurrency": 0.01, "tokens": 0.01, **GRAPHS}),
     # MiniMax-M2.5 at TP 8 with expert parallelism: per-rank weights as TP 8, one KV head per rank
     "minimax-m2.5-h200-tp8-ep-v0180-mml196608": ("MiniMaxAI/MiniMax-M2.5", {
-        "weights": 0.01, "available_kv": 0.03, "concurrency": 0.01, "tokens": 0.01}),
+        "weights": 0.01, "available_kv": 0.03, "concurrency": 0.01, "tokens": 0.01, **GRAPHS}),
 }
 
 

@@ -12,8 +12,8 @@ from sizing.engine.versions import rules_for
 from sizing.units import GiB, MiB
 
 EXTENSIBLE, BUDGETED, V0 = rules_for("0.34.0"), rules_for("0.25.0"), rules_for("0.6.4")
-COEF = Coefficients(act_hidden_factor=2.5, act_mlp_factor=0.5, nontorch_mib=60, nccl_mib=40, nvls_mib=0,
-                    cudagraph_mib_per_capture_layer=0.3, cuda_context_mib=500, extensible_margin_gib=1,
+COEF = Coefficients(act_hidden_factor=2.5, act_mlp_factor=0.5, nontorch_mib=60, nccl_mib=40, nvls_mib=0, consumed_mib=0,
+                    cudagraph_mib_per_capture=0.3, cuda_context_mib=500, extensible_margin_gib=1,
                     kv_band_optimistic=0.02, kv_band_pessimistic=-0.02)
 L40S = 48305799168  # 46068 MiB
 

@@ -43,10 +43,42 @@ def test_mla_prefill_decompresses_heads_per_rank_only_where_attention_is_profile
 
 
 def test_sampler_peak_counts_min_seqs_tokens_rows_of_the_vocabulary():
-    # _dummy_sampler_run: 256 rows x 151936 logits x (2 B model dtype + 4 B fp32 + 8 B int64 sort indices).
+    # V1 _dummy_sampler_run: 256 rows x 151936 logits x (2 B model dtype + 4 B fp32 copy + 4 B fp32
+    # probabilities + 4 B fp32 exponential noise of random_sample).
     assert oh.sampler_peak(np.array([256]), np.array([2048]), np.array([151936]))[0] == 256 * 151936 * 14
     # With fewer tokens than max_num_seqs, _dummy_run schedules one request per token.
     assert oh.sampler_peak(np.array([1024]), np.array([512]), np.array([1000]))[0] == 512 * 1000 * 14
+    # Model Runner V2 samples the bf16 logits directly: 2 B a logit.
+    assert oh.sampler_peak(np.array([256]), np.array([2048]), np.array([151936]), 2)[0] == 256 * 151936 * 2
+
+
+def test_sampler_bytes_per_logit_by_release_and_runner():
+    v1, v2 = np.array([False]), np.array([True])
+    assert [oh.sampler_bytes_per_logit(minor, v1)[0] for minor in (10, 11, 12, 16, 17, 27)] == [14, 14, 28, 28, 14, 14]
+    assert [oh.sampler_bytes_per_logit(minor, v2)[0] for minor in (27, 30, 33, 34)] == [2, 2, 2, 6]
+
+
+def test_runner_v2_for_dense_models_from_027_and_every_model_from_029():
+    moe, linear = np.array([False, True, False]), np.array([0, 0, 24])
+    assert oh.runner_v2("v1", 26, moe, linear).tolist() == [False, False, False]
+    assert oh.runner_v2("v1", 27, moe, linear).tolist() == [True, False, False]
+    assert oh.runner_v2("v1", 29, moe, linear).tolist() == [True, True, True]
+    assert oh.runner_v2("v0", 34, moe, linear).tolist() == [False, False, False]
+
+
+def test_runner_buffers_are_penalties_bitmasks_and_fixed_tables_per_request():
+    # Qwen2.5 (vocab 151936), 256 requests: output_bin_counts 256 x 151936 x 4 B, prompt_bin_mask and the
+    # grammar bitmask 256 x 4748 x 4 B each, and the 17,924 B of logit-bias, bad-word and logprob tables.
+    got = oh.runner_buffers(np.array([256, 256]), np.array([151936, 151936]), np.array([True, False]))
+    assert got.tolist() == [256 * (151936 * 4 + 2 * 4748 * 4 + 17924), 0]
+    assert oh.V2_BUFFER_BYTES_PER_ROW == 17924
+
+
+def test_cudagraph_estimate_is_subtracted_by_v1_from_020_and_by_v2_from_029():
+    v2 = np.array([False, True])
+    assert oh.cudagraphs_estimated(True, 27, v2).tolist() == [True, False]  # V2's estimate returns 0 to 0.28
+    assert oh.cudagraphs_estimated(True, 29, v2).tolist() == [True, True]
+    assert oh.cudagraphs_estimated(False, 19, v2).tolist() == [False, False]
 
 
 def test_nontorch_bases_by_world_size_and_nvswitch():
@@ -76,9 +108,28 @@ def test_capture_sizes_follow_the_default_list():
     assert oh.capture_sizes(np.array([1]), np.array([2048]), np.array([512]))[0] == 2
 
 
-def test_cudagraph_basis_is_sizes_times_layers_and_nothing_when_eager():
-    got = oh.cudagraph_basis(np.array([51, 51]), np.array([32, 32]), np.array([False, True]))
-    assert got.tolist() == [51 * 32 * MiB, 0]
+def test_cudagraph_basis_is_the_captured_sizes_and_nothing_when_eager():
+    # 256 sequences: [1, 2, 4] + 8..248 step 8 + 256..512 step 16 = 3 + 31 + 17 sizes, whatever the layers
+    captures = oh.capture_sizes(np.array([256, 256]), np.array([2048, 2048]), np.array([512, 512]))
+    got = oh.cudagraph_basis(captures, np.array([False, True]))
+    assert got.tolist() == [51 * MiB, 0]
+
+
+def test_full_graphs_cover_the_decode_batches_and_the_estimate_counts_both_modes():
+    # FULL_AND_PIECEWISE: piecewise up to 2 x 256 = 512 (51 sizes), FULL up to the 256 decode rows (35 sizes).
+    assert oh.full_graph_sizes(np.array([256, 1024, 16]), np.array([2048, 8192, 8192]),
+                               np.array([512, 512, 512])).tolist() == [35, 51, 5]
+    assert oh.sizes_up_to(np.array([1, 2, 3, 4, 8, 248, 256, 272])).tolist() == [1, 2, 2, 3, 4, 34, 35, 36]
+    got = oh.cudagraph_estimate_basis(np.array([51, 51]), np.array([35, 35]), np.array([False, True]))
+    assert got.tolist() == [86 * MiB, 0]
+
+
+def test_free_memory_drop_is_charged_from_027_on_v1_only():
+    assert [oh.free_memory_charged("v1", minor) for minor in (10, 26, 27, 34)] == [False, False, True, True]
+    assert not oh.free_memory_charged("v0", 27)
+    basis = oh.nontorch_basis(np.array([1, 8]), np.array([False, True]), False, True)
+    assert basis["consumed_mib"].tolist() == [MiB, MiB] and basis["nccl_mib"].tolist() == [0, 0]
+    assert oh.nontorch_basis(np.array([1]), np.array([False]))["consumed_mib"].tolist() == [0]
 
 
 def test_v0_defaults_turn_chunked_prefill_on_above_32k():
@@ -93,7 +144,7 @@ def test_v1_batch_defaults_by_device_memory():
 
 
 def _coef(optimistic: float, pessimistic: float) -> oh.Coefficients:
-    return oh.Coefficients(0, 0, 0, 0, 0, 0, 0, 0, optimistic, pessimistic)
+    return oh.Coefficients(0, 0, 0, 0, 0, 0, 0, 0, 0, optimistic, pessimistic)
 
 
 @pytest.mark.parametrize("printed", [10 * GiB, -2 * GiB])

@@ -171,3 +171,23 @@ def test_k_eq_v_value_slots_are_loaded_but_not_in_the_checkpoint(catalog):
     slots = next(p for p in model_parts(model) if p.name == "attention_value_slots")
     assert slots.params == 5376 * 4 * 512 * 10 and not slots.in_checkpoint
     assert total_params(model) == sum(p.params for p in model_parts(model)) - slots.params
+
+
+def test_split_rounding_rounds_unsplit_tensors_up_to_2_mib():
+    from sizing.engine.weights import split_rounding
+    from sizing.units import MiB
+    # Qwen2.5-1.5B in bf16: gate_up [2 x 8960, 1536] is 52.5 MiB in a 54 MiB block, down [1536, 8960] 26.25 MiB
+    # in 28 MiB; a 16.6 MiB gate_up (Qwen2.5-0.5B) is below max_split_size_mb=20 and is split, so counted as is.
+    got = split_rounding(np.array([2 * 8960 * 1536 * 2, 8960 * 1536 * 2, 2 * 4864 * 896 * 2, 64 * MiB]))
+    assert got.tolist() == [1.5 * MiB, 1.75 * MiB, 0, 0]
+
+
+def test_loading_line_of_021_and_later_counts_the_rounded_blocks(catalog):
+    # "Model loading took 2.98 GiB" (vLLM 0.30, Qwen2.5-1.5B): 28 layers x (1.5 + 1.75) MiB for the MLP, the
+    # fused QKV [1536 + 2 x 256, 1536] (6 MiB) and o_proj (4.5 MiB) split normally, and the embedding
+    # [151936, 1536] 445.125 MiB in 446 MiB (tied, one tensor): 91.875 MiB over the 0.20 figure.
+    config = "tests/data/hf_configs/Qwen--Qwen2.5-1.5B-Instruct.json"
+    old = estimate(catalog, Request(model=config, gpu="rtx-4090", vllm_version="0.20.0"))
+    new = estimate(catalog, Request(model=config, gpu="rtx-4090", vllm_version="0.30.0"))
+    assert new.weights_bytes - old.weights_bytes == pytest.approx(91.875 * 2**20)
+    assert new.weights_bytes / GiB == pytest.approx(2.98, abs=0.01)  # printed to 0.01 GiB

@@ -76,8 +76,10 @@ def test_outliers_are_reproduced_cases_with_a_reason(outliers):
 
 
 def test_the_fit_sees_every_available_kv_log(result):
-    fitted = {c.case for c in result.fit_cases}
+    fitted = {c.case for c in result.fit_cases if c.logged is not None}
     assert fitted == set(_errors(result, "available_kv"))
+    graphs = {c.case for c in result.fit_cases if c.graph_logged is not None}
+    assert graphs == set(_errors(result, "cudagraph")) and len(graphs) >= 10
 
 
 def test_committed_coefficients_and_methodology_numbers_are_up_to_date(result, catalog):
