@@ -258,11 +258,15 @@ def explorer(lang: str, ctx: SiteContext, page_url: str | None = None) -> str:
     return explorer_page(ctx, lang, root_prefix(lang, page_url))
 
 
+GIB_METRICS = ("weights", "available_kv", "cudagraph")
+"""Compared figures in GiB, shown to 0.01 GiB as vLLM prints them."""
+
+
 def calibration_value(metric: str, number: float, lang: str) -> str:
     """A logged or predicted figure: GiB, tokens, concurrency, or a start/no-start verdict."""
     if metric.startswith("no_fit"):
         return f"✅ {t(lang, 'calib_starts')}" if number else f"❌ {t(lang, 'calib_does_not_start')}"
-    if metric in ("weights", "available_kv"):
+    if metric in GIB_METRICS:
         return fmt_number(number, lang, 2)
     return fmt_number(number, lang, 2 if metric == "concurrency" else 0)
 

@@ -150,6 +150,13 @@ def test_calibration_table_lists_every_check(monkeypatch: pytest.MonkeyPatch) ->
     assert out.count('<div class="sz-sortable" data-search-exclude') == 2
 
 
+def test_calibration_values_in_gib_keep_two_decimals() -> None:
+    """Assert GiB figures (the CUDA-graph memory too) read as vLLM prints them, in the page's locale."""
+    assert macros.calibration_value("cudagraph", 0.5, "ru") == "0,50"
+    assert macros.calibration_value("available_kv", 19.06, "en") == "19.06"
+    assert macros.calibration_value("tokens", 72400, "en") == "72,400"
+
+
 def test_define_env_registers_the_site_macros() -> None:
     """Assert every page macro is registered under its sz_ name."""
     class Env:
