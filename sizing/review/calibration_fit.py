@@ -2,7 +2,8 @@
 
 Every fitted term of :mod:`sizing.engine.overhead` is ``coefficient × basis``, so the printed
 "Available KV cache memory" of a case is ``rest − basis · c``, where ``rest`` is the budget
-less the weights and the terms the vLLM source fixes (sampler, MoE workspaces, MLA prefill).
+less the weights and the terms the vLLM source fixes (:data:`FIXED_TERMS`: sampler, MoE workspaces, MLA
+prefill, linear-attention projections, the encoder profile, Model Runner V2's buffers).
 :func:`fit` solves the non-negative least-squares problem on the *relative* error of every
 reproducible ``available_kv`` case, after the CUDA-graph coefficient is set from the graph memory
 the logs print (:func:`fit_graphs`); :func:`leave_one_out` refits both without each case and predicts it.
