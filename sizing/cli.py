@@ -158,13 +158,14 @@ def resolve_table_ids(ns: argparse.Namespace, cat: Catalog) -> None:
 def cmd_table(ns: argparse.Namespace, cat: Catalog) -> int:
     """Print the fit table, filtered: text for a terminal, or markdown, CSV, JSON."""
     from sizing.cli_tables import cli_text_table  # noqa: PLC0415
-    from sizing.engine.evaluate import evaluate  # noqa: PLC0415
+    from sizing.engine.evaluate import as_text, evaluate  # noqa: PLC0415
     from sizing.render.tables import cli_table  # noqa: PLC0415
     resolve_table_ids(ns, cat)
     if ns.format == "text":
         print(cli_text_table(cat, ns.model, ns.server, ns.precision, ns.vllm_version), end="")
         return 0
-    print(cli_table(cat, evaluate(cat, ns.vllm_version), ns.model, ns.server, ns.precision, ns.format), end="")
+    matrix = as_text(evaluate(cat, ns.vllm_version))
+    print(cli_table(cat, matrix, ns.model, ns.server, ns.precision, ns.format), end="")
     return 0
 
 

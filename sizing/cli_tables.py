@@ -8,7 +8,7 @@ since a terminal shows them literally.
 from __future__ import annotations
 
 from sizing.catalog.loader import Catalog
-from sizing.engine.evaluate import evaluate
+from sizing.engine.evaluate import as_text, evaluate
 from sizing.render.tables import CELL_CONTEXT, NUMERIC, cell_words, format_cell, frame_columns
 from sizing.render.terminal import text_table
 from sizing.views.matrix import Filter, fit_view, select
@@ -32,7 +32,7 @@ def cli_text_table(cat: Catalog, model: str | None, server: str | None, precisio
 
     The checkpoint names the model, so the model column is left out, as are columns a filter fixes.
     """
-    df = evaluate(cat, version)
+    df = as_text(evaluate(cat, version))
     view = fit_view(select(df, Filter(model=model, server=server, precision=precision)), df.attrs["contexts"])
     if view.empty:
         return "No rows match.\n"

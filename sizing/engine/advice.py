@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from sizing.engine import kvcache as kv
-from sizing.engine.cases import Grouping, Groups, group_ids, spread
+from sizing.engine.cases import Grouping, Groups, group_ids, spread, text_categorical
 
 MIN_CONTEXT = 4096
 GPU_COUNTS = (1, 2, 4, 8, 16, 32, 64)
@@ -125,14 +125,14 @@ def _argument_texts(df: pd.DataFrame, at: np.ndarray, change: np.ndarray, shorte
 
 
 def _text_column(parts: list[tuple[np.ndarray, np.ndarray, list[str]]], at: np.ndarray,
-                 length: int) -> pd.api.extensions.ExtensionArray:
-    """A text column of ``length`` rows: at the rows ``at[picked]`` of each part, its texts by code; "" elsewhere
-    (each text made once, then taken per row)."""
+                 length: int) -> pd.Categorical:
+    """A text column (categorical) of ``length`` rows: at the rows ``at[picked]`` of each part, its texts by
+    code; "" elsewhere (each text made once)."""
     texts, column = [""], np.zeros(length, dtype=np.int64)
     for picked, codes, labels in parts:
         column[at[picked]] = codes + len(texts)
         texts += labels
-    return pd.array(texts, dtype="str").take(column)
+    return text_categorical(column, texts)
 
 
 def add_nearest_change(df: pd.DataFrame, kv_band_optimistic: float, groups: Groups | None = None) -> None:
@@ -148,6 +148,6 @@ def add_nearest_change(df: pd.DataFrame, kv_band_optimistic: float, groups: Grou
     smaller = _smaller_checkpoint(df, at, groups.model_server_kv)
     change = np.select([shorter > 0, _fp8_kv_fits(df, at, groups.checkpoint_server), smaller >= 0],
                        [CODE["max-model-len"], CODE["kv-fp8"], CODE["checkpoint"]], CODE["more-gpus"])
-    df["change"] = pd.Categorical.from_codes(spread(change, at, len(df), CODE[""]), CHANGES)
+    df["change"] = text_categorical(spread(change, at, len(df), CODE[""]), CHANGES)
     df["change_value"] = _text_column(_argument_texts(df, at, change, shorter, smaller, kv_band_optimistic),
                                       at, len(df))

@@ -197,7 +197,8 @@ def repeat_frames(parts: list[tuple[pd.DataFrame, np.ndarray]]) -> pd.DataFrame:
 
     NumPy columns of one dtype are written straight into one 2-D block (the layout a consolidated
     frame has, without the copy that consolidating costs). Text becomes categorical: cheap to compare
-    and group over a 700k-row matrix; :func:`sizing.engine.evaluate.restore_text` turns it back into text.
+    and group over a 1.5M-row matrix, its categories in text order so that it sorts as the text does
+    (:func:`sizing.engine.evaluate.as_text` turns it into plain text).
     """
     columns = [(name, frame[name], rows) for frame, rows in parts for name in frame.columns]
     by_dtype: dict[Any, list[int]] = {}
@@ -217,10 +218,17 @@ def repeat_frames(parts: list[tuple[pd.DataFrame, np.ndarray]]) -> pd.DataFrame:
 def _repeat_extension(column: pd.Series, rows: np.ndarray) -> pd.api.extensions.ExtensionArray:
     """A text column as a categorical repeated at ``rows``; any other extension column taken as it is."""
     if isinstance(column.dtype, pd.StringDtype):
-        codes, values = pd.factorize(column)
+        codes, values = pd.factorize(column, sort=True)
         small = codes.astype(np.min_scalar_type(-len(values)))  # int8/int16 codes, as a categorical keeps them
         return pd.Categorical.from_codes(small[rows], values, validate=False)
     return column.array.take(rows)
+
+
+def text_categorical(codes: np.ndarray, texts: list[str] | tuple[str, ...]) -> pd.Categorical:
+    """A categorical of ``texts[code]`` per row, its categories the distinct texts in text order (so that it
+    sorts and groups as the text would); ``texts`` may repeat a text."""
+    categories, renumber = np.unique(np.asarray(texts, dtype=object), return_inverse=True)
+    return pd.Categorical.from_codes(renumber.ravel()[codes], pd.Index(categories, dtype="str"), validate=False)
 
 
 GATHER_THREADS = min(2, os.cpu_count() or 1)

@@ -22,7 +22,8 @@ from sizing.engine import memory
 from sizing.catalog import ids
 from sizing.catalog import plans
 from sizing.catalog import quantization as quant
-from sizing.engine.evaluate import apply_settings, coefficients, finish, gpu_memory_utilization, resolve_plans
+from sizing.engine.evaluate import (apply_settings, as_text, coefficients, finish, gpu_memory_utilization,
+                                    resolve_plans)
 from sizing.catalog.schema import Checkpoint, Model, PrecisionSpec
 from sizing.units import MiB
 from sizing.engine.versions import max_capture_size, rules_for
@@ -242,7 +243,7 @@ def estimate_frame(cat: Catalog, req: Request) -> pd.DataFrame:
     if req.max_model_len and req.max_model_len > int(frame["max_context"].iloc[0]):
         raise UsageError(f"--max-model-len {req.max_model_len} exceeds the model's context "
                          f"{int(frame['max_context'].iloc[0])}")
-    out = finish(frame.reset_index(drop=True), cat, rules)
+    out = as_text(finish(frame.reset_index(drop=True), cat, rules))
     out["draft_weights_bytes"] = out["w_draft"] / out["tp"]
     out.attrs["vllm_version"] = version
     return out

@@ -5,6 +5,12 @@ as categoricals, turned back into text at the end), computes every row column-wi
 (:func:`sizing.engine.memory.compute`), then adds capacity at each published context length, decode
 ceilings, prices, the chosen plan per combination and, where nothing fits, the nearest change
 that would. One Python call per catalog entry, none per row.
+
+The id and label columns of the matrix (model, server, plan, reason ...) are categoricals, their
+categories in text order: a code of one or two bytes per row, where plain text would cost a Python
+string reference per row and cell (on the 100× catalog, 14 columns × 1.5 M rows, the largest single
+cost of the evaluation). They compare, group and sort as the text does; :func:`as_text` turns them
+into plain text for callers that build strings from them.
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ from sizing.engine import memory
 from sizing.catalog import plans as plan_rules
 from sizing.engine.advice import add_nearest_change
 from sizing.engine.cases import (COMBINATION, Grouping, Groups, Knobs, group_ids, model_frame, plan_frame,
-                                 repeat_frames, server_frame, spread, take_block)
+                                 repeat_frames, server_frame, spread, take_block, text_categorical)
 from sizing.catalog.loader import Catalog
 from sizing.kvdtypes import KV_CACHE_DTYPE_BYTES
 from sizing.engine.overhead import Coefficients, default_batch, v0_batch
@@ -304,7 +310,7 @@ def plan_reasons(df: pd.DataFrame, tp_for_capacity: np.ndarray) -> pd.Categorica
     ep_reason = np.where(more, code["ep-for-capacity"], code["ep-needed"])
     reason = np.select([~df["fits"].to_numpy()[chosen], plan == "dp", plan == "tp", plan == "dp-ep"],
                        [code["no-fit"], code["fits-one-gpu"], tp_reason, ep_reason], code["pp-across-nodes"])
-    return pd.Categorical.from_codes(spread(reason, chosen, len(df), code[""]), REASONS)
+    return text_categorical(spread(reason, chosen, len(df), code[""]), REASONS)
 
 
 EXTRA = "_class_"
@@ -370,19 +376,34 @@ def finish(df: pd.DataFrame, cat: Catalog, rules: Rules, classes: Classes | None
     groups = groups or Groups.of(df)
     choose_plans(df, float(cat.assume("dp_min_capacity_share")), groups.combination)
     add_nearest_change(df, coef.kv_band_optimistic, groups)
-    df = restore_text(df)
+    df = text_last(df)
     df.attrs.update(rules=rules.line, contexts=contexts)
     return df
 
 
-def restore_text(df: pd.DataFrame) -> pd.DataFrame:
-    """``df`` with its categorical text columns turned back into plain text, moved to the end of the frame.
+def _text_names(df: pd.DataFrame) -> list[str]:
+    """The categorical (text) columns of ``df``."""
+    return [name for name, column in df.items() if isinstance(column.dtype, pd.CategoricalDtype)]
+
+
+def text_last(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` with its categorical text columns moved, as they are, to the end of the frame."""
+    names = _text_names(df)
+    return append_columns(df.drop(columns=names), {name: df[name].array for name in names})
+
+
+def as_text(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` with its categorical text columns as plain text (``str``), in place in the column order.
 
     The text arrays are attached as they are (``df[name] = ...`` would copy each of them once more).
+    Costs a string reference per row and column: take the rows you need first.
     """
-    names = [name for name, column in df.items() if isinstance(column.dtype, pd.CategoricalDtype)]
-    return append_columns(df.drop(columns=names), {name: df[name].cat.categories.array.take(
+    names = _text_names(df)
+    text = append_columns(df.drop(columns=names), {name: df[name].cat.categories.array.take(
         df[name].cat.codes.to_numpy(), allow_fill=True) for name in names})
+    text = text[list(df.columns)] if list(text.columns) != list(df.columns) else text
+    text.attrs.update(df.attrs)
+    return text
 
 
 def append_columns(df: pd.DataFrame, columns: dict[str, np.ndarray | pd.api.extensions.ExtensionArray]
@@ -395,7 +416,10 @@ def append_columns(df: pd.DataFrame, columns: dict[str, np.ndarray | pd.api.exte
 
 
 def evaluate(cat: Catalog, version: str | None = None) -> pd.DataFrame:
-    """Every combination of the catalog, one row each, under the rules of vLLM ``version``."""
+    """Every combination of the catalog, one row each, under the rules of vLLM ``version``.
+
+    Text columns are categoricals (see the module docstring); :func:`as_text` gives plain text.
+    """
     version = version or str(cat.assume("vllm_version"))
     rules = rules_for(version)
     frame, classes, groups = case_frame(cat)

@@ -17,7 +17,7 @@ import pandas as pd
 from sizing.catalog.loader import Catalog
 from sizing.errors import UsageError
 from sizing.engine.estimate import Request, estimate
-from sizing.engine.evaluate import evaluate
+from sizing.engine.evaluate import as_text, evaluate
 from sizing.catalog.schema import Example
 from sizing.engine.speculative import SpecConfig
 
@@ -81,4 +81,4 @@ def evaluate_examples(cat: Catalog) -> dict[str, pd.Series]:
 def build_context(cat: Catalog, catalog_dir: Path | None = None) -> SiteContext:
     """An uncached context for ``cat`` (no build-time views; used for other git revisions too)."""
     examples = MappingProxyType(evaluate_examples(cat))
-    return SiteContext(cat, evaluate(cat), examples, catalog_dir)
+    return SiteContext(cat, as_text(evaluate(cat)), examples, catalog_dir)

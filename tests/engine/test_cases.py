@@ -68,3 +68,10 @@ def test_checkpoints_of_a_model_include_online_quantisation(catalog) -> None:
     ids = [c.id for c, _ in listed]
     assert "Qwen/Qwen3-14B" in ids and "Qwen/Qwen3-14B-FP8" in ids
     assert all(isinstance(online, bool) for _, online in listed)
+
+
+def test_text_categorical_orders_categories_as_text_and_merges_repeats() -> None:
+    """Assert repeated texts share one category, categories are sorted, and each row keeps its text."""
+    column = cases.text_categorical(np.array([0, 2, 1, 3, 0]), ["", "tp", "dp", "tp"])
+    assert list(column.categories) == ["", "dp", "tp"]
+    assert list(column) == ["", "dp", "tp", "tp", ""]

@@ -124,3 +124,22 @@ def test_groups_from_case_positions_are_the_groups_of_the_key_columns(catalog):
         pairs = len(np.unique(mine.astype(np.int64) * (theirs.max() + 1) + theirs))
         assert pairs == len(np.unique(mine)) == len(np.unique(theirs)), name
     assert groups.combination.starts is not None  # combinations are runs of consecutive rows
+
+
+def test_text_columns_are_categoricals_that_sort_as_their_text(matrix):
+    # The id and label columns are categoricals with their categories in text order, so sorting or
+    # grouping the matrix by them gives what plain text would.
+    import pandas as pd
+
+    from sizing.engine.evaluate import as_text
+
+    text_columns = [name for name, column in matrix.items() if isinstance(column.dtype, pd.CategoricalDtype)]
+    assert {"model", "checkpoint", "server", "plan", "reason", "change", "change_value"} <= set(text_columns)
+    plain = as_text(matrix)
+    assert list(plain.columns) == list(matrix.columns) and plain.attrs == matrix.attrs
+    for name in text_columns:
+        categories = list(matrix[name].cat.categories)
+        assert categories == sorted(categories), name
+        assert plain[name].dtype == "str" and plain[name].tolist() == matrix[name].astype(str).tolist(), name
+    order = ["model", "precision", "checkpoint", "server", "kv_cache_dtype", "reason"]
+    assert (matrix.sort_values(order, kind="stable").index == plain.sort_values(order, kind="stable").index).all()
