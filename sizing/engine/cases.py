@@ -22,7 +22,7 @@ from sizing.catalog.schema import Checkpoint, Gpu, Model, PrecisionSpec, Server
 from sizing.engine.profile_columns import profile_columns
 from sizing.units import MiB
 from sizing.engine.versions import max_capture_size
-from sizing.engine.weights import model_parts, part_bytes, rope_cache_bytes, weight_split
+from sizing.engine.weights import part_sizes, rope_cache_bytes, split_of
 
 @dataclass(frozen=True)
 class Knobs:
@@ -101,9 +101,10 @@ def _active_share(m: Model) -> float:
 
 def checkpoint_columns(m: Model, ckpt: Checkpoint, spec: PrecisionSpec, online: bool) -> dict[str, object]:
     """Weight-byte columns of one checkpoint (whole model, before TP/PP division)."""
-    split, parts = weight_split(m, ckpt, spec), model_parts(m)
-    experts = sum(part_bytes(p, ckpt, spec, m) for p in parts if p.name == "experts")
-    vision = sum(part_bytes(p, ckpt, spec, m) for p in parts if p.name == "vision_tower")
+    sized = part_sizes(m, ckpt, spec)
+    split = split_of(sized)
+    experts = sum(size for part, size in sized if part.name == "experts")
+    vision = sum(size for part, size in sized if part.name == "vision_tower")
     return {
         "checkpoint": ckpt.id, "precision": ckpt.precision, "online_quantization": online,
         "w_layer_sharded": split.layer_sharded, "w_layer_replicated": split.layer_replicated,
@@ -160,11 +161,11 @@ def checkpoints_of(cat: Catalog, m: Model) -> list[tuple[Checkpoint, bool]]:
 
 def model_frame(cat: Catalog) -> pd.DataFrame:
     """One row per model × checkpoint (published and online)."""
-    rows = [
-        {"model": mid, **model_columns(m), **checkpoint_columns(m, c, cat.precisions[c.precision], online)}
-        for mid, m in cat.models.items()
-        for c, online in checkpoints_of(cat, m)
-    ]
+    rows = []
+    for mid, m in cat.models.items():
+        shared = {"model": mid, **model_columns(m)}
+        rows += [{**shared, **checkpoint_columns(m, c, cat.precisions[c.precision], online)}
+                 for c, online in checkpoints_of(cat, m)]
     return pd.DataFrame(rows)
 
 

@@ -212,13 +212,23 @@ class WeightSplit:
         return self.layer_sharded + self.layer_replicated + self.embeddings + self.lm_head
 
 
+def part_sizes(m: Model, ckpt: Checkpoint, spec: PrecisionSpec) -> list[tuple[Part, float]]:
+    """Every parameter group of ``m`` (:func:`model_parts`) with its bytes in ``ckpt`` (:func:`part_bytes`)."""
+    return [(part, part_bytes(part, ckpt, spec, m)) for part in model_parts(m)]
+
+
+def split_of(sized: list[tuple[Part, float]]) -> WeightSplit:
+    """The :class:`WeightSplit` of parameter groups already sized (:func:`part_sizes`)."""
+    sums = {"layer_sharded": 0.0, "layer_replicated": 0.0, "embeddings": 0.0, "lm_head": 0.0}
+    for part, size in sized:
+        key = part.name if not part.per_layer else ("layer_sharded" if part.sharded else "layer_replicated")
+        sums[key] += size
+    return WeightSplit(**sums)
+
+
 def weight_split(m: Model, ckpt: Checkpoint, spec: PrecisionSpec) -> WeightSplit:
     """Bytes of ``ckpt`` split into TP-sharded layers, replicated layers, embeddings and LM head."""
-    sums = {"layer_sharded": 0.0, "layer_replicated": 0.0, "embeddings": 0.0, "lm_head": 0.0}
-    for part in model_parts(m):
-        key = part.name if not part.per_layer else ("layer_sharded" if part.sharded else "layer_replicated")
-        sums[key] += part_bytes(part, ckpt, spec, m)
-    return WeightSplit(**sums)
+    return split_of(part_sizes(m, ckpt, spec))
 
 
 SCOPED_SPLIT_MINOR = 21
