@@ -217,6 +217,18 @@ REQUEST_ONLY = (
 )
 """Columns only ``estimate`` frames carry (the published matrix runs without speculation)."""
 
+PER_CLASS_ONLY = frozenset({
+    "vocab_size", "la_key_heads", "la_key_dim", "la_value_dim", "la_conv_kernel", "la_ssm_bytes", "la_widen_groups",
+    "inter_per_token", "w_rank_buffers", "model_dtype_bytes", "index_head_dim", "full_kv_heads", "full_head_dim",
+    "dense_inter", "moe_top_k", "moe_inter", "mla_nope_plus_v", "la_profile_units", "vision_hidden", "vision_inter",
+    "vision_merge", "vision_out", "active_share", "w_layer_sharded", "w_layer_replicated", "w_embeddings",
+    "w_lm_head", "w_experts", "w_tensor_bytes", "w_vision", "is_a100", "arch_sm",
+    "max_capture_size", "nvswitch", "block_size_override", "block_size_attention",
+})
+"""Inputs of the memory arithmetic that :func:`sizing.engine.evaluate.evaluate` reads once per compute class
+and does not repeat on every matrix row (the model's, checkpoint's or GPU's own figures, and the block-size
+settings the KV columns already resolve). Single estimates carry them, for ``explain``."""
+
 BY_NAME = {c.name: c for c in (*COLUMNS, *REQUEST_ONLY)}
 """The declarations by name (per-context ones under their ``<ctx>`` pattern)."""
 
@@ -229,9 +241,10 @@ def declaration(name: str) -> Column | None:
     return BY_NAME.get(name)
 
 
-def expected_columns(contexts: list[int]) -> list[str]:
-    """The column names of a frame evaluated at the published ``contexts`` (tokens), declaration order."""
+def expected_columns(contexts: list[int], per_class: bool = False) -> list[str]:
+    """The column names of the matrix evaluated at the published ``contexts`` (tokens), declaration order;
+    ``per_class``: also the :data:`PER_CLASS_ONLY` ones (a single estimate's frame)."""
     names: list[str] = []
-    for c in COLUMNS:
+    for c in (c for c in COLUMNS if per_class or c.name not in PER_CLASS_ONLY):
         names += [c.name.replace("<ctx>", str(ctx)) for ctx in contexts] if "<ctx>" in c.name else [c.name]
     return names

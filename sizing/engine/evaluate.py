@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 from pandas.api.internals import create_dataframe_from_blocks
 
+from sizing.engine import columns
 from sizing.engine import kvcache as kv
 from sizing.engine import memory
 from sizing.catalog import plans as plan_rules
@@ -175,14 +176,17 @@ class Classes(NamedTuple):
     """One row per class."""
     members: pd.DataFrame
     """The representative rows of the frame, one per class (built from the small frames, not taken)."""
+    left_out: frozenset[str] = frozenset()
+    """Columns the members have and the frame's rows leave out (:data:`sizing.engine.columns.PER_CLASS_ONLY`)."""
 
 
-def case_frame(cat: Catalog) -> tuple[pd.DataFrame, Classes, Groups]:
+def case_frame(cat: Catalog, left_out: frozenset[str] = frozenset()) -> tuple[pd.DataFrame, Classes, Groups]:
     """The cases of the catalog before settings, the :class:`Classes` of their rows and their groups
     (:func:`case_groups`).
 
     Validity is decided on small frames (server × plan, then model × server-plan); the matrix is then
-    built once, column by column, from the positions of the valid cases.
+    built once, column by column, from the positions of the valid cases. The rows leave out the
+    columns ``left_out``; the class members have every column.
     """
     servers, models = server_frame(cat), model_frame(cat)
     plans = plan_frame(int(servers["gpus_per_node"].max()), int(servers["nodes"].max()))
@@ -194,7 +198,8 @@ def case_frame(cat: Catalog) -> tuple[pd.DataFrame, Classes, Groups]:
     of_row, representative = compute_classes(sp, m, s, k, len(kv_dtypes))
     members = repeat_frames([(frame, at[representative]) for frame, at in parts])
     groups = case_groups(takes, len(kv_dtypes), pd.factorize(models["model"])[0])
-    return repeat_frames(parts), Classes(of_row, representative, members), groups
+    rows = repeat_frames([(frame.drop(columns=list(left_out & set(frame.columns))), at) for frame, at in parts])
+    return rows, Classes(of_row, representative, members, left_out), groups
 
 
 def catalog_knobs(cat: Catalog) -> Knobs:
@@ -385,7 +390,7 @@ def finish(df: pd.DataFrame, cat: Catalog, rules: Rules, classes: Classes | None
         computed = class_columns(members, rules, coef, contexts)
         extra = [name for name in computed.columns if name.startswith(EXTRA)]
         per_class = take_columns({name[len(EXTRA):]: computed[name].to_numpy() for name in extra}, classes.of_row)
-        df = expand_classes(df, computed.drop(columns=extra), classes.of_row)
+        df = expand_classes(df, computed.drop(columns=[*extra, *classes.left_out]), classes.of_row)
     df = append_columns(df, {**context_columns(df, rules, contexts, per_class),
                              **service_columns(df, contexts, float(cat.assume("nvme_read_gbs")), per_class)})
     groups = groups or Groups.of(df)
@@ -433,11 +438,14 @@ def append_columns(df: pd.DataFrame, columns: dict[str, np.ndarray | pd.api.exte
 def evaluate(cat: Catalog, version: str | None = None) -> pd.DataFrame:
     """Every combination of the catalog, one row each, under the rules of vLLM ``version``.
 
+    The rows carry every declared column but the model's, checkpoint's and GPU's own figures the memory
+    arithmetic reads once per compute class (:data:`sizing.engine.columns.PER_CLASS_ONLY`).
+
     Text columns are categoricals (see the module docstring); :func:`as_text` gives plain text.
     """
     version = version or str(cat.assume("vllm_version"))
     rules = rules_for(version)
-    frame, classes, groups = case_frame(cat)
+    frame, classes, groups = case_frame(cat, columns.PER_CLASS_ONLY)
     df = finish(frame, cat, rules, classes, catalog_knobs(cat), groups)
     df.attrs["vllm_version"] = version
     return df

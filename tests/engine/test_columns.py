@@ -35,9 +35,11 @@ def test_the_matrix_has_exactly_the_declared_columns(matrix: pd.DataFrame) -> No
 
 def test_one_estimate_has_the_same_columns(catalog, matrix: pd.DataFrame) -> None:
     """Assert the single-estimate path writes the same schema as the matrix, plus the declared request-only
-    columns (speculative decoding, prefix caching) the matrix runs without."""
+    columns (speculative decoding, prefix caching) the matrix runs without and the per-class inputs the
+    matrix rows leave out."""
     frame = estimate_frame(catalog, Request(model="Qwen/Qwen3-14B", gpu="l40s"))
-    assert set(frame.columns) == set(matrix.columns) | {c.name for c in columns.REQUEST_ONLY}
+    assert set(frame.columns) == set(matrix.columns) | {c.name for c in columns.REQUEST_ONLY} | columns.PER_CLASS_ONLY
+    assert not set(matrix.columns) & columns.PER_CLASS_ONLY
     assert _wrong_kind(frame) == []
 
 
