@@ -1,8 +1,8 @@
 """Evaluate every model × checkpoint × server × KV dtype × plan of the catalog into one DataFrame.
 
 :func:`evaluate` builds the case frame from the valid positions of the catalog's small frames (text
-as categoricals, turned back into text at the end), computes every row column-wise
-(:func:`sizing.engine.memory.compute`), then adds capacity at each published context length, decode
+as categoricals), computes the memory columns once per compute class
+(:func:`sizing.engine.memory.compute`) and spreads them to the rows, then adds capacity at each published context length, decode
 ceilings, prices, the chosen plan per combination and, where nothing fits, the nearest change
 that would. One Python call per catalog entry, none per row.
 
