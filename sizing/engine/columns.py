@@ -241,10 +241,10 @@ def declaration(name: str) -> Column | None:
     return BY_NAME.get(name)
 
 
-def expected_columns(contexts: list[int], per_class: bool = False) -> list[str]:
-    """The column names of the matrix evaluated at the published ``contexts`` (tokens), declaration order;
-    ``per_class``: also the :data:`PER_CLASS_ONLY` ones (a single estimate's frame)."""
+def expected_columns(contexts: list[int]) -> list[str]:
+    """The column names of the matrix evaluated at the published ``contexts`` (tokens), declaration order
+    (without :data:`PER_CLASS_ONLY`, which only single estimates carry)."""
     names: list[str] = []
-    for c in (c for c in COLUMNS if per_class or c.name not in PER_CLASS_ONLY):
+    for c in (c for c in COLUMNS if c.name not in PER_CLASS_ONLY):
         names += [c.name.replace("<ctx>", str(ctx)) for ctx in contexts] if "<ctx>" in c.name else [c.name]
     return names
