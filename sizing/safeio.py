@@ -178,7 +178,7 @@ class BoundedLoader(yaml.SafeLoader):
         self.sizes: dict[int, int] = {}
         self.composed: set[int] = set()
 
-    def compose_node(self, parent: Node | None, index: Any) -> Node:  # type: ignore[override]
+    def compose_node(self, parent: Node | None, index: Any) -> Node:
         """Compose one node, counting depth, aliased nodes and time."""
         if self.check_event(yaml.AliasEvent):
             node = super().compose_node(parent, index)
