@@ -95,6 +95,24 @@ def host(text: str) -> str:
     return text
 
 
+RELEASE = re.compile(r"\d{1,4}\.\d{1,4}(\.\d{1,4})?")
+
+
+def release(text: str) -> str:
+    """A type for a release number such as ``0.34.0`` (``--vllm-version``): never empty."""
+    if not RELEASE.fullmatch(text):
+        raise argparse.ArgumentTypeError(f"must be a release number such as 0.34.0, got {text[:40]!r}")
+    return text
+
+
+def ident(text: str) -> str:
+    """A type for an id or a path (``--model``, ``--server``, ``--gpu``, ``-q``): not empty or blank, no control
+    characters, at most 4096 characters."""
+    if not text.strip() or not text.isprintable() or len(text) > 4096:
+        raise argparse.ArgumentTypeError(f"must be a non-empty id without control characters, got {text[:40]!r}")
+    return text
+
+
 def limit(text: str) -> int:
     """A type for a count that may be 0 (``--limit 0`` = no limit)."""
     if not WHOLE.fullmatch(text.strip()) or int(text) < 0 or int(text) > LIMITS["tokens"]:
