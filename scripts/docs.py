@@ -64,15 +64,30 @@ CHILDREN: list[subprocess.Popen[bytes]] = []
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
+SPAWNING: dict[str, str | bool] = {"now": False, "pending": ""}
+"""While a child is being started, a signal is held (``pending``) until it is in :data:`CHILDREN`."""
+
+
 def _on_signal(signum: int, _frame: object) -> None:
+    if SPAWNING["now"]:
+        SPAWNING["pending"] = signal.Signals(signum).name
+        return
     raise Interrupted(signal.Signals(signum).name)
 
 
 def _spawn(command: list[str], **options: Any) -> subprocess.Popen[bytes]:
     """Start ``command`` in the repository as the leader of a new process group (so the whole group can be
-    ended, and a Ctrl+C in the terminal reaches only this script, which ends them)."""
-    child = subprocess.Popen(command, cwd=ROOT, start_new_session=True, **options)
-    CHILDREN.append(child)
+    ended, and a Ctrl+C in the terminal reaches only this script, which ends them). A signal that arrives
+    while it starts is raised once the child is recorded, so no child escapes :func:`stop_children`."""
+    SPAWNING["now"] = True
+    try:
+        child = subprocess.Popen(command, cwd=ROOT, start_new_session=True, **options)
+        CHILDREN.append(child)
+    finally:
+        SPAWNING["now"] = False
+    if SPAWNING["pending"]:
+        name, SPAWNING["pending"] = str(SPAWNING["pending"]), ""
+        raise Interrupted(name)
     return child
 
 
@@ -277,7 +292,7 @@ def build(site: Path, engine: str = "mkdocs") -> int:
     with one line, exit 2, before anything is touched. SIGINT/SIGTERM end every child process, remove the
     work folder and keep the old site (exit 130/143).
     """
-    site = site.resolve()
+    site = site.absolute()  # a symbolic link is refused as it is, not followed
     if not owns_site(site):
         print(f"--site {site}: holds files the build did not write (no {SITE_MARKER}); give a new or empty "
               "folder, or a site folder built before. Nothing was changed.", file=sys.stderr)

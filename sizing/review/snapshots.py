@@ -210,14 +210,14 @@ def write_snapshots(out_dir: Path, files: dict[str, str]) -> list[str]:
 
 def cmd_export(ns: argparse.Namespace, cat: Catalog) -> int:
     """``export``: write generated/; with ``--check`` print the diff and exit 1 when it is stale."""
-    files = snapshot_files(build_context(cat, Path(ns.catalog)))
     out_dir = Path(ns.out) if ns.out else Path(ns.catalog).resolve().parent / "generated"
     if out_dir.exists() and not out_dir.is_dir():
         raise UsageError(f"--out {out_dir}: exists and is not a folder; give a folder (created if missing)")
+    if not ns.check and not safeio.may_write_into(out_dir, lambda d: _snapshot_text(d / "README.md", False)):
+        raise UsageError(f"--out {out_dir}: holds files `export` did not write (no README.md of its "
+                         "own); give a new or empty folder, or one `export` wrote. Nothing was changed.")
+    files = snapshot_files(build_context(cat, Path(ns.catalog)))
     if not ns.check:
-        if not safeio.may_write_into(out_dir, lambda d: _snapshot_text(d / "README.md", False)):
-            raise UsageError(f"--out {out_dir}: holds files `export` did not write (no README.md of its "
-                             "own); give a new or empty folder, or one `export` wrote. Nothing was changed.")
         changed = write_snapshots(out_dir, files)
         print(f"{out_dir}: {len(changed)} file(s) updated" if changed else f"{out_dir}: up to date")
         return 0
