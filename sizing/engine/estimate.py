@@ -172,7 +172,13 @@ def _gpus_of(req: Request, cols: dict[str, Any]) -> dict[str, int]:
 
 
 def plans_for(req: Request, per_node: int, nodes: int) -> pd.DataFrame:
-    """The explicit plan of the request, or every candidate plan when it names no parallelism."""
+    """The explicit plan of the request, or every candidate plan when it names no parallelism.
+
+    This is the one place ``expert_parallel`` is decided for a request. With ``--enable-expert-parallel``
+    and no sizes, the single-node TP plans split the experts too: vLLM turns EP on whenever
+    ``tp × dp > 1`` and the flag is set, over ``ep = tp × dp`` ranks
+    (``vllm/model_executor/layers/fused_moe/config.py: FusedMoEParallelConfig.make``).
+    """
     sizes = (req.tensor_parallel_size, req.pipeline_parallel_size, req.data_parallel_size)
     if not any(sizes):
         plans = plan_frame(per_node, nodes)
