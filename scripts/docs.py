@@ -249,11 +249,12 @@ MARKER_TEXT = "Built by `python -m scripts.docs build`; the next build replaces 
 
 
 def owns_site(folder: Path) -> bool:
-    """Whether ``build`` may replace ``folder``: new, empty, or a site it built (:data:`SITE_MARKER`; a site
-    built before the marker existed is known by its three language home pages)."""
-    def built_here(d: Path) -> bool:
-        return (d / SITE_MARKER).is_file() or all((d / sub / "index.html").is_file() for sub in ("", "zh", "ru"))
-    return may_write_into(folder, built_here)
+    """Whether ``build`` may replace ``folder``: new, empty, or a site it built (:data:`SITE_MARKER`). The
+    repository's own ``site/`` (ignored by git, removed by ``make clean``) is always its output, marked or
+    not (a site built before the marker existed)."""
+    if folder == ROOT / "site" and not folder.is_symlink():
+        return True
+    return may_write_into(folder, lambda d: (d / SITE_MARKER).is_file())
 
 
 @contextlib.contextmanager
