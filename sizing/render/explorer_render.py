@@ -36,6 +36,7 @@ from sizing.render.explain import Quantity, fmt_quantity
 from sizing.render.i18n import LANGS, fmt_gib, fmt_number, t
 from sizing.views.bundle import SiteContext
 from sizing.render.tables import change_label, context_label, plan_label
+from sizing.views.verdict import STARTS
 from sizing.units import MiB
 
 DEFAULT_CONTEXT = 32768
@@ -47,8 +48,10 @@ LABELS = ("explorer_model", "explorer_precision", "explorer_server", "explorer_c
           "explorer_memory", "explorer_weights", "explorer_overhead", "explorer_kvcache", "explorer_free",
           "explorer_command", "explorer_change", "explorer_link", "explorer_copy", "explorer_copied",
           "explorer_budget", "explorer_kv_auto")
-HEAT_KEYS = {"fits": "heat_fits", "tight": "heat_tight", "no-fit": "heat_no_fit", "beyond": "heat_beyond"}
-STATUS_KEYS = {"fits": "verdict_fits", "tight": "verdict_tight", "no-fit": "verdict_does_not_fit",
+HEAT_KEYS = {"fits": "heat_fits", "tight": "heat_tight", "borderline": "heat_borderline", "no-fit": "heat_no_fit",
+             "beyond": "heat_beyond"}
+STATUS_KEYS = {"fits": "verdict_fits", "tight": "verdict_tight", "borderline": "verdict_borderline",
+               "no-fit": "verdict_does_not_fit",
                "beyond": "explorer_status_beyond"}
 
 
@@ -126,8 +129,11 @@ def row_note(row: dict[str, Any], context: int, lang: str) -> str:
     state = row[f"status_{context}"]
     if state == "beyond":
         return t(lang, "explorer_beyond", context=fmt_number(int(row["max_context"]), lang))
-    if state == "no-fit" and bool(row["fits"]):
-        return html.unescape(change_label({"change": "max-model-len", "change_value": row["max_model_len"]}, lang))
+    starts_to = int(row["verdict_context"]) if row["verdict"] in STARTS else 0
+    if state in STARTS and not bool(row["fits"]):  # starts at this context, not at the catalog's length
+        return html.unescape(change_label({"change": "max-model-len", "change_value": context}, lang))
+    if state in ("no-fit", "borderline") and starts_to:  # a shorter context starts
+        return html.unescape(change_label({"change": "max-model-len", "change_value": starts_to}, lang))
     return html.unescape(change_label(row, lang))
 
 
@@ -139,7 +145,7 @@ def language_row(row: dict[str, Any], contexts: list[int], lang: str, texts: dic
 
     def tps(c: int) -> str:
         value = float(row[f"decode_tps_{c}"])
-        return "—" if row[f"status_{c}"] in ("beyond", "no-fit") else fmt_quantity(Quantity(value, "tokens_per_s"), lang)
+        return "—" if row[f"status_{c}"] not in STARTS else fmt_quantity(Quantity(value, "tokens_per_s"), lang)
 
     memory = [fmt_gib(float(row[k]), lang) for k in ("weights_bytes", "overhead_bytes")]
     memory.append(fmt_gib(max(float(row["kv_cache_bytes"]), 0.0), lang))
