@@ -11,6 +11,7 @@ import pytest
 from sizing.site import context as site
 from sizing.catalog.loader import load_catalog
 from sizing.engine.estimate import Request, estimate
+from sizing.views.bundle import judged
 from sizing.render.explain import Quantity, explain_markdown, explain_steps, explain_text, fmt_quantity
 from sizing.units import GiB, MiB
 from sizing.engine.versions import rules_for
@@ -103,8 +104,8 @@ def test_older_release_subtracts_cuda_graphs_from_the_printed_figure() -> None:
 def test_non_fitting_case_ends_with_the_nearest_change() -> None:
     """Assert a case that does not fit has no sequence steps and names the change that would fit."""
     cat = load_catalog(FIXTURE)
-    row = estimate(cat, Request(model="Qwen/Qwen3-32B", server="gpu-l40s"))
-    assert not row["fits"]
+    row = judged(estimate(cat, Request(model="Qwen/Qwen3-32B", server="gpu-l40s")), cat)
+    assert not row["fits"] and row["verdict"] == "no-fit"
     assert not [s for s in explain_steps(row, cat) if s.id.startswith("seq_")]
     assert explain_text(row, cat, "en").rstrip().splitlines()[-1].startswith("❌ Does not fit. ")
 
@@ -126,7 +127,7 @@ def test_markdown_is_a_table_in_the_page_language(ctx: site.SiteContext) -> None
     rows = [line for line in md.splitlines() if line.startswith("| ")]
     assert len(rows) == len(explain_steps(row, ctx.catalog)) + 1
     assert rows[0] == "| Шаг | Расчёт | Результат |"
-    assert "0,90 × " in md and md.rstrip().endswith("✅ Помещается")
+    assert "0,90 × " in md and md.rstrip().endswith("✅ Помещается (контекст до 32K)")
 
 
 @pytest.mark.parametrize(("quantity", "lang", "expected"), [
