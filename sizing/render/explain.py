@@ -37,10 +37,11 @@ def _with(number: str, lang: str, unit_key: str) -> str:
 
 
 def fmt_quantity(q: Quantity, lang: str) -> str:
-    """A quantity in ``lang`` with its unit (memory in MiB/GiB/KiB from bytes)."""
+    """A quantity in ``lang`` with its unit (memory in MiB/GiB/KiB from bytes). A negative GiB figure reads as a
+    shortfall, ``short by 0.44 GiB`` (no page shows a negative amount of memory)."""
     v = q.value
     if q.unit == "gib":
-        return fmt_gib(v, lang)
+        return fmt_gib(v, lang) if v >= 0 else t(lang, "quantity_short_by", amount=fmt_gib(-v, lang))
     if q.unit == "kib":
         return fmt_kib(v, lang, 0 if (v / 1024).is_integer() else 1)
     if q.unit in COUNTED:

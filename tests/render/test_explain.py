@@ -39,15 +39,35 @@ def test_steps_follow_vllm_start_up_order(ctx: site.SiteContext) -> None:
                    "max_concurrency", "kv_cache_tokens", *seqs, "decode_tps_ceiling"]
 
 
-def test_band_step_says_what_vllm_should_report_in_every_language(ctx: site.SiteContext) -> None:
-    """Assert the band step names the point figure and both ends, and blocks use the low end."""
+def test_band_step_labels_the_cautious_end_in_every_language(ctx: site.SiteContext) -> None:
+    """Assert the band step names both ends and its result is the low end the blocks use (a figure labelled as
+    the cautious end, apart from what vLLM prints one step before)."""
     row = ctx.example("example-1")
     step = next(s for s in explain_steps(row, ctx.catalog) if s.id == "available_kv_band")
     args = dict(step.label_args)
     assert args["low"].value < args["value"].value < args["high"].value
     assert step.result[0].value == row["available_kv_low_bytes"]
-    assert "between" in explain_text(row, ctx.catalog, "en") and "介于" in explain_text(row, ctx.catalog, "zh")
-    assert "от " in explain_text(row, ctx.catalog, "ru")
+    assert "Cautious end" in explain_text(row, ctx.catalog, "en") and "保守" in explain_text(row, ctx.catalog, "zh")
+    assert "Осторожная оценка" in explain_text(row, ctx.catalog, "ru")
+
+
+def test_the_token_step_can_be_redone_with_a_calculator(ctx: site.SiteContext) -> None:
+    """Assert "GPU KV cache size" is derived from whole numbers: ⌊blocks ÷ blocks per request × length⌋."""
+    row = ctx.example("example-1")
+    step = next(s for s in explain_steps(row, ctx.catalog) if s.id == "kv_cache_tokens")
+    terms = {k: q.value for k, q in step.terms}
+    assert int(terms["blocks"] / terms["per_request"] * terms["max_model_len"]) == step.result[0].value
+
+
+def test_no_negative_memory_figure_in_any_language(ctx: site.SiteContext) -> None:
+    """Assert a case short of memory says by how much, never a negative GiB figure."""
+    row = ctx.example("dh-70b-bf16-2x80")
+    assert float(row["available_kv_bytes"]) < 2**30
+    for lang, word in (("en", "short by"), ("zh", "缺"), ("ru", "не хватает")):
+        text = explain_text(row, ctx.catalog, lang)
+        assert not re.search(r"[-−]\s?\d+[.,]\d+\s(GiB|ГиБ)", text)
+        if float(row["available_kv_bytes"]) < 0:
+            assert word in text
 
 
 def test_memory_steps_from_the_catalog(ctx: site.SiteContext) -> None:
