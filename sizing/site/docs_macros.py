@@ -91,5 +91,6 @@ def define_env(env: Any) -> None:
     _register(env, "sz_count", wording_macros.count)  # {{ sz_count("example-1", "seq_32768", "requests") }}
     _register(env, "sz_table_plan", wording_macros.table_plan)  # {{ sz_table_plan("dh-70b-tp4") }}
     _register(env, "sz_change", wording_macros.change)  # {{ sz_change("dh-70b-bf16-2x80") }}
+    _register(env, "sz_verdict", wording_macros.verdict)  # {{ sz_verdict("dh-70b-bf16-2x80") }}
     _register(env, "sz_gpu_fact", wording_macros.gpu_fact)  # {{ sz_gpu_fact("a100-80gb", "smi_mib") }}
     _register(env, "sz_server_fact", wording_macros.server_fact)  # {{ sz_server_fact("gpu-l40s", "cpu") }}
