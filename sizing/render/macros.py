@@ -25,7 +25,7 @@ from sizing.render.catalog_text import server_name
 from sizing.render.explorer_render import explorer_page, server_caption
 from sizing.render.i18n import fmt_number, fmt_percent, t
 from sizing.views.series import check_server, price_rows
-from sizing.render.tables import (VERDICT_WORD, badge, verdict_text, context_label, escape_cell, fit_spec, get_spec, html_rows_table,
+from sizing.render.tables import (VERDICT_WORD, badge, header, verdict_text, context_label, escape_cell, fit_spec, get_spec, html_rows_table,
                                   html_table, plan_label, settings_note, to_markdown, verdict_state)
 from sizing.views.policy import fit_table_servers
 
@@ -48,6 +48,18 @@ def sortable(markdown: str, lang: str | None = None) -> str:
 def table(lang: str, ctx: SiteContext, table_id: str) -> str:
     """``{{ sz_table("what-fits") }}``: one published table, sortable, with its settings note."""
     return sortable(to_markdown(get_spec(ctx, table_id), lang, ctx, badges=True), lang)
+
+
+def column(lang: str, ctx: SiteContext, table_id: str, column_id: str) -> str:
+    """``{{ sz_column("quick-reference", "change") }}``: the header of one column of a published table, in bold,
+    as the page shows it. The one checked place a page refers to a column: an unknown table or column stops
+    the build, so no page can name a column its table does not have."""
+    spec = get_spec(ctx, table_id)
+    found = [c for c in spec.columns if c.id == column_id]
+    if not found:
+        known = ", ".join(c.id for c in spec.columns)
+        raise UsageError(f"table {table_id!r} has no column {column_id!r}; its columns: {known}")
+    return f"**{header(found[0], lang)}**"
 
 
 def filter_box(lang: str, target: str) -> str:

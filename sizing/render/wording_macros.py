@@ -17,12 +17,13 @@ from sizing.render.plural import plural
 from sizing.views.bundle import SiteContext
 from sizing.render.table_rows import read_speed_gbs
 from sizing.render.explain import fmt_quantity
+from sizing.render.flagtext import flag
 from sizing.render.tables import change_label, context_label, plan_label
 from sizing.units import MiB
 from sizing.views.steps import Quantity
 from sizing.views.verdict import launch_verdict, tight_below
 
-__all__ = ["count", "table_plan", "table_row", "verdict"]
+__all__ = ["assumption", "count", "table_plan", "table_row", "verdict"]
 
 
 def count(lang: str, ctx: SiteContext, example_id: str, field: str, noun: str) -> str:
@@ -77,6 +78,17 @@ def verdict(lang: str, ctx: SiteContext, example_id: str) -> str:
 def _signed(row, name: str, lang: str) -> str:  # noqa: ANN001 - a pandas row
     """A band end in GiB; a negative one reads as a shortfall (:func:`sizing.render.explain.fmt_quantity`)."""
     return fmt_quantity(Quantity(float(row[f"{name}_bytes"]), "gib"), lang)
+
+
+def assumption(lang: str, ctx: SiteContext, key: str, flag_name: str = "") -> str:
+    """``{{ sz_assumption("tight_below_sequences") }}``: a catalog assumption for prose, a number formatted for
+    ``lang``; with ``flag_name`` the flag and its raw value as code (``--gpu-memory-utilization 0.95``)."""
+    if key not in ctx.catalog.assumptions:
+        raise UsageError(f"unknown assumption {key!r}; see catalog/assumptions.yaml")
+    value = ctx.catalog.assume(key)
+    if flag_name:
+        return f"`{flag(flag_name, value)}`"
+    return fmt_number(value, lang, 0 if float(value).is_integer() else 2)
 
 
 def server_fact(lang: str, ctx: SiteContext, server: str, field: str) -> str:
