@@ -3,7 +3,9 @@
 Two kinds of JSON file are written at the site root (``data/``, by ``scripts/docs.py build``):
 
 - ``explorer.json``, language-neutral: the ids, each row's status per context, its memory bar
-  widths and its ``vllm serve`` command, and the heatmap (best row per model, server and context);
+  widths and its ``vllm serve`` command, the heatmap (best row per model, server and context), and
+  ``advice``: for each row that does not start at its length, its nearest change as data (row index ->
+  ``[kind, value, target]``, :func:`advice_entries`), so the page can link each suggestion to its case;
 - ``explorer.<lang>.json``: every label and every number of every row, already formatted.
 
 Both are column-oriented (``fields`` names the columns, ``columns`` holds one array per field, all
@@ -36,6 +38,7 @@ from sizing.render.explain import Quantity, fmt_quantity
 from sizing.render.i18n import LANGS, fmt_gib, fmt_number, t
 from sizing.views.bundle import SiteContext
 from sizing.render.tables import change_label, context_label, plan_label
+from sizing.views.advice import suggestion
 from sizing.views.verdict import STARTS
 from sizing.units import MiB
 
@@ -117,11 +120,38 @@ def neutral_payload(ctx: SiteContext, rows: pd.DataFrame) -> dict[str, Any]:
     for r, command in zip(out, commands):
         r[6] = command
     heat = {str(c): heatmap(rows, ids["model"], ids["server"], c) for c in ctx.contexts}
+    advice = advice_entries(ctx, records, ids)
     return {"contexts": ctx.contexts, "default_context": DEFAULT_CONTEXT, "default_row": default_row(ctx, rows),
             "slot": CTX_SLOT,
             "joiner": CONTINUATION, "lines": table, "statuses": list(xd.STATUSES),
             "models": ids["model"], "servers": ids["server"], "precisions": ids["precision"],
-            "kv": ids["kv_cache_dtype"], "rows": out, "heat": heat}
+            "kv": ids["kv_cache_dtype"], "rows": out, "heat": heat, "advice": advice}
+
+
+ADVICE_TARGET = ("model", "checkpoint", "precision", "server", "kv", "max_model_len", "gpu_memory_utilization",
+                 "plan", "tp", "pp", "dp")
+"""The fields of a suggested case in ``advice`` (model, precision, server and KV as indices into their lists)."""
+
+
+def advice_entries(ctx: SiteContext, records: list[dict[str, Any]], ids: dict[str, list[str]]) -> dict[str, list[Any]]:
+    """Row index -> ``[kind, value, target]`` of every row with a nearest change (:mod:`sizing.views.advice`);
+    ``target`` lists :data:`ADVICE_TARGET`, null when no catalog server has the GPUs suggested."""
+    out: dict[str, list[Any]] = {}
+    for index, row in enumerate(records):
+        found = suggestion(row, ctx.catalog)
+        if found is None:
+            continue
+        target = found["target"]
+        out[str(index)] = [found["kind"], found["value"], None if target is None else [
+            _position(ids["model"], target["model"]), target["checkpoint"], _position(ids["precision"], target["precision"]),
+            _position(ids["server"], target["server"]), _position(ids["kv_cache_dtype"], target["kv_cache_dtype"]),
+            *(target[k] for k in ADVICE_TARGET[5:])]]
+    return out
+
+
+def _position(values: list[str], value: str) -> int:
+    """The index of ``value`` in ``values``, -1 when the explorer has no row of it."""
+    return values.index(value) if value in values else -1
 
 
 def row_note(row: dict[str, Any], context: int, lang: str) -> str:
