@@ -77,6 +77,7 @@ def matrix_view(df: pd.DataFrame, contexts: list[int]) -> pd.DataFrame:
     view = fit_view(df, contexts)
     view.insert(0, "id", row_id(df).to_numpy())
     view["chosen"] = df["chosen"].to_numpy()
+    view["fits"] = df["fits"].to_numpy()  # starts at its own length, the cautious end (kept for readers of old files)
     view["available_kv_gib"] = (df["available_kv_bytes"] / GiB).to_numpy()
     view["max_concurrency"] = df["max_concurrency"].to_numpy()
     view["decode_tps_ceiling"] = df["decode_tps_ceiling"].to_numpy()
