@@ -15,7 +15,7 @@ from sizing.render.flagtext import flag, message_with_code, plain_text
 from sizing.render.i18n import NBSP, fmt_gib, fmt_kib, fmt_number, t
 from sizing.render.plural import plural
 from sizing.views.steps import Quantity, Step, explain_steps
-from sizing.render.tables import change_label, escape_cell, plan_label, verdict_state, verdict_text
+from sizing.render.tables import badge, change_label, escape_cell, plan_label, verdict_state, verdict_text
 from sizing.units import GiB, MiB
 
 __all__ = ["Quantity", "Step", "caption", "explain_markdown", "explain_steps", "explain_text", "fmt_quantity",
@@ -84,11 +84,13 @@ ICONS = {"fits": "✅", "tight": "✅", "borderline": "⚠️", "no-fit": "❌"}
 
 
 def verdict_line(row: Row, lang: str, markdown: bool = False) -> str:
-    """The row's verdict (:mod:`sizing.views.verdict`) with an icon, ``✅ Fits up to 128K``, and the nearest
-    change that would make it start at its own length where it does not (escaped Markdown with code spans
-    when ``markdown``, else plain text)."""
+    """The row's verdict (:mod:`sizing.views.verdict`), ``✅ Fits up to 128K`` (a page's verdict badge when
+    ``markdown``: no emoji, which shows as a box without an emoji font), and the nearest change that would
+    make it start at its own length where it does not (escaped Markdown with code spans when ``markdown``,
+    else plain text)."""
     state = verdict_state(row)
-    verdict = f"{ICONS[state]} {verdict_text(row, lang)}"
+    text = verdict_text(row, lang)
+    verdict = badge(escape_cell(text), state) if markdown else f"{ICONS[state]} {text}"
     change = change_label(row, lang) if not bool(row["fits"]) else ""
     if not markdown:
         change = plain_text(change)
