@@ -143,6 +143,27 @@ def test_v1_batch_defaults_by_device_memory():
     assert tokens.tolist() == [8192, 2048, 16384, 2048] and seqs.tolist() == [1024, 256, 1024, 256]
 
 
+def test_the_160_gib_tier_starts_with_0_28():
+    """A B200 (179 GiB) on 0.27 gets the ≥ 70 GiB serve default of 8192 tokens, 16384 from 0.28."""
+    for minor, want in ((18, 8192), (27, 8192), (28, 16384)):
+        tokens, seqs = oh.default_batch(np.array([179 * GiB]), np.array([False]), llm_class=False, minor=minor)
+        assert (tokens.tolist(), seqs.tolist()) == ([want], [1024])
+
+
+def test_band_classes_put_a_row_in_every_class_it_has_and_dense_in_none_other():
+    classes = oh.band_classes(np.array([False, True, True, False]), np.array([False, True, False, False]),
+                              np.array([0, 0, 12, 0]), np.array([0, 0, 0, 1024]))
+    assert {k: v.tolist() for k, v in classes.items()} == {
+        "dense": [True, False, False, False], "moe": [False, True, True, False], "mla": [False, True, False, False],
+        "hybrid": [False, False, True, False], "multimodal": [False, False, False, True]}
+
+
+def test_nvls_buffers_only_above_two_ranks():
+    """NCCL enables NVLS only for more than two ranks on an NVSwitch node (vllm-project/vllm#9699)."""
+    bases = oh.nontorch_basis(np.array([1, 2, 4, 8, 4]), np.array([True, True, True, True, False]))
+    assert (bases["nvls_mib"] / MiB).tolist() == [0, 0, 1, 1, 0]
+
+
 def _coef(optimistic: float, pessimistic: float) -> oh.Coefficients:
     return oh.Coefficients(0, 0, 0, 0, 0, 0, 0, 0, 0, optimistic, pessimistic)
 
