@@ -392,38 +392,41 @@ def cudagraph_estimate_basis(captures: np.ndarray, full_sizes: np.ndarray, eager
 
 
 def band_classes(is_moe: np.ndarray, is_mla: np.ndarray, linear_layers: np.ndarray,
-                 vision_tokens: np.ndarray) -> dict[str, np.ndarray]:
-    """Which rows belong to each class of :data:`BAND_CLASSES` (a row can be in several; ``dense`` is
-    none of the others): MoE, MLA, hybrid (linear-attention layers), multimodal (an encoder profile run)."""
-    found = {"moe": np.asarray(is_moe, dtype=bool), "mla": np.asarray(is_mla, dtype=bool),
-             "hybrid": np.asarray(linear_layers) > 0, "multimodal": np.asarray(vision_tokens) > 0}
-    return {"dense": ~np.any(np.stack(list(found.values())), axis=0), **found}
+                 vision_tokens: np.ndarray) -> np.ndarray:
+    """Each row's classes of :data:`BAND_CLASSES` as a bit code (MoE 1, MLA 2, hybrid 4, multimodal 8; a row
+    can be in several, and code 0 is ``dense``): linear-attention layers make a hybrid, an encoder profile run
+    a multimodal model."""
+    return (np.asarray(is_moe, dtype=np.int8) | np.asarray(is_mla, dtype=np.int8) << 1
+            | (np.asarray(linear_layers) > 0).astype(np.int8) << 2 | (np.asarray(vision_tokens) > 0).astype(np.int8) << 3)
 
 
-def band_quantiles(c: Coefficients, classes: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """Per row (optimistic, pessimistic) error quantiles: the widest of the row's classes' bands."""
-    shape = np.shape(classes["dense"])
-    if not c.class_bands:
-        return np.full(shape, c.kv_band_optimistic), np.full(shape, c.kv_band_pessimistic)
-    optimistic, pessimistic = np.zeros(shape), np.zeros(shape)
-    for name, (opt, pess) in zip(BAND_CLASSES, c.class_bands):
-        optimistic = np.where(classes[name], np.maximum(optimistic, opt), optimistic)
-        pessimistic = np.where(classes[name], np.minimum(pessimistic, pess), pessimistic)
-    return optimistic, pessimistic
+def classes_in(code: int) -> tuple[str, ...]:
+    """The names of the classes a :func:`band_classes` code stands for."""
+    return tuple(name for bit, name in enumerate(BAND_CLASSES[1:]) if code >> bit & 1) or (BAND_CLASSES[0],)
+
+
+def band_table(c: Coefficients) -> tuple[np.ndarray, np.ndarray]:
+    """(optimistic, pessimistic) for each of the 16 class codes: the widest of the classes in the code."""
+    bands = dict(zip(BAND_CLASSES, c.class_bands))
+    ends = [(max(bands[n][0] for n in classes_in(code)), min(bands[n][1] for n in classes_in(code)))
+            for code in range(16)]
+    return np.array([e[0] for e in ends]), np.array([e[1] for e in ends])
 
 
 def kv_band(printed: np.ndarray, c: Coefficients,
-            classes: dict[str, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """(low, high) of the printed available KV memory from the leave-one-model-out error quantiles of
-    each row's classes (:func:`band_quantiles`; without ``classes``, the scalar band).
+            classes: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(low, high) of the printed available KV memory from the leave-one-model-out error quantiles of each
+    row's classes (a :func:`band_classes` code; the widest band of the classes in it, :func:`band_table`),
+    or without ``classes`` (or class bands), the scalar band.
 
     An error ``e = (predicted − logged) / logged`` means vLLM logs ``predicted / (1 + e)``: the low
     end divides by the optimistic quantile, the high end by the pessimistic one.
     """
     p = np.asarray(printed, dtype=np.float64)
-    if classes is None:
-        optimistic, pessimistic = np.full(p.shape, c.kv_band_optimistic), np.full(p.shape, c.kv_band_pessimistic)
+    if classes is None or not c.class_bands:
+        optimistic, pessimistic = c.kv_band_optimistic, c.kv_band_pessimistic
     else:
-        optimistic, pessimistic = band_quantiles(c, classes)
+        table = band_table(c)
+        optimistic, pessimistic = table[0][classes], table[1][classes]
     low, high = p / (1 + optimistic), p / (1 + pessimistic)
     return np.minimum(low, high), np.maximum(low, high)

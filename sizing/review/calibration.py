@@ -21,8 +21,7 @@ from sizing.catalog.loader import Catalog
 from sizing.engine.estimate import Request, find_model, memory_estimate
 from sizing.engine.speculative import parse_speculative_config
 from sizing.catalog.schema import Model
-from sizing.catalog.loader import BAND_CLASSES
-from sizing.engine.overhead import band_classes
+from sizing.engine.overhead import band_classes, classes_in
 from sizing.engine.versions import parse_version, rules_for
 from sizing.units import GiB, MiB
 
@@ -150,8 +149,7 @@ def _measure(log: dict[str, Any], spec: dict[str, Any], row: Any, metric: str) -
 def classes_of(row: Any) -> tuple[str, ...]:
     """The band classes (:data:`sizing.catalog.loader.BAND_CLASSES`) of an estimate ``row``, as the engine
     assigns them (:func:`sizing.engine.overhead.band_classes`)."""
-    masks = band_classes(row["is_moe"], row["is_mla"], row["linear_layers"], row["vision_tokens"])
-    return tuple(name for name in BAND_CLASSES if bool(masks[name]))
+    return classes_in(int(band_classes(row["is_moe"], row["is_mla"], row["linear_layers"], row["vision_tokens"])))
 
 
 def model_key(model: Model) -> str:

@@ -150,12 +150,22 @@ def test_the_160_gib_tier_starts_with_0_28():
         assert (tokens.tolist(), seqs.tolist()) == ([want], [1024])
 
 
-def test_band_classes_put_a_row_in_every_class_it_has_and_dense_in_none_other():
-    classes = oh.band_classes(np.array([False, True, True, False]), np.array([False, True, False, False]),
-                              np.array([0, 0, 12, 0]), np.array([0, 0, 0, 1024]))
-    assert {k: v.tolist() for k, v in classes.items()} == {
-        "dense": [True, False, False, False], "moe": [False, True, True, False], "mla": [False, True, False, False],
-        "hybrid": [False, False, True, False], "multimodal": [False, False, False, True]}
+def test_band_classes_code_every_class_a_row_has_and_dense_as_none():
+    codes = oh.band_classes(np.array([False, True, True, False]), np.array([False, True, False, False]),
+                            np.array([0, 0, 12, 0]), np.array([0, 0, 0, 1024]))
+    assert [oh.classes_in(int(code)) for code in codes] == [("dense",), ("moe", "mla"), ("moe", "hybrid"),
+                                                           ("multimodal",)]
+
+
+def test_the_band_of_several_classes_is_the_widest_of_theirs():
+    coef = oh.Coefficients(0, 0, 0, 0, 0, 0, 0, 0, 0, 0.09, -0.09,
+                           class_bands=((0.01, -0.01), (0.05, -0.02), (0.02, -0.03), (0.04, -0.06), (0.03, -0.04)))
+    optimistic, pessimistic = oh.band_table(coef)
+    assert (optimistic[0], pessimistic[0]) == (0.01, -0.01)  # dense
+    assert (optimistic[1 | 2], pessimistic[1 | 2]) == (0.05, -0.03)  # MoE + MLA
+    low, high = oh.kv_band(np.array([100.0, 100.0]), coef, np.array([0, 3], dtype=np.int8))
+    assert low.tolist() == pytest.approx([100 / 1.01, 100 / 1.05]) and high.tolist() == pytest.approx([100 / 0.99, 100 / 0.97])
+    assert oh.kv_band(np.array([100.0]), coef)[0].tolist() == pytest.approx([100 / 1.09])  # no classes: scalar
 
 
 def test_nvls_buffers_only_above_two_ranks():
