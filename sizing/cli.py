@@ -137,7 +137,8 @@ def cmd_command(ns: argparse.Namespace, cat: Catalog) -> int:
 def cmd_explain(ns: argparse.Namespace, cat: Catalog) -> int:
     """Print a worked example step by step, every intermediate value with its unit."""
     from sizing.render.explain import explain_text  # noqa: PLC0415
-    print(explain_text(estimate(cat, request_of(ns)), cat, "en"))
+    from sizing.views.bundle import judged  # noqa: PLC0415
+    print(explain_text(judged(estimate(cat, request_of(ns)), cat), cat, "en"))
     return 0
 
 

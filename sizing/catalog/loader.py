@@ -222,6 +222,8 @@ def check_references(cat: Catalog) -> None:
 
 
 _NonNeg = Annotated[float, Field(ge=0, le=1e12, allow_inf_nan=False)]
+BAND_CLASSES = ("dense", "moe", "mla", "hybrid", "multimodal")
+"""The architecture classes that each carry their own available-KV error band (``kv_band_<end>_<class>``)."""
 _ASSUMPTION_TYPES: dict[str, Any] = {
     "gpu_memory_utilization": Fraction, "max_model_len": PosInt, "nvme_read_gbs": PosFloat,
     "contexts": Annotated[list[PosInt], Field(min_length=1)],
@@ -231,10 +233,14 @@ _ASSUMPTION_TYPES: dict[str, Any] = {
                      "consumed_mib", "cudagraph_mib_per_capture", "cuda_context_mib", "extensible_margin_gib"), _NonNeg),
     "kv_band_optimistic": Annotated[float, Field(ge=0, lt=1, allow_inf_nan=False)],
     "kv_band_pessimistic": Annotated[float, Field(gt=-1, le=0, allow_inf_nan=False)],
+    **{f"kv_band_optimistic_{name}": Annotated[float, Field(ge=0, lt=1, allow_inf_nan=False)]
+       for name in BAND_CLASSES},
+    **{f"kv_band_pessimistic_{name}": Annotated[float, Field(gt=-1, le=0, allow_inf_nan=False)]
+       for name in BAND_CLASSES},
     "cpu_cores_recommended": Annotated[list[Annotated[list[PosInt], Field(min_length=3, max_length=3)]],
                                        Field(min_length=1)],
     "serve_host": Text, "serve_port": Annotated[int, Field(gt=0, le=65535)], "max_num_seqs_floor": PosInt,
-    "dp_min_capacity_share": Fraction,
+    "dp_min_capacity_share": Fraction, "gpu_memory_utilization_max": Fraction, "tight_below_sequences": PosInt,
 }
 ASSUMPTION_TYPES = {key: TypeAdapter(kind) for key, kind in _ASSUMPTION_TYPES.items()}
 """Every assumption the engine reads, with the type and range its value must have (all required)."""

@@ -251,7 +251,7 @@ def estimate_frame(cat: Catalog, req: Request) -> pd.DataFrame:
     if req.max_model_len and req.max_model_len > int(frame["max_context"].iloc[0]):
         raise UsageError(f"--max-model-len {req.max_model_len} exceeds the model's context "
                          f"{int(frame['max_context'].iloc[0])}")
-    out = as_text(finish(frame.reset_index(drop=True), cat, rules))
+    out = as_text(finish(frame.reset_index(drop=True), cat, rules)).copy()  # one block per dtype
     out["draft_weights_bytes"] = out["w_draft"] / out["tp"]
     out.attrs["vllm_version"] = version
     return out
