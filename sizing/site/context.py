@@ -17,6 +17,7 @@ import pickle
 from pathlib import Path
 from types import MappingProxyType
 
+from sizing import safeio
 from sizing.views.bundle import SiteContext, build_context, evaluate_examples, example_request
 from sizing.review.calibration import results
 from sizing.review.calibration_stats import coverage, group_summary, summary
@@ -40,7 +41,7 @@ def fingerprint(catalog_dir: Path) -> str:
     """SHA-256 over the catalog's YAML files (names and bytes): what a saved context was computed from."""
     digest = hashlib.sha256()
     for path in sorted(Path(catalog_dir).glob("*.yaml")):
-        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+        digest.update(path.name.encode() + b"\0" + safeio.read_bytes(path, str(path), safeio.MAX_YAML_BYTES) + b"\0")
     return digest.hexdigest()
 
 
