@@ -115,7 +115,7 @@ def cmd_estimate(ns: argparse.Namespace, cat: Catalog) -> int:
 
 def cmd_command(ns: argparse.Namespace, cat: Catalog) -> int:
     """Print the vLLM (or SGLang) command; never one its estimate says will not start unless --force."""
-    from sizing.launch.commands import sglang_command, vllm_command  # noqa: PLC0415
+    from sizing.launch.commands import node_commands  # noqa: PLC0415
     from sizing.launch.fallback import nearest_launch  # noqa: PLC0415
     req = request_of(ns)
     if ns.force:
@@ -130,7 +130,7 @@ def cmd_command(ns: argparse.Namespace, cat: Catalog) -> int:
         if outcome.changes:
             print(f"note: the launch asked for will not start; printing the nearest that does: "
                   f"{', '.join(outcome.changes)} (`--force` prints the one asked for)", file=sys.stderr)
-    print(sglang_command(row, cat) if ns.engine == "sglang" else vllm_command(row, cat))
+    print(node_commands(row, cat, ns.engine))
     return 0
 
 
