@@ -34,7 +34,7 @@ def vision(raw: dict[str, Any], text_hidden: int, label: str) -> dict[str, Any] 
     if v.get("model_type") == "llama4_vision_model":
         merge = count("pixel_shuffle_ratio", round(1 / float(v.get("pixel_shuffle_ratio") or 1)))
     return {
-        "layers": count("depth", v.get("depth") or v.get("num_hidden_layers")),
+        "layers": count(depth := "depth" if v.get("depth") else "num_hidden_layers", v.get(depth)),
         "hidden_size": count("hidden_size", v["hidden_size"]),
         "intermediate_size": count("intermediate_size", v.get("intermediate_size")),
         "patch_size": count("patch_size", v.get("patch_size", 14)),
