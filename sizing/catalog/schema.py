@@ -44,7 +44,7 @@ class Strict(BaseModel):
 
 
 class Interconnect(Strict):
-    kind: Literal["nvlink", "pcie"]
+    kind: Literal["nvlink", "pcie", "xgmi"] = Field(description="xgmi: AMD Infinity Fabric between Instinct GPUs")
     generation: Text
     bandwidth_gbs: PosFloat = Field(description="per direction, per GPU, decimal GB/s")
 
@@ -53,7 +53,7 @@ class Gpu(Strict):
     name: Text
     architecture: Text
     memory_gb: PosFloat = Field(description="vendor's nominal capacity, decimal GB")
-    memory_mib: PosInt = Field(description="total memory as nvidia-smi reports it, MiB")
+    memory_mib: PosInt = Field(description="total memory as nvidia-smi (AMD: rocm-smi) reports it, MiB")
     bandwidth_gbs: PosFloat
     fp8: StrictBool
     fp4: StrictBool
