@@ -299,3 +299,16 @@ def test_a_literal_1e309_is_refused_by_field(tmp_path, capsys):
     path.write_text(text.replace('"hidden_size": 5120', '"hidden_size": 1e309'), encoding="utf-8")
     assert main(["import-config", str(path)]) == 2
     assert capsys.readouterr().err == f"error: {path}: hidden_size: must be an integer, got Infinity\n"
+
+
+@pytest.mark.parametrize("version", ["0.15.0", "0.34.0"])
+def test_nemotron_3_super_prints_vllms_own_token_line(catalog, version):
+    """A hybrid (Mamba) model's 'GPU KV cache size' as the release computes it: num_blocks // groups × block
+    size up to 0.19 (kv_cache_utils._report_kv_cache_config), int(max_concurrency × max_model_len) from 0.20."""
+    row = estimate(catalog, Request(model=str(DATA / SUPER), server="ref-4x-h200", max_model_len=32768,
+                                    vllm_version=version))
+    if version == "0.15.0":
+        want = row["num_gpu_blocks"] // row["kv_groups"] * row["block_size"]
+    else:
+        want = int(row["max_concurrency"] * row["max_model_len"])
+    assert row["kv_groups"] > 1 and row["kv_cache_tokens"] == want
