@@ -44,7 +44,7 @@ class Strict(BaseModel):
 
 
 class Interconnect(Strict):
-    kind: Literal["nvlink", "pcie", "xgmi"] = Field(description="xgmi: AMD Infinity Fabric between Instinct GPUs")
+    kind: Literal["nvlink", "pcie", "xgmi"] = Field(description="xgmi: AMD Infinity Fabric (Instinct)")
     generation: Text
     bandwidth_gbs: PosFloat = Field(description="per direction, per GPU, decimal GB/s")
 
@@ -169,8 +169,8 @@ class Moe(Strict):
     shared_intermediate_size: NonNegInt = 0
     dense_layers: NonNegInt = Field(0, description="MLP-carrying layers with a dense MLP instead of the MoE "
                                                    "(first_k_dense_replace, interleave_moe_layer_step, ...)")
-    latent_size: PosInt | None = Field(None, description="latent MoE (Nemotron-H moe_latent_size): routed experts "
-                                                         "work in this width between two replicated projections")
+    latent_size: PosInt | None = Field(None, description="latent MoE (Nemotron-H moe_latent_size): routed "
+                                                         "experts work in this width between two projections")
 
 
 Precision = Slug

@@ -47,7 +47,7 @@ def vision(raw: dict[str, Any], text_hidden: int, label: str) -> dict[str, Any] 
 
 
 def llama4_image_tokens(v: dict[str, Any], label: str) -> int:
-    """Llama 4's largest image: 16 tiles and the global tile, ``(image_size / patch_size)² / merge²`` tokens each.
+    """Llama 4's largest image: 16 tiles and a global tile of ``(image_size / patch_size)² / merge²`` tokens.
 
     Source: ``vllm-project/vllm:vllm/model_executor/models/mllama4.py`` ``Mllama4ProcessingInfo``:
     ``get_patch_per_chunk`` (``(image_size // patch_size)**2 // round(1 / pixel_shuffle_ratio**2)``),

@@ -375,7 +375,7 @@ def read_config(path: Path) -> dict[str, Any]:
 def model_from_config(
     raw: dict[str, Any], model_id: str, label: str, sidecar: dict[str, Any] | None = None
 ) -> Model:
-    """A validated :class:`Model` from config.json contents (``sidecar``: modelopt's ``hf_quant_config.json``)."""
+    """A validated :class:`Model` from config.json contents (``sidecar``: an ``hf_quant_config.json``)."""
     entry = raw_entry(Config(raw, label), model_id, sidecar)
     model = validate_entry(Model, entry, label, model_id)
     entry["total_params_b"] = round(total_params(model) / 1e9, 2)

@@ -20,7 +20,11 @@ def _raw(name: str) -> dict:
 
 
 def test_the_lists_are_disjoint_and_every_unmodelled_key_has_its_reason():
-    assert not MODELLED & NO_MEMORY.keys() and not MODELLED & NEUTRAL.keys() and not NO_MEMORY.keys() & NEUTRAL.keys()
+    assert (
+        not MODELLED & NO_MEMORY.keys()
+        and not MODELLED & NEUTRAL.keys()
+        and not NO_MEMORY.keys() & NEUTRAL.keys()
+    )
     assert all(len(reason) > 20 for reason in NO_MEMORY.values())
     assert {"time_step_limit", "bos_token_id", "rope_theta", "transformers_version"} <= NO_MEMORY.keys()
 
@@ -44,8 +48,11 @@ def test_a_key_listed_as_not_changing_memory_changes_nothing(key):
 def test_an_unknown_key_stops_the_import_naming_key_and_file():
     raw = _raw("Qwen--Qwen3-14B.json")
     raw["text_config"] = {"expert_shape_multiplier": 2}
-    with pytest.raises(UsageError, match=r"^cfg\.json: expert_shape_multiplier: a config key the sizing engine "
-                                         r"does not know; it may change memory, so the config is not imported$"):
+    with pytest.raises(
+        UsageError,
+        match=r"^cfg\.json: expert_shape_multiplier: a config key the sizing engine "
+        r"does not know; it may change memory, so the config is not imported$",
+    ):
         model_from_config(raw, "Qwen/Qwen3-14B", "cfg.json")
 
 
@@ -57,12 +64,15 @@ def test_an_unknown_quantization_key_is_named_with_its_section():
     assert "sparsity_pattern" not in QUANT_KEYS
 
 
-@pytest.mark.parametrize(("key", "value", "asks"), [
-    ("audio_config", {"hidden_size": 1024}, "an audio tower"),
-    ("hidden_size_per_layer_input", 256, "per-layer input embeddings"),
-    ("use_double_wide_mlp", True, "double-width MLPs"),
-    ("vision_feature_layer", -2, "a vision tower cut below its last layer"),
-])
+@pytest.mark.parametrize(
+    ("key", "value", "asks"),
+    [
+        ("audio_config", {"hidden_size": 1024}, "an audio tower"),
+        ("hidden_size_per_layer_input", 256, "per-layer input embeddings"),
+        ("use_double_wide_mlp", True, "double-width MLPs"),
+        ("vision_feature_layer", -2, "a vision tower cut below its last layer"),
+    ],
+)
 def test_a_key_away_from_its_neutral_value_is_refused_by_name(key, value, asks):
     raw = _raw("google--gemma-4-31B-it.json")
     model_from_config(raw, "google/gemma-4-31B-it", "cfg.json")  # the neutral values the real file holds
@@ -73,5 +83,7 @@ def test_a_key_away_from_its_neutral_value_is_refused_by_name(key, value, asks):
 
 def test_a_checkpoint_that_asks_for_an_fp8_kv_cache_says_so_in_its_notes():
     model = model_from_config_file(DATA / "nvidia--Qwen3.6-27B-NVFP4.json")
-    assert model.notes is not None and "kv_cache_scheme" in model.notes and "--kv-cache-dtype fp8" in model.notes
+    assert (
+        model.notes is not None and "kv_cache_scheme" in model.notes and "--kv-cache-dtype fp8" in model.notes
+    )
     assert quant_notes({"kv_cache_scheme": None}) == []

@@ -22,8 +22,18 @@ def _raw(name: str = QWEN) -> dict:
     return json.loads((DATA / name).read_text(encoding="utf-8"))
 
 
-@pytest.mark.parametrize(("value", "shown"), [(36.5, "36.5"), (True, "true"), (36.0, "36.0"), ("36", "str"),
-                                              (math.inf, "Infinity"), (math.nan, "NaN"), (None, "NoneType")])
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        (36.5, "36.5"),
+        (True, "true"),
+        (36.0, "36.0"),
+        ("36", "str"),
+        (math.inf, "Infinity"),
+        (math.nan, "NaN"),
+        (None, "NoneType"),
+    ],
+)
 def test_a_count_must_be_a_json_integer(value, shown):
     with pytest.raises(UsageError, match=rf"^f: num_hidden_layers: must be an integer, got {shown}$"):
         as_count(value, "f", "num_hidden_layers")
@@ -44,8 +54,13 @@ def test_a_fraction_must_be_finite_and_at_most_one():
             as_fraction(bad, "f", "partial_rotary_factor")
 
 
-@pytest.mark.parametrize(("kv", "problem"), [(48, "must be at most num_attention_heads \\(40\\), got 48"),
-                                             (6, "must divide num_attention_heads \\(40\\), got 6")])
+@pytest.mark.parametrize(
+    ("kv", "problem"),
+    [
+        (48, "must be at most num_attention_heads \\(40\\), got 48"),
+        (6, "must divide num_attention_heads \\(40\\), got 6"),
+    ],
+)
 def test_kv_heads_must_divide_the_heads(kv, problem):
     raw = _raw()
     raw["num_key_value_heads"] = kv
@@ -53,10 +68,19 @@ def test_kv_heads_must_divide_the_heads(kv, problem):
         check_heads(Config(raw, "cfg.json"))
 
 
-@pytest.mark.parametrize(("field", "value"), [("num_hidden_layers", 36.5), ("num_hidden_layers", True),
-                                              ("hidden_size", 1e309), ("vocab_size", -1), ("head_dim", "128"),
-                                              ("max_position_embeddings", math.nan),
-                                              ("num_attention_heads", False), ("intermediate_size", 17408.5)])
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("num_hidden_layers", 36.5),
+        ("num_hidden_layers", True),
+        ("hidden_size", 1e309),
+        ("vocab_size", -1),
+        ("head_dim", "128"),
+        ("max_position_embeddings", math.nan),
+        ("num_attention_heads", False),
+        ("intermediate_size", 17408.5),
+    ],
+)
 def test_every_field_that_sizes_memory_is_refused_by_name(field, value):
     raw = _raw()
     raw[field] = value
@@ -72,10 +96,14 @@ def test_a_flag_must_be_a_boolean():
 
 
 def test_infinity_is_read_where_vllm_reads_it_and_refused_where_it_sizes_memory(tmp_path):
-    """Nemotron-3-Super's config.json holds ``"time_step_limit": [0.0, Infinity]``, which Python's json loads."""
+    """Nemotron-3-Super's config.json holds ``"time_step_limit": [0.0, Infinity]``; Python's json loads it."""
     assert "Infinity" in (DATA / SUPER).read_text(encoding="utf-8")
     assert model_from_config_file(DATA / SUPER).layers == 88
-    text = (DATA / SUPER).read_text(encoding="utf-8").replace('"num_hidden_layers": 88', '"num_hidden_layers": Infinity')
+    text = (
+        (DATA / SUPER)
+        .read_text(encoding="utf-8")
+        .replace('"num_hidden_layers": 88', '"num_hidden_layers": Infinity')
+    )
     (tmp_path / "config.json").write_text(text, encoding="utf-8")
     with pytest.raises(UsageError, match="num_hidden_layers: must be an integer, got Infinity"):
         model_from_config_file(tmp_path / "config.json")

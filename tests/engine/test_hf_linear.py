@@ -26,13 +26,21 @@ def test_nemotron_3_super_pattern_counts_its_blocks():
     la = linear_attention(_cfg(SUPER), 88)
     assert la is not None
     assert (la["kind"], la["layers"], la["num_key_heads"], la["num_value_heads"], la["ssm_dtype_bytes"]) == (
-        "mamba2", 40, 8, 128, 4)
+        "mamba2",
+        40,
+        8,
+        128,
+        4,
+    )
 
 
 @pytest.mark.parametrize("pattern", ["MEME", "MEMX" * 22])
 def test_a_pattern_that_does_not_name_every_layer_is_refused(pattern):
-    with pytest.raises(UsageError, match="^cfg.json: hybrid_override_pattern: must give one of 'M\\*-E' for each "
-                                         "of the num_hidden_layers \\(88\\) layers$"):
+    with pytest.raises(
+        UsageError,
+        match="^cfg.json: hybrid_override_pattern: must give one of 'M\\*-E' for each "
+        "of the num_hidden_layers \\(88\\) layers$",
+    ):
         block_counts(_cfg(SUPER, hybrid_override_pattern=pattern), 88)
 
 

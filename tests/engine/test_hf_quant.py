@@ -29,8 +29,11 @@ def test_mixed_checkpoint_weighs_what_its_formats_say(catalog):
     model = model_from_config_file(MIXED)
     spec = catalog.precisions["nvfp4"]
     split = weight_split(model, model.checkpoints[0], spec)
-    as_fp8 = weight_split(model, model.checkpoints[0].model_copy(update={"precision": "fp8", "keeps_fp8": []}),
-                          catalog.precisions["fp8"])
+    as_fp8 = weight_split(
+        model,
+        model.checkpoints[0].model_copy(update={"precision": "fp8", "keeps_fp8": []}),
+        catalog.precisions["fp8"],
+    )
     assert split.embeddings == model.vocab_size * model.hidden_size * 2
     assert split.lm_head == model.vocab_size * model.hidden_size * spec.bytes_per_param
     parts = {p.name: p.params for p in model_parts(model)}
@@ -55,13 +58,19 @@ def test_a_layer_table_listing_a_part_in_some_layers_keeps_the_rest_in_bf16():
     assert "attention mix formats by layer" in got["note"]
 
 
-@pytest.mark.parametrize(("name", "part"), [
-    ("backbone.layers.1.mixer.experts.0.up_proj", "experts"), ("model.layers.0.mlp.shared_expert.gate_proj",
-                                                                "shared_experts"),
-    ("backbone.layers.0.mixer.in_proj", "attention"), ("model.layers.3.linear_attn.in_proj_qkv", "attention"),
-    ("model.layers.0.mlp.gate", "router"), ("model.layers.0.mlp.gate_proj", "dense_mlp"), ("lm_head", "lm_head"),
-    ("backbone.layers.5.mixer.up_proj", "dense_mlp"),
-])
+@pytest.mark.parametrize(
+    ("name", "part"),
+    [
+        ("backbone.layers.1.mixer.experts.0.up_proj", "experts"),
+        ("model.layers.0.mlp.shared_expert.gate_proj", "shared_experts"),
+        ("backbone.layers.0.mixer.in_proj", "attention"),
+        ("model.layers.3.linear_attn.in_proj_qkv", "attention"),
+        ("model.layers.0.mlp.gate", "router"),
+        ("model.layers.0.mlp.gate_proj", "dense_mlp"),
+        ("lm_head", "lm_head"),
+        ("backbone.layers.5.mixer.up_proj", "dense_mlp"),
+    ],
+)
 def test_layer_names_map_to_parts(name, part):
     assert part_of(name) == part
 
@@ -77,11 +86,16 @@ def test_mixed_precision_without_layers_reads_hf_quant_config_beside_the_config(
     raw = json.loads(MIXED.read_text(encoding="utf-8"))
     layers = raw["quantization_config"].pop("quantized_layers")
     (tmp_path / "config.json").write_text(json.dumps(raw), encoding="utf-8")
-    with pytest.raises(UsageError, match="MIXED_PRECISION without quantized_layers; put the checkpoint's "
-                                         "hf_quant_config.json next to config.json"):
+    with pytest.raises(
+        UsageError,
+        match="MIXED_PRECISION without quantized_layers; put the checkpoint's "
+        "hf_quant_config.json next to config.json",
+    ):
         model_from_config_file(tmp_path / "config.json")
-    sidecar = {"producer": {"name": "modelopt"}, "quantization": {"quant_algo": "MIXED_PRECISION",
-                                                                  "quantized_layers": layers}}
+    sidecar = {
+        "producer": {"name": "modelopt"},
+        "quantization": {"quant_algo": "MIXED_PRECISION", "quantized_layers": layers},
+    }
     (tmp_path / "hf_quant_config.json").write_text(json.dumps(sidecar), encoding="utf-8")
     assert model_from_config_file(tmp_path / "config.json").checkpoints[0].keeps_fp8 == ["attention"]
 

@@ -20,12 +20,24 @@ def test_llama4_largest_image_is_sixteen_tiles_and_the_global_tile():
     assert llama4_image_tokens(raw["vision_config"], "f") == 17 * 144
     tower = vision(raw, 5120, "f")
     assert tower is not None
-    assert (tower["layers"], tower["hidden_size"], tower["merge_size"], tower["gated_mlp"]) == (34, 1408, 2, False)
+    assert (tower["layers"], tower["hidden_size"], tower["merge_size"], tower["gated_mlp"]) == (
+        34,
+        1408,
+        2,
+        False,
+    )
 
 
 def test_a_tower_whose_largest_image_is_unknown_is_refused_by_name():
-    raw = {"vision_config": {"model_type": "siglip_vision_model", "hidden_size": 1152, "num_hidden_layers": 27,
-                             "intermediate_size": 4304, "patch_size": 14}}
+    raw = {
+        "vision_config": {
+            "model_type": "siglip_vision_model",
+            "hidden_size": 1152,
+            "num_hidden_layers": 27,
+            "intermediate_size": 4304,
+            "patch_size": 14,
+        }
+    }
     with pytest.raises(UsageError, match="^f: vision_config.model_type: a siglip_vision_model vision tower"):
         vision(raw, 2048, "f")
     raw["vision_soft_tokens_per_image"] = 256

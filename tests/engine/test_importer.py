@@ -222,7 +222,8 @@ SUPER = "nvidia--NVIDIA-Nemotron-3-Super-120B-A12B-FP8.json"
 def test_llama4_maverick_interleaves_moe_and_dense_layers():
     """interleave_moe_layer_step 2: layers 1, 3, ... are MoE, the other 24 a dense MLP of intermediate_size_mlp."""
     model = model_from_config_file(DATA / MAVERICK)
-    assert (model.moe.dense_layers, model.intermediate_size, model.moe.expert_intermediate_size) == (24, 16384, 8192)
+    moe = model.moe
+    assert (moe.dense_layers, model.intermediate_size, moe.expert_intermediate_size) == (24, 16384, 8192)
     assert (model.moe.experts, model.moe.shared_experts, model.vision.max_tokens_per_item) == (128, 1, 2448)
     # card: 400B total; the text stack computes to 400.71B and the vision tower adds 0.87B
     assert model.total_params_b == pytest.approx(401.58, abs=0.01)
@@ -240,7 +241,8 @@ def test_maverick_fits_the_8x_h200_it_ran_on(catalog, tmp_path):
     raw = json.loads((DATA / MAVERICK).read_text(encoding="utf-8"))
     raw["text_config"]["interleave_moe_layer_step"] = 1
     (tmp_path / "config.json").write_text(json.dumps(raw), encoding="utf-8")
-    every = estimate(catalog, Request(model=str(tmp_path / "config.json"), server="ref-8x-h200", max_model_len=32768))
+    every = estimate(catalog, Request(model=str(tmp_path / "config.json"), server="ref-8x-h200",
+                                      max_model_len=32768))
     assert not bool(every["fits"]) and every["w_total"] > 1.9 * row["w_total"]
 
 
@@ -257,7 +259,8 @@ def test_qwen_moe_dense_layers_follow_vllm(change, dense):
 def test_deepseek_moe_layer_frequency_and_leading_dense_layers():
     raw = json.loads((DATA / "deepseek-ai--DeepSeek-V3.json").read_text(encoding="utf-8"))
     # 61 layers, first 3 dense, then MoE where layer % 2 == 0: layers 4, 6, ..., 60 (29 of them)
-    assert model_from_config({**raw, "moe_layer_freq": 2}, "deepseek-ai/DeepSeek-V3", "cfg").moe.dense_layers == 32
+    model = model_from_config({**raw, "moe_layer_freq": 2}, "deepseek-ai/DeepSeek-V3", "cfg")
+    assert model.moe.dense_layers == 32
 
 
 def test_nemotron_3_super_latent_moe():
@@ -303,8 +306,9 @@ def test_a_literal_1e309_is_refused_by_field(tmp_path, capsys):
 
 @pytest.mark.parametrize("version", ["0.15.0", "0.34.0"])
 def test_nemotron_3_super_prints_vllms_own_token_line(catalog, version):
-    """A hybrid (Mamba) model's 'GPU KV cache size' as the release computes it: num_blocks // groups × block
-    size up to 0.19 (kv_cache_utils._report_kv_cache_config), int(max_concurrency × max_model_len) from 0.20."""
+    """A hybrid (Mamba) model's 'GPU KV cache size' as the release computes it: num_blocks // groups ×
+    block size up to 0.19 (kv_cache_utils._report_kv_cache_config), int(max_concurrency × max_model_len)
+    from 0.20."""
     row = estimate(catalog, Request(model=str(DATA / SUPER), server="ref-4x-h200", max_model_len=32768,
                                     vllm_version=version))
     if version == "0.15.0":

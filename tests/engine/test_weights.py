@@ -194,7 +194,7 @@ def test_loading_line_of_021_and_later_counts_the_rounded_blocks(catalog):
 
 
 def test_latent_moe_experts_work_in_the_latent_width_between_replicated_projections():
-    """vLLM nemotron_h.py NemotronHMoE: SharedFusedMoE(hidden_size=moe_latent_size) between fc1/fc2_latent_proj."""
+    """vLLM nemotron_h.py NemotronHMoE: SharedFusedMoE(hidden_size=moe_latent_size), fc1/fc2_latent_proj."""
     from pathlib import Path
 
     from sizing.engine.importer import model_from_config_file
@@ -202,7 +202,7 @@ def test_latent_moe_experts_work_in_the_latent_width_between_replicated_projecti
                                    / "nvidia--NVIDIA-Nemotron-3-Super-120B-A12B-FP8.json")
     parts = {p.name: p for p in model_parts(model)}
     assert parts["experts"].params == 2 * 1024 * 2688 * 512 * 40  # up and down (ReLU²), 40 MoE blocks
-    assert parts["shared_experts"].params == 2 * 4096 * 5376 * 40  # the shared expert stays in the hidden width
+    assert parts["shared_experts"].params == 2 * 4096 * 5376 * 40  # the shared expert keeps the hidden width
     latent = parts["latent_projections"]
     assert (latent.params, latent.sharded) == (2 * 4096 * 1024 * 40, False)
 
