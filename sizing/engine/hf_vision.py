@@ -23,8 +23,11 @@ LLAMA4_MAX_TILES = 16
 def vision(raw: dict[str, Any], text_hidden: int, label: str) -> dict[str, Any] | None:
     """The vision tower entry from ``vision_config``, or None when the config has none."""
     v = raw.get("vision_config")
-    if not isinstance(v, dict) or not v.get("hidden_size"):
+    if not v:
         return None
+    if not isinstance(v, dict) or not v.get("hidden_size"):
+        keys = ", ".join(sorted(v)[:3]) if isinstance(v, dict) else type(v).__name__
+        raise UsageError(f"{label}: vision_config: a vision tower without hidden_size ({keys}, ...) is not modelled")
 
     def count(key: str, value: Any) -> int:
         return as_count(value, label, f"vision_config.{key}")
