@@ -36,16 +36,30 @@ def linear_attention(cfg: Config, layers: int) -> dict[str, Any] | None:
     return gated_delta_net(cfg, layers)
 
 
+def check_groups(cfg: Config, field: str, heads: int, group_field: str, groups: int) -> None:
+    """Heads must split evenly into groups, as vLLM's kernels index them.
+
+    Sources (``vllm-project/vllm``): Gated DeltaNet gives each key head ``num_v_heads // num_k_heads``
+    value heads (``models/qwen3_next.py`` ``Qwen3NextGatedDeltaNet.fix_query_key_value_ordering``);
+    Mamba-2's chunked scan asserts ``nheads % ngroups == 0``
+    (``layers/mamba/ops/ssd_combined.py`` ``_mamba_chunk_scan_combined_fwd``).
+    """
+    if heads % groups:
+        raise cfg.refuse(field, f"must be a multiple of {group_field} ({groups}), got {heads}")
+
+
 def gated_delta_net(cfg: Config, layers: int) -> dict[str, Any] | None:
     """Gated-DeltaNet layers (Qwen3-Next/3.5/3.6), with the recurrent state's dtype (``mamba_ssm_dtype``)."""
     count = linear_layer_count(cfg, layers)
     if not count:
         return None
+    keys, values = cfg.count("linear_num_key_heads"), cfg.count("linear_num_value_heads")
+    check_groups(cfg, "linear_num_value_heads", values, "linear_num_key_heads", keys)
     return {
         "kind": "gated_delta_net",
         "layers": count,
-        "num_key_heads": cfg.count("linear_num_key_heads"),
-        "num_value_heads": cfg.count("linear_num_value_heads"),
+        "num_key_heads": keys,
+        "num_value_heads": values,
         "key_head_dim": cfg.count("linear_key_head_dim"),
         "value_head_dim": cfg.count("linear_value_head_dim"),
         "conv_kernel": cfg.count("linear_conv_kernel_dim"),
@@ -109,11 +123,13 @@ def mamba2_ssm_bytes(cfg: Config) -> int:
 
 def mamba2(cfg: Config) -> dict[str, Any]:
     """Mamba-2 layers in the shared geometry (groups as key heads, state size as key dim)."""
+    groups, heads = cfg.count("n_groups", "mamba_n_groups"), cfg.count("mamba_num_heads", "mamba_n_heads")
+    check_groups(cfg, "mamba_num_heads", heads, "n_groups", groups)
     return {
         "kind": "mamba2",
         "layers": block_counts(cfg, cfg.count("num_hidden_layers"))["mamba"],
-        "num_key_heads": cfg.count("n_groups", "mamba_n_groups"),
-        "num_value_heads": cfg.count("mamba_num_heads", "mamba_n_heads"),
+        "num_key_heads": groups,
+        "num_value_heads": heads,
         "key_head_dim": cfg.count("ssm_state_size", "mamba_d_state"),
         "value_head_dim": cfg.count("mamba_head_dim", "mamba_d_head"),
         "conv_kernel": cfg.count("conv_kernel", "mamba_d_conv"),

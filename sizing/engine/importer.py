@@ -109,14 +109,20 @@ def rotary_dim(cfg: Config) -> int | None:
 
 
 def mla(cfg: Config) -> dict[str, Any] | None:
-    """MLA ranks, when the config has ``kv_lora_rank``."""
+    """MLA ranks, when the config has ``kv_lora_rank``; a stated ``qk_head_dim`` must be nope + rope
+    (``models/deepseek_v2.py`` ``DeepseekV2MLAAttention``: ``qk_head_dim = qk_nope_head_dim +
+    qk_rope_head_dim``)."""
     if not cfg.get("kv_lora_rank"):
         return None
     optional = {key: cfg.count_or(key, 0) or None for key in ("q_lora_rank", "index_head_dim", "index_topk")}
+    nope, rope = cfg.count("qk_nope_head_dim"), cfg.count("qk_rope_head_dim")
+    if cfg.count_or("qk_head_dim", nope + rope) != nope + rope:
+        raise cfg.refuse("qk_head_dim", f"must be qk_nope_head_dim + qk_rope_head_dim ({nope + rope}), "
+                                        f"got {cfg.get('qk_head_dim')}")
     return {
         "kv_lora_rank": cfg.count("kv_lora_rank"),
-        "qk_rope_head_dim": cfg.count("qk_rope_head_dim"),
-        "qk_nope_head_dim": cfg.count("qk_nope_head_dim"),
+        "qk_rope_head_dim": rope,
+        "qk_nope_head_dim": nope,
         "v_head_dim": cfg.count("v_head_dim"),
         **optional,
     }

@@ -239,7 +239,7 @@ SUPER = "nvidia--NVIDIA-Nemotron-3-Super-120B-A12B-FP8.json"
 
 
 def test_llama4_maverick_interleaves_moe_and_dense_layers():
-    """interleave_moe_layer_step 2: layers 1, 3, ... are MoE, the other 24 a dense MLP of intermediate_size_mlp."""
+    """interleave_moe_layer_step 2: layers 1, 3, ... are MoE, the other 24 dense (intermediate_size_mlp)."""
     model = model_from_config_file(DATA / MAVERICK)
     moe = model.moe
     assert (moe.dense_layers, model.intermediate_size, moe.expert_intermediate_size) == (24, 16384, 8192)
@@ -335,3 +335,10 @@ def test_nemotron_3_super_prints_vllms_own_token_line(catalog, version):
     else:
         want = int(row["max_concurrency"] * row["max_model_len"])
     assert row["kv_groups"] > 1 and row["kv_cache_tokens"] == want
+
+
+def test_mla_qk_head_dim_must_be_nope_plus_rope():
+    raw = json.loads((DATA / "zai-org--GLM-5.1.json").read_text(encoding="utf-8"))
+    assert model_from_config(raw, "zai-org/GLM-5.1", "cfg").head_dim == 256  # its qk_head_dim: 192 + 64
+    with pytest.raises(UsageError, match=r"qk_head_dim: must be qk_nope_head_dim \+ qk_rope_head_dim \(256\)"):
+        model_from_config({**raw, "qk_head_dim": 320}, "zai-org/GLM-5.1", "cfg")
