@@ -49,13 +49,17 @@ PART_PATTERNS = (
 MODELOPT_ALGOS = {
     "NVFP4": "nvfp4",
     "W4A16_NVFP4": "nvfp4",
-    "NVFP4_AWQ": "nvfp4",
     "FP8": "fp8",
     "FP8_PER_CHANNEL_PER_TOKEN": "fp8",
     "FP8_PB_WO": "fp8",
-    "FP8_BLOCK_SCALES": "fp8",
 }
-"""modelopt ``quant_algo`` of a layer -> catalog format (``modelopt.py`` ``QUANT_ALGOS``)."""
+"""modelopt ``quant_algo`` of a whole checkpoint -> catalog format (``modelopt.py``: the FP8 and NVFP4
+configs' algorithms)."""
+
+MIXED_ALGOS = {"NVFP4": "nvfp4", "W4A16_NVFP4": "nvfp4", "FP8": "fp8"}
+"""Per-layer formats of a MIXED_PRECISION table the catalog has a format for: the sub-configs of
+``ModelOptMixedPrecisionConfig.get_quant_method`` (``FP8``, ``NVFP4``, ``W4A16_NVFP4``; its ``MXFP8``,
+one E8M0 scale per 32 weights, has no catalog format and is refused)."""
 
 WIDTH = {"nvfp4": 4, "fp8": 8, "bf16": 16}
 
@@ -116,13 +120,13 @@ def layer_formats(layers: dict[str, Any], label: str) -> tuple[dict[str, set[str
     listed: dict[str, set[int]] = {}
     for name, spec in layers.items():
         algo = str(spec.get("quant_algo", "")).upper() if isinstance(spec, dict) else ""
-        if algo not in MODELOPT_ALGOS:
+        if algo not in MIXED_ALGOS:
             raise UsageError(
                 f"{label}: quantization_config.quantized_layers.{name}: quant_algo {algo or '(none)'} "
-                f"is not a format the engine models ({', '.join(sorted(MODELOPT_ALGOS))})"
+                f"is not a format the engine models ({', '.join(sorted(MIXED_ALGOS))})"
             )
         part = part_of(str(name))
-        formats.setdefault(part, set()).add(MODELOPT_ALGOS[algo])
+        formats.setdefault(part, set()).add(MIXED_ALGOS[algo])
         index = LAYER_INDEX.search(str(name))
         if index:
             listed.setdefault(part, set()).add(int(index[1]))

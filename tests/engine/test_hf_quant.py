@@ -76,8 +76,9 @@ def test_layer_names_map_to_parts(name, part):
 
 
 def test_an_unknown_layer_format_or_a_table_without_the_mlp_is_refused():
-    with pytest.raises(UsageError, match=r"layers.0.mlp.experts: quant_algo W4A8_AWQ is not a format"):
-        mixed_checkpoint({"model.layers.0.mlp.experts": {"quant_algo": "W4A8_AWQ"}}, {}, "f")
+    for algo in ("W4A8_AWQ", "MXFP8"):
+        with pytest.raises(UsageError, match=rf"layers.0.mlp.experts: quant_algo {algo} is not a format"):
+            mixed_checkpoint({"model.layers.0.mlp.experts": {"quant_algo": algo}}, {}, "f")
     with pytest.raises(UsageError, match="neither the routed experts nor the MLP are listed"):
         mixed_checkpoint({"model.layers.0.self_attn.q_proj": {"quant_algo": "FP8"}}, {}, "f")
 
