@@ -10,6 +10,7 @@ import math
 from typing import Any, Mapping
 
 from sizing.catalog.loader import Catalog
+from sizing.engine.versions import rules_for
 from sizing.launch.commands import vllm_command
 from sizing.units import GiB, KiB
 
@@ -51,9 +52,26 @@ def record(row: Mapping[str, Any], cat: Catalog) -> dict[str, Any]:
         "longest_context": int(row["longest_context"]), "fits": bool(row["fits"]), "reason": row["reason"],
         "change": row["change"] or None, "change_value": row["change_value"] or None,
         "decode_tokens_per_s_ceiling": _num(row["decode_tps_ceiling"], 1),
-        "speculative_config": speculative_record(row),
+        "speculative_config": speculative_record(row), "hybrid_block_size": hybrid_block_size(row),
         "vllm_command": vllm_command(row, cat),
     }
+
+
+def hybrid_block_size(row: Mapping[str, Any]) -> int | None:
+    """The attention block size vLLM announces for a hybrid (Mamba or linear-attention) model, tokens.
+
+    vLLM logs "Setting attention block size to N tokens to ensure that attention page size is >= mamba
+    page size." when it raises the block so one attention page holds a layer's recurrent state
+    (``vllm/model_executor/models/config.py`` ``HybridAttentionMambaModelConfig.verify_and_update_config``
+    up to 0.18, ``vllm/platforms/interface.py`` ``Platform._align_hybrid_block_size`` after): only where
+    ``--block-size`` is unset or smaller, and from the releases whose V1 KV-cache manager groups
+    layers (the ``groups`` and ``concurrency`` token rules). None when it prints no such line.
+    """
+    raised = float(row.get("linear_state_bytes") or 0) > 0 and int(row["block_size"]) != int(
+        row.get("block_size_override") or 0)
+    if not raised or rules_for(str(row.get("vllm_version"))).token_rule == "blocks":
+        return None
+    return int(row["block_size"])
 
 
 def speculative_record(row: Mapping[str, Any]) -> dict[str, Any] | None:
