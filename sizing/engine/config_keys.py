@@ -40,7 +40,8 @@ MODELLED = frozenset(
         "use_sliding_window",
         "sliding_window_pattern",
         "layer_types",
-        "max_window_layers",
+        "max_window_layers",  # Qwen2's window layers: with use_sliding_window, sliding() refuses a window
+        # whose layers layer_types does not name
         "num_global_key_value_heads",
         "global_head_dim",
         "attention_k_eq_v",
@@ -52,6 +53,8 @@ MODELLED = frozenset(
         "spatial_merge_size",
         "vision_soft_tokens_per_image",
         "mlp_hidden_act",
+        # Llama 4's chunked local attention, costed as full attention: vLLM turns its hybrid KV-cache
+        # manager off for chunked attention and gives every layer full-length KV (catalog Scout notes)
         "attention_chunk_size",
         # MLA and sparse MLA
         "kv_lora_rank",
@@ -267,6 +270,10 @@ NO_MEMORY: dict[str, str] = {
         ("time_step_limit", "time_step_min", "time_step_max", "time_step_floor", "time_step_rank"),
         _MAMBA_TRAIN,
     ),
+    "query_pre_attn_scalar": "the attention's softmax scale (Gemma): no tensor shape depends on it",
+    "attn_logit_softcapping": "a cap on attention logits (Gemma 2): no tensor shape depends on it",
+    "cache_implementation": "transformers' generation cache class; vLLM allocates its own KV cache",
+    "rope_local_base_freq": "the sliding layers' RoPE base (Gemma 3): the cos/sin cache keeps its shape",
     "rope_scaling": "RoPE frequency scaling: the cos/sin cache keeps its [max_position, rotary_dim] shape",
     "initial_context_length": "gpt-oss's pre-YaRN context: it scales RoPE frequencies, not a tensor",
     "chunk_size": "Mamba-2 scan chunk: a kernel tile, not a cached tensor",
