@@ -68,8 +68,24 @@ def excluded_parts(qc: dict[str, Any]) -> list[str]:
     """Parts a checkpoint keeps in BF16: its exclude list mapped to parts, plus embeddings and LM head."""
     names = qc.get("modules_to_not_convert") or qc.get("ignore") or qc.get("exclude_modules") or []
     kept = [str(name) for name in names if not any(skip in str(name) for skip in SKIPPED_NAMES)]
-    keeps = {part for name in kept for pattern, part in KEEP_PATTERNS if pattern in name}
+    keeps = {part for name in kept for part in kept_parts(name)}
     return sorted(keeps | {"embeddings", "lm_head"})
+
+
+def kept_parts(name: str) -> set[str]:
+    """The parts an excluded module name keeps in BF16: :data:`KEEP_PATTERNS`, else the layer-name rules
+    of :data:`PART_PATTERNS` (modelopt's ``backbone.layers.N.mixer.in_proj``); none for a module outside
+    the text stack (a vision tower, which the engine keeps in BF16 anyway).
+
+    A part excluded in some layers only is costed in BF16 in all of them: the cautious end.
+    """
+    parts = {part for pattern, part in KEEP_PATTERNS if pattern in name}
+    if parts:
+        return parts
+    try:
+        return {part_of(name)}
+    except UsageError:
+        return set()
 
 
 def compressed_tensors_precision(groups: dict[str, Any]) -> str:

@@ -22,7 +22,7 @@ from sizing.catalog.schema import Model
 from sizing.engine.config_keys import check_keys, quant_notes
 from sizing.engine.hf_config import Config, as_count, as_fraction, check_heads, check_layer_list
 from sizing.engine.hf_linear import block_counts, block_pattern, linear_attention
-from sizing.engine.hf_quant import checkpoint_formats, is_mixed
+from sizing.engine.hf_quant import checkpoint_formats
 from sizing.engine.hf_vision import vision
 from sizing.engine.weights import total_params
 
@@ -396,23 +396,33 @@ def default_id(raw: dict[str, Any], path: Path) -> str:
     return f"local/{path.parent.name if path.name == 'config.json' else path.stem}"
 
 
-def quant_sidecar(raw: dict[str, Any], path: Path) -> dict[str, Any] | None:
-    """modelopt's ``hf_quant_config.json`` beside a MIXED_PRECISION config (None if not needed or absent)."""
-    qc = (
-        (raw.get("text_config") or {}).get("quantization_config")
-        if isinstance(raw.get("text_config"), dict)
-        else None
-    )
+def quant_sidecar(path: Path) -> dict[str, Any] | None:
+    """modelopt's ``hf_quant_config.json`` beside the config, None when there is none."""
     beside = path.parent / "hf_quant_config.json"
-    if not is_mixed(raw.get("quantization_config") or qc) or not beside.is_file():
-        return None
-    return read_config(beside)
+    return read_config(beside) if beside.is_file() else None
+
+
+def with_sidecar(raw: dict[str, Any], sidecar: dict[str, Any] | None, label: str) -> dict[str, Any]:
+    """``raw`` with the sidecar as its ``quantization_config`` when the config has none, as vLLM reads it.
+
+    Source: ``vllm-project/vllm:vllm/transformers_utils/config.py`` ``get_config`` ("ModelOpt 0.29.0 and
+    before saves the quantization config in a separate hf_quant_config.json"): without a
+    ``quantization_config`` in config.json, vLLM loads that file as the quantization config.
+    """
+    text = raw.get("text_config") if isinstance(raw.get("text_config"), dict) else {}
+    if not sidecar or raw.get("quantization_config") or (text or {}).get("quantization_config"):
+        return raw
+    quant = sidecar.get("quantization")
+    if not isinstance(quant, dict):
+        raise UsageError(f"{label}: hf_quant_config.json beside it has no quantization object")
+    return {**raw, "quantization_config": {"quant_method": "modelopt", **quant}}
 
 
 def model_from_config_file(path: Path, cat: Catalog | None = None, model_id: str | None = None) -> Model:
     """A validated :class:`Model` from a config.json file (``cat`` is accepted for API symmetry)."""
-    raw = read_config(path)
-    return model_from_config(raw, model_id or default_id(raw, path), str(path), quant_sidecar(raw, path))
+    raw, sidecar = read_config(path), quant_sidecar(path)
+    return model_from_config(with_sidecar(raw, sidecar, str(path)), model_id or default_id(raw, path), str(path),
+                             sidecar)
 
 
 def entry_yaml(path: Path, model_id: str | None, cat: Catalog) -> str:

@@ -112,3 +112,25 @@ def test_uniform_modelopt_formats_and_refusals():
 def test_a_folder_copy_keeps_working(tmp_path):
     shutil.copy(MIXED, tmp_path / "config.json")
     assert model_from_config_file(tmp_path / "config.json").checkpoints[0].precision == "nvfp4"
+
+
+NANO_NVFP4 = DATA / "nvidia--NVIDIA-Nemotron-3-Nano-30B-A3B-NVFP4"
+
+
+def test_hf_quant_config_beside_a_config_without_one_is_the_quantization_config(catalog):
+    """vLLM's get_config loads hf_quant_config.json when config.json holds no quantization_config."""
+    assert "quantization_config" not in json.loads((NANO_NVFP4 / "config.json").read_text(encoding="utf-8"))
+    ckpt = model_from_config_file(NANO_NVFP4 / "config.json").checkpoints[0]
+    # the exclude list names mixer projections of some layers: attention (Mamba and GQA) is costed in BF16
+    assert (ckpt.precision, ckpt.keeps_bf16) == ("nvfp4", ["attention", "embeddings", "lm_head"])
+    row = estimate(catalog, Request(model=str(NANO_NVFP4), server="ref-1x-rtx-5090", max_model_len=8192))
+    bf16 = estimate(catalog, Request(model="nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16",
+                                     server="ref-1x-rtx-5090", max_model_len=8192))
+    assert bool(row["fits"]) and not bool(bf16["fits"]) and row["w_total"] < 0.35 * bf16["w_total"]
+
+
+def test_a_sidecar_without_a_quantization_object_is_refused(tmp_path):
+    shutil.copy(NANO_NVFP4 / "config.json", tmp_path / "config.json")
+    (tmp_path / "hf_quant_config.json").write_text('{"producer": {"name": "modelopt"}}', encoding="utf-8")
+    with pytest.raises(UsageError, match="hf_quant_config.json beside it has no quantization object"):
+        model_from_config_file(tmp_path / "config.json")
