@@ -421,8 +421,8 @@ def with_sidecar(raw: dict[str, Any], sidecar: dict[str, Any] | None, label: str
 def model_from_config_file(path: Path, cat: Catalog | None = None, model_id: str | None = None) -> Model:
     """A validated :class:`Model` from a config.json file (``cat`` is accepted for API symmetry)."""
     raw, sidecar = read_config(path), quant_sidecar(path)
-    return model_from_config(with_sidecar(raw, sidecar, str(path)), model_id or default_id(raw, path), str(path),
-                             sidecar)
+    model_id = model_id or default_id(raw, path)
+    return model_from_config(with_sidecar(raw, sidecar, str(path)), model_id, str(path), sidecar)
 
 
 def entry_yaml(path: Path, model_id: str | None, cat: Catalog) -> str:
