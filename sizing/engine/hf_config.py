@@ -94,6 +94,15 @@ def as_fraction(value: Any, label: str, field: str) -> float:
     return float(value)
 
 
+def as_list(value: Any, label: str, field: str) -> list[Any]:
+    """``value`` as a JSON list ([] when null); anything else is refused by field."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise UsageError(f"{label}: {field}: must be a list, got {_shown(value)}")
+    return value
+
+
 def _shown(value: Any) -> str:
     """A value as the error line shows it: JSON spelling, at most 40 characters, one line."""
     if isinstance(value, bool):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sizing.engine.hf_config import Config, as_count
+from sizing.engine.hf_config import Config, as_count, as_list
 
 NEMOTRON_BLOCKS = "M*-E"
 """Block letters of Nemotron-H's ``hybrid_override_pattern`` (``models/nemotron_h.py``
@@ -76,7 +76,7 @@ def kda(lac: dict[str, Any], label: str) -> dict[str, Any]:
     heads, dim = field("num_heads"), field("head_dim")
     return {
         "kind": "kda",
-        "layers": len(lac.get("kda_layers") or []),
+        "layers": len(as_list(lac.get("kda_layers"), label, "linear_attn_config.kda_layers")),
         "num_key_heads": heads,
         "num_value_heads": heads,
         "key_head_dim": dim,

@@ -16,6 +16,7 @@ import json
 import re
 from typing import Any
 
+from sizing.engine.hf_config import as_list
 from sizing.errors import UsageError
 
 KEEP_PATTERNS = (
@@ -64,9 +65,10 @@ one E8M0 scale per 32 weights, has no catalog format and is refused)."""
 WIDTH = {"nvfp4": 4, "fp8": 8, "bf16": 16}
 
 
-def excluded_parts(qc: dict[str, Any]) -> list[str]:
+def excluded_parts(qc: dict[str, Any], label: str = "config") -> list[str]:
     """Parts a checkpoint keeps in BF16: its exclude list mapped to parts, plus embeddings and LM head."""
-    names = qc.get("modules_to_not_convert") or qc.get("ignore") or qc.get("exclude_modules") or []
+    key = next((k for k in ("modules_to_not_convert", "ignore", "exclude_modules") if qc.get(k)), "ignore")
+    names = as_list(qc.get(key), label, f"quantization_config.{key}")
     kept = [str(name) for name in names if not any(skip in str(name) for skip in SKIPPED_NAMES)]
     keeps = {part for name in kept for part in kept_parts(name)}
     return sorted(keeps | {"embeddings", "lm_head"})
@@ -99,7 +101,7 @@ def compressed_tensors_precision(groups: dict[str, Any]) -> str:
     return "int4-gptq"
 
 
-def precision_of(qc: dict[str, Any] | None) -> str:
+def precision_of(qc: dict[str, Any] | None, label: str = "config") -> str:
     """The catalog precision id of a uniform ``quantization_config`` (bf16 when there is none)."""
     if not qc:
         return "bf16"
@@ -114,7 +116,7 @@ def precision_of(qc: dict[str, Any] | None) -> str:
     if method == "compressed-tensors":
         return compressed_tensors_precision(qc.get("config_groups", {}))
     what = f"quant_method {method!r}" + (f" with quant_algo {algo!r}" if method == "modelopt" else "")
-    raise UsageError(f"quantization_config: unsupported {what}")
+    raise UsageError(f"{label}: quantization_config: unsupported {what}")
 
 
 def part_of(layer: str) -> str:
@@ -208,4 +210,4 @@ def checkpoint_formats(
         return {"precision": "bf16"}
     if is_mixed(qc):
         return mixed_checkpoint(quant_layers(qc, sidecar, label), carriers, label)
-    return {"precision": precision_of(qc), "keeps_bf16": excluded_parts(qc)}
+    return {"precision": precision_of(qc, label), "keeps_bf16": excluded_parts(qc, label)}

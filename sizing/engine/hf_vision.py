@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sizing.engine.hf_config import as_count
+from sizing.engine.hf_config import as_count, as_fraction, as_list
 from sizing.errors import UsageError
 
 QWEN_VL_MAX_IMAGE_TOKENS = 16384
@@ -32,10 +32,10 @@ def vision(raw: dict[str, Any], text_hidden: int, label: str) -> dict[str, Any] 
     def count(key: str, value: Any) -> int:
         return as_count(value, label, f"vision_config.{key}")
 
-    deepstack = v.get("deepstack_visual_indexes") or []
+    deepstack = as_list(v.get("deepstack_visual_indexes"), label, "vision_config.deepstack_visual_indexes")
     merge = count("spatial_merge_size", v.get("spatial_merge_size") or raw.get("spatial_merge_size") or 1)
     if v.get("model_type") == "llama4_vision_model":
-        merge = count("pixel_shuffle_ratio", round(1 / float(v.get("pixel_shuffle_ratio") or 1)))
+        merge = count("pixel_shuffle_ratio", round(1 / shuffle_ratio(v, label)))
     return {
         "layers": count(depth := "depth" if v.get("depth") else "num_hidden_layers", v.get(depth)),
         "hidden_size": count("hidden_size", v["hidden_size"]),
@@ -49,6 +49,12 @@ def vision(raw: dict[str, Any], text_hidden: int, label: str) -> dict[str, Any] 
     }
 
 
+def shuffle_ratio(v: dict[str, Any], label: str) -> float:
+    """Llama 4's ``pixel_shuffle_ratio`` (1 when absent), a finite fraction."""
+    ratio = v.get("pixel_shuffle_ratio")
+    return 1.0 if ratio is None else as_fraction(ratio, label, "vision_config.pixel_shuffle_ratio")
+
+
 def llama4_image_tokens(v: dict[str, Any], label: str) -> int:
     """Llama 4's largest image: 16 tiles and a global tile of ``(image_size / patch_size)² / merge²`` tokens.
 
@@ -60,7 +66,7 @@ def llama4_image_tokens(v: dict[str, Any], label: str) -> int:
     side = as_count(v.get("image_size"), label, "vision_config.image_size") // as_count(
         v.get("patch_size"), label, "vision_config.patch_size"
     )
-    shuffle = round(1 / float(v.get("pixel_shuffle_ratio") or 1) ** 2)
+    shuffle = round(1 / shuffle_ratio(v, label) ** 2)
     return (LLAMA4_MAX_TILES + 1) * (side**2 // shuffle)
 
 

@@ -293,6 +293,15 @@ def carriers(layers: int, mlp_only: int, experts: dict[str, Any] | None) -> dict
     }
 
 
+def architecture(cfg: Config) -> str:
+    """The class vLLM loads: the first of the top level's ``architectures`` (a multimodal wrapper's), else the
+    text config's, else the model type."""
+    names = cfg.raw.get("architectures") or cfg.get("architectures") or [cfg.model_type]
+    if not isinstance(names, list) or not all(isinstance(n, str) and n for n in names):
+        raise cfg.refuse("architectures", "must be a list of class names")
+    return names[0]
+
+
 def check_config(cfg: Config) -> None:
     """The checks before any field is read: refused model types, unknown keys, the dtype, the heads."""
     if cfg.model_type in REFUSED_TYPES:
@@ -336,6 +345,7 @@ def raw_entry(cfg: Config, model_id: str, sidecar: dict[str, Any] | None = None)
     """The models entry (a plain dict, before validation), total parameters derived afterwards."""
     check_config(cfg)
     layers = cfg.count("num_hidden_layers")
+    check_layer_list(cfg, "layer_types", layers)
     experts = moe(cfg, layers)
     mlp_only = block_counts(cfg, layers)["mlp_only"]
     formats = checkpoint_formats(
@@ -344,7 +354,7 @@ def raw_entry(cfg: Config, model_id: str, sidecar: dict[str, Any] | None = None)
     entry = {
         "name": model_id.split("/")[-1],
         "family": cfg.model_type or "unknown",
-        "architecture": (cfg.raw.get("architectures") or cfg.get("architectures") or [cfg.model_type])[0],
+        "architecture": architecture(cfg),
         "total_params_b": 1.0,
         **shape_fields(cfg, layers),
         "intermediate_size": dense_width(cfg, experts),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 
 import pytest
@@ -127,3 +128,32 @@ def test_import_config_exits_2_with_one_line_naming_file_and_field(tmp_path, cap
     assert main(["import-config", str(path)]) == 2
     out, err = capsys.readouterr()
     assert out == "" and err.count("\n") == 1 and str(path) in err and message in err
+
+
+HOSTILE = [  # (fixture, path to the value, value, the field the one line names)
+    ("Qwen--Qwen3-30B-A3B.json", ("layer_types",), 36.5, "layer_types"),
+    ("Qwen--Qwen3-30B-A3B.json", ("architectures",), True, "architectures"),
+    ("moonshotai--Kimi-Linear-48B-A3B-Instruct.json", ("linear_attn_config", "kda_layers"), 1.5,
+     "linear_attn_config.kda_layers"),
+    ("Qwen--Qwen3-32B-FP8.json", ("quantization_config", "modules_to_not_convert"), True,
+     "quantization_config.modules_to_not_convert"),
+    ("Qwen--Qwen3-VL-30B-A3B-Instruct.json", ("vision_config", "deepstack_visual_indexes"), 1,
+     "vision_config.deepstack_visual_indexes"),
+    ("meta-llama--Llama-4-Maverick-17B-128E-Instruct.json", ("vision_config", "pixel_shuffle_ratio"), math.nan,
+     "vision_config.pixel_shuffle_ratio"),
+    ("meta-llama--Llama-4-Maverick-17B-128E-Instruct.json", ("vision_config", "pixel_shuffle_ratio"), "x",
+     "vision_config.pixel_shuffle_ratio"),
+]
+
+
+@pytest.mark.parametrize(("fixture", "path", "value", "field"), HOSTILE)
+def test_a_hostile_value_in_any_field_read_is_one_line_naming_it(fixture, path, value, field):
+    """Values a fuzz over every read field found ending in a traceback (AttributeError, TypeError)."""
+    raw = _raw(fixture)
+    node = raw
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = value
+    with pytest.raises(UsageError, match=rf"^cfg\.json: {re.escape(field)}: ") as caught:
+        model_from_config(raw, "a/b", "cfg.json")
+    assert "\n" not in str(caught.value)
