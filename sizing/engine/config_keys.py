@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from sizing.engine.hf_config import plain
 from sizing.errors import UsageError
 
 MODELLED = frozenset(
@@ -401,7 +402,7 @@ def check_keys(cfg_data: dict[str, Any], qc: dict[str, Any] | None, label: str) 
     key = unknown_key(cfg_data, qc)
     if key is not None:
         raise UsageError(
-            f"{label}: {key}: a config key the sizing engine does not know; it may change "
+            f"{label}: {plain(key)}: a config key the sizing engine does not know; it may change "
             f"memory, so the config is not imported"
         )
     for key, (neutral, asks) in NEUTRAL.items():

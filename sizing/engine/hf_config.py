@@ -12,8 +12,10 @@ one :class:`UsageError` line naming the file and the field.
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
+from sizing.catalog.ids import shown
 from sizing.errors import UsageError
 
 COUNT_LIMIT = 10**12
@@ -101,6 +103,12 @@ def as_list(value: Any, label: str, field: str) -> list[Any]:
     if not isinstance(value, list):
         raise UsageError(f"{label}: {field}: must be a list, got {_shown(value)}")
     return value
+
+
+def plain(name: str) -> str:
+    """A key or layer name as an error line shows it: as written when it is a plain identifier, else quoted
+    and cut (:func:`sizing.catalog.ids.shown`), so no name can break the line or run on."""
+    return name if re.fullmatch(r"[\w.\-*/]{1,80}", name) else shown(name)
 
 
 def _shown(value: Any) -> str:

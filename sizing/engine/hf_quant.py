@@ -16,7 +16,8 @@ import json
 import re
 from typing import Any
 
-from sizing.engine.hf_config import as_list
+from sizing.catalog.ids import shown
+from sizing.engine.hf_config import as_list, plain
 from sizing.errors import UsageError
 
 KEEP_PATTERNS = (
@@ -115,7 +116,7 @@ def precision_of(qc: dict[str, Any] | None, label: str = "config") -> str:
         return MODELOPT_ALGOS[algo]
     if method == "compressed-tensors":
         return compressed_tensors_precision(qc.get("config_groups", {}))
-    what = f"quant_method {method!r}" + (f" with quant_algo {algo!r}" if method == "modelopt" else "")
+    what = f"quant_method {shown(method)}" + (f" with quant_algo {shown(algo)}" if method == "modelopt" else "")
     raise UsageError(f"{label}: quantization_config: unsupported {what}")
 
 
@@ -125,7 +126,7 @@ def part_of(layer: str) -> str:
         if re.search(pattern, layer):
             return part
     raise UsageError(
-        f"quantization_config.quantized_layers: layer {layer!r} belongs to no part the engine models"
+        f"quantization_config.quantized_layers: layer {shown(layer)} belongs to no part the engine models"
     )
 
 
@@ -140,7 +141,8 @@ def layer_formats(layers: dict[str, Any], label: str) -> tuple[dict[str, set[str
         algo = str(spec.get("quant_algo", "")).upper() if isinstance(spec, dict) else ""
         if algo not in MIXED_ALGOS:
             raise UsageError(
-                f"{label}: quantization_config.quantized_layers.{name}: quant_algo {algo or '(none)'} "
+                f"{label}: quantization_config.quantized_layers.{plain(str(name))}: quant_algo "
+                f"{plain(algo) if algo else '(none)'} "
                 f"is not a format the engine models ({', '.join(sorted(MIXED_ALGOS))})"
             )
         part = part_of(str(name))

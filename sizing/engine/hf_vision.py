@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sizing.engine.hf_config import as_count, as_fraction, as_list
+from sizing.engine.hf_config import as_count, as_fraction, as_list, plain
 from sizing.errors import UsageError
 
 QWEN_VL_MAX_IMAGE_TOKENS = 16384
@@ -26,8 +26,7 @@ def vision(raw: dict[str, Any], text_hidden: int, label: str) -> dict[str, Any] 
     if not v:
         return None
     if not isinstance(v, dict) or not v.get("hidden_size"):
-        keys = ", ".join(sorted(v)[:3]) if isinstance(v, dict) else type(v).__name__
-        raise UsageError(f"{label}: vision_config: a vision tower without hidden_size ({keys}, ...) is not modelled")
+        raise UsageError(f"{label}: vision_config: a vision tower without hidden_size is not modelled")
 
     def count(key: str, value: Any) -> int:
         return as_count(value, label, f"vision_config.{key}")
@@ -92,6 +91,6 @@ def max_image_tokens(raw: dict[str, Any], v: dict[str, Any], merge: int, label: 
     if kind.startswith("qwen"):
         return QWEN_VL_MAX_IMAGE_TOKENS
     raise UsageError(
-        f"{label}: vision_config.model_type: a {kind or 'untyped'} vision tower whose largest image "
+        f"{label}: vision_config.model_type: a {plain(kind) if kind else 'untyped'} vision tower whose largest image "
         f"the config does not state is not modelled"
     )

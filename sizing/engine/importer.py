@@ -16,6 +16,7 @@ from typing import Any
 
 import yaml
 
+from sizing.catalog.ids import shown
 from sizing.catalog.loader import Catalog, validate_entry
 from sizing.errors import UsageError
 from sizing.catalog.schema import Model
@@ -313,7 +314,7 @@ def check_config(cfg: Config) -> None:
     dtype = cfg.get("torch_dtype") or cfg.get("dtype") or "bfloat16"
     if dtype not in MODEL_DTYPES:
         raise cfg.refuse(
-            "torch_dtype", f"{dtype!s:.40}: the engine models {', '.join(MODEL_DTYPES)} checkpoints"
+            "torch_dtype", f"{shown(str(dtype))}: the engine models {', '.join(MODEL_DTYPES)} checkpoints"
         )
     check_heads(cfg)
 

@@ -87,3 +87,11 @@ def test_a_checkpoint_that_asks_for_an_fp8_kv_cache_says_so_in_its_notes():
         model.notes is not None and "kv_cache_scheme" in model.notes and "--kv-cache-dtype fp8" in model.notes
     )
     assert quant_notes({"kv_cache_scheme": None}) == []
+
+
+def test_a_key_with_a_newline_cannot_break_the_one_line():
+    raw = _raw("Qwen--Qwen3-14B.json")
+    raw["evil\nkey" + "x" * 500] = 1
+    with pytest.raises(UsageError) as caught:
+        model_from_config(raw, "Qwen/Qwen3-14B", "cfg.json")
+    assert "\n" not in str(caught.value) and len(str(caught.value)) < 250 and "'evil\\nkey" in str(caught.value)
