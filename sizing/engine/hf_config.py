@@ -121,6 +121,22 @@ def _shown(value: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
+NESTED_UNREAD = ("text_config", "vision_config", "quantization_config", "rope_parameters", "linear_attn_config")
+"""Modelled keys holding objects whose own fields are checked where they are read (or not read at all)."""
+
+
+def check_finite(cfg: Config, modelled: frozenset[str]) -> None:
+    """Refuse NaN and infinities (``1e309`` parses as one) in any modelled field, before anything is read.
+
+    Keys known not to change memory keep them: vLLM loads Nemotron-H's ``"time_step_limit": [0.0, Infinity]``.
+    """
+    for key in sorted(k for k in cfg.data if k in modelled and k not in NESTED_UNREAD):
+        values = cfg.data[key] if isinstance(cfg.data[key], list) else [cfg.data[key]]
+        bad = next((v for v in values if isinstance(v, float) and not math.isfinite(v)), None)
+        if bad is not None:
+            raise cfg.refuse(plain(key), f"must be a finite number, got {_shown(bad)}")
+
+
 def check_heads(cfg: Config) -> None:
     """KV heads must divide the attention heads, as vLLM's attention layer requires.
 

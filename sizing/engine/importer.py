@@ -10,18 +10,18 @@ The parameter count is derived from the architecture.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from sizing import safeio
 from sizing.catalog.ids import shown
 from sizing.catalog.loader import Catalog, validate_entry
 from sizing.errors import UsageError
 from sizing.catalog.schema import Model
-from sizing.engine.config_keys import check_keys, quant_notes
-from sizing.engine.hf_config import Config, as_count, as_fraction, check_heads, check_layer_list
+from sizing.engine.config_keys import MODELLED, check_keys, quant_notes
+from sizing.engine.hf_config import Config, as_count, as_fraction, check_finite, check_heads, check_layer_list
 from sizing.engine.hf_linear import block_counts, block_pattern, linear_attention
 from sizing.engine.hf_quant import checkpoint_formats
 from sizing.engine.hf_vision import vision
@@ -311,6 +311,7 @@ def check_config(cfg: Config) -> None:
     if qc is not None and not isinstance(qc, dict):
         raise cfg.refuse("quantization_config", "must be a JSON object")
     check_keys(cfg.data, qc, cfg.label)
+    check_finite(cfg, MODELLED)
     dtype = cfg.get("torch_dtype") or cfg.get("dtype") or "bfloat16"
     if dtype not in MODEL_DTYPES:
         raise cfg.refuse(
@@ -375,15 +376,14 @@ def raw_entry(cfg: Config, model_id: str, sidecar: dict[str, Any] | None = None)
 
 
 def read_config(path: Path) -> dict[str, Any]:
-    """Parse ``path`` as JSON; UsageError on unreadable or non-object files.
+    """Parse ``path`` as JSON through :func:`sizing.safeio.read_json` (a regular file, bounded in size, depth
+    and time); UsageError or CatalogError on unreadable or non-object files.
 
-    ``Infinity`` and ``NaN`` parse as Python's ``json`` (and so vLLM) reads them; the fields that size
-    memory refuse them when read (:func:`sizing.engine.hf_config.as_count`).
+    ``Infinity`` and ``NaN`` are read as Python's ``json`` (and so vLLM) reads them (``finite=False``:
+    Nemotron-H's ``time_step_limit`` holds ``Infinity``); the fields that size memory refuse them, and
+    ``1e309``, when read (:func:`sizing.engine.hf_config.as_count`).
     """
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (ValueError, OSError, RecursionError) as exc:
-        raise UsageError(f"{path}: not a readable JSON config ({exc.__class__.__name__})") from None
+    data = safeio.read_json(path, str(path), finite=False)
     if not isinstance(data, dict):
         raise UsageError(f"{path}: a config.json must be a JSON object")
     return data

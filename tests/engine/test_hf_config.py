@@ -106,7 +106,7 @@ def test_infinity_is_read_where_vllm_reads_it_and_refused_where_it_sizes_memory(
         .replace('"num_hidden_layers": 88', '"num_hidden_layers": Infinity')
     )
     (tmp_path / "config.json").write_text(text, encoding="utf-8")
-    with pytest.raises(UsageError, match="num_hidden_layers: must be an integer, got Infinity"):
+    with pytest.raises(UsageError, match="num_hidden_layers: must be a finite number, got Infinity"):
         model_from_config_file(tmp_path / "config.json")
 
 
@@ -114,8 +114,8 @@ REFUSALS = [
     ({"num_hidden_layers": 36.5}, "num_hidden_layers: must be an integer, got 36.5"),
     ({"num_hidden_layers": True}, "num_hidden_layers: must be an integer, got true"),
     ({"num_key_value_heads": 64}, "num_key_value_heads: must be at most num_attention_heads (40), got 64"),
-    ({"hidden_size": 1e309}, "hidden_size: must be an integer, got Infinity"),
-    ({"head_dim": math.nan}, "head_dim: must be an integer, got NaN"),
+    ({"hidden_size": 1e309}, "hidden_size: must be a finite number, got Infinity"),
+    ({"head_dim": math.nan}, "head_dim: must be a finite number, got NaN"),
     ({"layer_types": ["full_attention"] * 3}, "layer_types: must name num_hidden_layers (40) layers, got 3"),
     ({"mystery_width": 4096}, "mystery_width: a config key the sizing engine does not know"),
 ]

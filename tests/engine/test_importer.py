@@ -319,7 +319,7 @@ def test_a_literal_1e309_is_refused_by_field(tmp_path, capsys):
     path = tmp_path / "config.json"
     path.write_text(text.replace('"hidden_size": 5120', '"hidden_size": 1e309'), encoding="utf-8")
     assert main(["import-config", str(path)]) == 2
-    assert capsys.readouterr().err == f"error: {path}: hidden_size: must be an integer, got Infinity\n"
+    assert capsys.readouterr().err == f"error: {path}: hidden_size: must be a finite number, got Infinity\n"
 
 
 @pytest.mark.parametrize("version", ["0.15.0", "0.34.0"])
