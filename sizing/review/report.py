@@ -55,12 +55,12 @@ def record(row: Mapping[str, Any], cat: Catalog) -> dict[str, Any]:
         "change": row["change"] or None, "change_value": row["change_value"] or None,
         "change_plan": row.get("change_plan") or None, **verdict_fields(row, cat, contexts),
         "decode_tokens_per_s_ceiling": _num(row["decode_tps_ceiling"], 1),
-        "speculative_config": speculative_record(row), "hybrid_block_size": hybrid_block_size(row),
+        "speculative_config": speculative_record(row), "hybrid_block_size": hybrid_block_size(row, cat),
         "vllm_command": vllm_command(row, cat),
     }
 
 
-def hybrid_block_size(row: Mapping[str, Any]) -> int | None:
+def hybrid_block_size(row: Mapping[str, Any], cat: Catalog) -> int | None:
     """The attention block size vLLM announces for a hybrid (Mamba or linear-attention) model, tokens.
 
     vLLM logs "Setting attention block size to N tokens to ensure that attention page size is >= mamba
@@ -72,7 +72,8 @@ def hybrid_block_size(row: Mapping[str, Any]) -> int | None:
     """
     raised = float(row.get("linear_state_bytes") or 0) > 0 and int(row["block_size"]) != int(
         row.get("block_size_override") or 0)
-    if not raised or rules_for(str(row.get("vllm_version"))).token_rule == "blocks":
+    version = str(row.get("vllm_version") or cat.assume("vllm_version"))  # matrix rows: the catalog's release
+    if not raised or rules_for(version).token_rule == "blocks":
         return None
     return int(row["block_size"])
 
