@@ -26,7 +26,7 @@ from sizing.render.explorer_render import explorer_page, server_caption
 from sizing.catalog.loader import BAND_CLASSES
 from sizing.render.i18n import fmt_number, fmt_percent, t
 from sizing.views.series import check_server, price_rows
-from sizing.render.tables import (BADGE, VERDICT_WORD, badge, context_label, escape_cell, fit_spec, get_spec, html_rows_table,
+from sizing.render.tables import (VERDICT_WORD, badge, header, verdict_text, context_label, escape_cell, fit_spec, get_spec, html_rows_table,
                                   html_table, plan_label, settings_note, to_markdown, verdict_state)
 from sizing.views.policy import fit_table_servers
 
@@ -49,6 +49,18 @@ def sortable(markdown: str, lang: str | None = None) -> str:
 def table(lang: str, ctx: SiteContext, table_id: str) -> str:
     """``{{ sz_table("what-fits") }}``: one published table, sortable, with its settings note."""
     return sortable(to_markdown(get_spec(ctx, table_id), lang, ctx, badges=True), lang)
+
+
+def column(lang: str, ctx: SiteContext, table_id: str, column_id: str) -> str:
+    """``{{ sz_column("quick-reference", "change") }}``: the header of one column of a published table, in bold,
+    as the page shows it. The one checked place a page refers to a column: an unknown table or column stops
+    the build, so no page can name a column its table does not have."""
+    spec = get_spec(ctx, table_id)
+    found = [c for c in spec.columns if c.id == column_id]
+    if not found:
+        known = ", ".join(c.id for c in spec.columns)
+        raise UsageError(f"table {table_id!r} has no column {column_id!r}; its columns: {known}")
+    return f"**{header(found[0], lang)}**"
 
 
 def filter_box(lang: str, target: str) -> str:
@@ -78,10 +90,8 @@ def server_section(ctx: SiteContext, server: str, lang: str) -> str:
 
 
 def verdict_counts(ctx: SiteContext, server: str) -> dict[str, int]:
-    """How many rows of the server's fit table fit, are tight and do not fit (``verdict_state`` keys)."""
-    rows = fit_spec(server, ctx.contexts).rows(ctx)
-    states = [verdict_state(bool(r["fits"]), r) for r in rows[["fits", "seq_32768"]].to_dict("records")] \
-        if "seq_32768" in rows.columns else ["fits" if f else "no-fit" for f in rows["fits"]]
+    """How many rows of the server's fit table fit, are tight, borderline and do not fit (``VERDICT_WORD`` keys)."""
+    states = list(fit_spec(server, ctx.contexts).rows(ctx)["verdict"])
     return {state: states.count(state) for state in VERDICT_WORD}
 
 
@@ -390,8 +400,7 @@ def headline(lang: str, ctx: SiteContext, example_id: str, page_url: str | None 
     answer = t(lang, "headline_answer", model=cat.models[str(row["model"])].name,
                precision=cat.precisions[str(row["precision"])].name, plan=plan_label(row, lang),
                context=context_label(context), sequences=fmt_number(int(row[f"sequences_{context}"]), lang))
-    verdict = badge(html.escape(t(lang, "verdict_fits" if row["fits"] else "verdict_does_not_fit")),
-                    BADGE[bool(row["fits"])])
+    verdict = badge(html.escape(verdict_text(row, lang)), verdict_state(row))
     link = "../" * (0 if page_url is None else page_url.lstrip("/").count("/")) + "explorer/" + headline_hash(row)
     return (f'<div class="sz-headline"><p class="sz-headline__server">{html.escape(server_name(lang, cat.servers[str(row["server"])].name))}'
             f'</p><p class="sz-headline__answer">{verdict} {html.escape(answer)}</p>'

@@ -20,6 +20,7 @@ from sizing.engine.estimate import Request, estimate
 from sizing.engine.evaluate import as_text, evaluate
 from sizing.catalog.schema import Example
 from sizing.engine.speculative import SpecConfig
+from sizing.views.verdict import judge, tight_below, with_verdicts
 
 
 @dataclass(frozen=True, eq=False)
@@ -75,11 +76,20 @@ def example_request(example: Example) -> Request:
 
 
 def evaluate_examples(cat: Catalog) -> dict[str, pd.Series]:
-    """Every catalog example evaluated once with :func:`sizing.engine.estimate.estimate`, by id."""
-    return {eid: estimate(cat, example_request(ex)) for eid, ex in cat.examples.items()}
+    """Every catalog example evaluated once with :func:`sizing.engine.estimate.estimate`, by id, with its
+    verdict (:func:`sizing.views.verdict.row_verdict`)."""
+    return {eid: judged(estimate(cat, example_request(ex)), cat) for eid, ex in cat.examples.items()}
+
+
+def judged(row: pd.Series, cat: Catalog) -> pd.Series:
+    """An estimate row with ``verdict`` and ``verdict_context`` added (:func:`sizing.views.verdict.judge`)."""
+    return judge(row, [int(c) for c in cat.assume("contexts")], tight_below(cat.assume))
 
 
 def build_context(cat: Catalog, catalog_dir: Path | None = None) -> SiteContext:
     """An uncached context for ``cat`` (no build-time views; used for other git revisions too)."""
     examples = MappingProxyType(evaluate_examples(cat))
-    return SiteContext(cat, as_text(evaluate(cat)), examples, catalog_dir)
+    frame = as_text(evaluate(cat))
+    judged = with_verdicts(frame, list(frame.attrs["contexts"]), tight_below(cat.assume))
+    judged.attrs.update(frame.attrs)
+    return SiteContext(cat, judged, examples, catalog_dir)
