@@ -173,6 +173,8 @@ MEMORY = (
     _c("moe_workspace_bytes", "float", "bytes", "fused-MoE workspaces of the profile run, per GPU"),
     _c("mla_prefill_bytes", "float", "bytes", "MLA decompressed-prefill buffers of the profile run (V0), per GPU"),
     _c("sampler_bytes", "float", "bytes", "the sampler's dummy run over max_num_seqs rows, per GPU"),
+    _c("sampler_phase_bytes", "float", "bytes",
+       "the profile run's sampler phase: the sampler plus the forward pass's output hidden states, per GPU"),
     _c("runner_v2", "bool", "", "vLLM runs the model with Model Runner V2"),
     _c("split_rounding_bytes", "float", "bytes", "what the allocator counts beyond the weight tensors (0.21+), per GPU"),
     _c("runner_buffers_bytes", "float", "bytes", "Model Runner V2's persistent sampler buffers charged to the budget, per GPU"),

@@ -27,18 +27,18 @@ def test_shorter_context_is_suggested_when_the_pool_holds_at_least_4k(matrix):
 
 @pytest.fixture(scope="module")
 def small_pool(tmp_path_factory: pytest.TempPathFactory) -> pd.DataFrame:
-    """The catalog with 33500 MiB L40S cards and 6K requests: Qwen3-14B in BF16 holds about 3.5K tokens
+    """The catalog with 33300 MiB L40S cards and 6K requests: Qwen3-14B in BF16 holds about 3.3K tokens
     with an 'auto' KV cache (too few to suggest a shorter context) and fits with fp8.
 
     The card size follows the calibrated overheads and the cautious low end of the KV band: with the
-    fitted coefficients of catalog/assumptions.yaml, 33400 MiB leaves too little for either dtype (so the
-    advice skips kv-fp8 for a smaller checkpoint); 33500 MiB leaves 54 blocks of 64 tokens (3456 tokens)
+    fitted coefficients of catalog/assumptions.yaml, 33000 MiB leaves too little for either dtype (so the
+    advice skips kv-fp8 for a smaller checkpoint); 33300 MiB leaves 51 blocks of 64 tokens (3264 tokens)
     with 'auto' and twice that with fp8. The highest utilisation the advice may suggest is the one used, so
     no higher ``--gpu-memory-utilization`` is advised.
     """
     copy = tmp_path_factory.mktemp("advice") / "catalog"
     shutil.copytree(ROOT / "catalog", copy)
-    for stem, entry, field, value in (("gpus", "l40s", "memory_mib", 33500),
+    for stem, entry, field, value in (("gpus", "l40s", "memory_mib", 33300),
                                       ("assumptions", "max_model_len", "value", 6144),
                                       ("assumptions", "gpu_memory_utilization_max", "value", 0.90)):
         data = yaml.safe_load((copy / f"{stem}.yaml").read_text(encoding="utf-8"))

@@ -262,4 +262,4 @@ def test_calibration_left_table_names_every_left_out_log_with_a_translated_reaso
     assert "版本早于本站所建模的显存分析器" in out["zh"] and "Выпуск старше профилировщика" in out["ru"]
     for x in (x for x in ctx.calibration_left if x.outlier):
         check = next(c for c in ctx.calibration if c.case == x.case and c.metric == "available_kv")
-        assert f"| {macros.fmt_percent(check.loo_error, 'en', 1)} |" in out["en"]
+        assert f"| {macros.fmt_percent(check.lomo_error, 'en', 1)} |" in out["en"]
