@@ -98,18 +98,22 @@ def available_steps(row: Row, rules: Rules) -> list[Step]:
     if not formula == "formula_available_given":
         steps.append(band_step(row))
     if not math.isclose(float(row["kv_cache_bytes"]), float(row["available_kv_low_bytes"])):
-        steps.append(Step("kv_cache", "step_kv_cache", (_q(row["kv_cache_bytes"], "gib"),), "formula_kv_extensible",
-                          (("available", _q(row["available_kv_low_bytes"], "gib")),
-                           ("cudagraphs", _q(row["cudagraph_bytes"], "gib")))))
+        low = float(row["available_kv_low_bytes"])  # a shortfall is written as a positive amount
+        steps.append(Step("kv_cache", "step_kv_cache", (_q(row["kv_cache_bytes"], "gib"),),
+                          "formula_kv_extensible" if low >= 0 else "formula_kv_extensible_short",
+                          (("available", _q(abs(low), "gib")), ("cudagraphs", _q(row["cudagraph_bytes"], "gib")))))
     return steps
 
 
 def band_step(row: Row) -> Step:
-    """"vLLM should report X (between L and H)": the leave-one-out error band; blocks use the low end."""
-    args = (("value", _q(row["available_kv_bytes"], "gib")),
-            ("low", _q(row["available_kv_low_bytes"], "gib")), ("high", _q(row["available_kv_high_bytes"], "gib")))
-    return Step("available_kv_band", "step_available_band", (_q(row["available_kv_low_bytes"], "gib"),),
-                label_args=args)
+    """The cautious end of the estimate's band (L to H) the blocks are counted from; a band wholly below zero is
+    written as a shortfall of |H| to |L| (``step_available_band_short``), never as negative amounts."""
+    value, low, high = (float(row[f"available_kv{k}_bytes"]) for k in ("", "_low", "_high"))
+    short = high < 0
+    args = (("value", _q(abs(value) if short else value, "gib")), ("low", _q(abs(low) if short else low, "gib")),
+            ("high", _q(abs(high) if short else high, "gib")))
+    return Step("available_kv_band", "step_available_band_short" if short else "step_available_band",
+                (_q(low, "gib"),), label_args=args)
 
 
 def kv_token_step(row: Row) -> Step:
