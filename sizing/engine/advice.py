@@ -124,8 +124,12 @@ def _number_texts(numbers: np.ndarray) -> tuple[np.ndarray, list[str]]:
     return codes, [str(v) for v in values]
 
 
+Texts = list[tuple[np.ndarray, np.ndarray, list[str]]]
+"""Per change: its advised rows, their codes and the distinct texts the codes index."""
+
+
 def _argument_texts(df: pd.DataFrame, at: np.ndarray, change: np.ndarray, shorter: np.ndarray, smaller: np.ndarray,
-                    kv_band_optimistic: float, utilization: float) -> list[tuple[np.ndarray, np.ndarray, list[str]]]:
+                    kv_band_optimistic: float, utilization: float) -> Texts:
     """Per change: (its advised rows, as positions in ``at``, their codes, the distinct texts the codes index) of
     the argument: the utilisation, tokens, fp8, 'checkpoint (precision)' or GPUs."""
     pick = {name: np.flatnonzero(change == CODE[name]) for name in CHANGES[1:]}
@@ -203,10 +207,11 @@ def add_nearest_change(df: pd.DataFrame, coef: Coefficients, rules: Rules, utili
     target = _utilization_plans(df, at, groups.combination, utilization, rules, coef)
     shorter = _shorter_context(df["longest_context"].to_numpy()[at])
     smaller = _smaller_checkpoint(df, at, groups.model_server_kv)
-    change = np.select([target >= 0, shorter > 0, _fp8_kv_fits(df, at, groups.checkpoint_server), smaller >= 0],
-                       [CODE["gpu-memory-utilization"], CODE["max-model-len"], CODE["kv-fp8"], CODE["checkpoint"]],
+    fp8 = _fp8_kv_fits(df, at, groups.checkpoint_server)
+    change = np.select([target >= 0, shorter > 0, fp8, smaller >= 0],
+                       [CODE[n] for n in ("gpu-memory-utilization", "max-model-len", "kv-fp8", "checkpoint")],
                        CODE["more-gpus"])
     df["change"] = text_categorical(spread(change, at, len(df), CODE[""]), CHANGES)
-    df["change_value"] = _text_column(_argument_texts(df, at, change, shorter, smaller, coef.kv_band_optimistic,
-                                                      utilization), at, len(df))
+    texts = _argument_texts(df, at, change, shorter, smaller, coef.kv_band_optimistic, utilization)
+    df["change_value"] = _text_column(texts, at, len(df))
     df["change_plan"] = _plan_texts(df, at, np.where(change == CODE["gpu-memory-utilization"], target, -1))

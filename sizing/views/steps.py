@@ -99,19 +99,20 @@ def available_steps(row: Row, rules: Rules) -> list[Step]:
         steps.append(band_step(row))
     if not math.isclose(float(row["kv_cache_bytes"]), float(row["available_kv_low_bytes"])):
         low = float(row["available_kv_low_bytes"])  # a shortfall is written as a positive amount
+        terms = (("available", _q(abs(low), "gib")), ("cudagraphs", _q(row["cudagraph_bytes"], "gib")))
         steps.append(Step("kv_cache", "step_kv_cache", (_q(row["kv_cache_bytes"], "gib"),),
-                          "formula_kv_extensible" if low >= 0 else "formula_kv_extensible_short",
-                          (("available", _q(abs(low), "gib")), ("cudagraphs", _q(row["cudagraph_bytes"], "gib")))))
+                          "formula_kv_extensible" if low >= 0 else "formula_kv_extensible_short", terms))
     return steps
 
 
 def band_step(row: Row) -> Step:
-    """The cautious end of the estimate's band (L to H) the blocks are counted from; a band wholly below zero is
-    written as a shortfall of |H| to |L| (``step_available_band_short``), never as negative amounts."""
+    """The cautious end of the estimate's band (L to H) the blocks are counted from; a band wholly below
+    zero is written as a shortfall of |H| to |L| (``step_available_band_short``), never as negative
+    amounts."""
     value, low, high = (float(row[f"available_kv{k}_bytes"]) for k in ("", "_low", "_high"))
     short = high < 0
-    args = (("value", _q(abs(value) if short else value, "gib")), ("low", _q(abs(low) if short else low, "gib")),
-            ("high", _q(abs(high) if short else high, "gib")))
+    args = tuple((name, _q(abs(v) if short else v, "gib")) for name, v in (("value", value), ("low", low),
+                                                                            ("high", high)))
     return Step("available_kv_band", "step_available_band_short" if short else "step_available_band",
                 (_q(low, "gib"),), label_args=args)
 
@@ -147,9 +148,10 @@ def capacity_steps(row: Row, rules: Rules) -> list[Step]:
     """"Maximum concurrency" at max_model_len and "GPU KV cache size" in tokens, as the release prints them."""
     blocks, bs = _q(row["num_gpu_blocks"], "count"), _q(row["block_size"], "count")
     mml, conc = _q(row["max_model_len"], "count"), _q(row["max_concurrency"], "ratio")
+    per_request = _q(row["blocks_per_request"], "blocks")
     token_terms = {"blocks": (("blocks", blocks), ("block_size", bs)),
                    "groups": (("blocks", blocks), ("groups", _q(row["kv_groups"], "count")), ("block_size", bs)),
-                   "concurrency": (("blocks", blocks), ("per_request", _q(row["blocks_per_request"], "blocks")),
+                   "concurrency": (("blocks", blocks), ("per_request", per_request),
                                    ("max_model_len", mml))}[rules.token_rule]
     conc_terms = ((("blocks", blocks), ("per_request", _q(row["blocks_per_request"], "blocks")))
                   if rules.concurrency_rule == "requests" else (("blocks", blocks), ("block_size", bs),
@@ -174,7 +176,8 @@ def sequence_steps(row: Row) -> list[Step]:
     return [Step(f"seq_{c}", "step_sequences", (_q(row[f"sequences_{c}"], "count"),), "formula_sequences",
                  (("concurrency", _q(row[f"concurrency_{c}"], "plain2")), ("replicas", _q(row["dp"], "replicas"))),
                  (("context", _q(c, "tokens")),))
-            for c in contexts_of(row) if c <= int(row["max_context"]) and (starts or float(row[f"sequences_{c}"]) >= 1)]
+            for c in contexts_of(row)
+            if c <= int(row["max_context"]) and (starts or float(row[f"sequences_{c}"]) >= 1)]
 
 
 def decode_step(row: Row) -> list[Step]:
