@@ -84,7 +84,7 @@ def apply_settings(df: pd.DataFrame, rules: Rules, knobs: Knobs) -> pd.DataFrame
     """Add the vLLM settings columns (budget fraction, lengths, batch defaults, block size)."""
     df["gpu_memory_utilization"] = knobs.gpu_memory_utilization
     df["max_model_len"] = np.minimum(df["max_context"], knobs.max_model_len or df["max_context"])
-    tokens, seqs = default_batch(df["total_bytes"], df["is_a100"], llm_class=knobs.llm_class)
+    tokens, seqs = default_batch(df["total_bytes"], df["is_a100"], llm_class=knobs.llm_class, minor=rules.minor)
     if rules.engine == "v0":
         tokens, seqs = v0_batch(df["max_model_len"])
     df["max_num_batched_tokens"] = knobs.max_num_batched_tokens or tokens

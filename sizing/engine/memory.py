@@ -229,7 +229,8 @@ def add_budget(df: pd.DataFrame, rules: Rules, coef: oh.Coefficients) -> None:
         margin = np.maximum(coef.extensible_margin_gib * GiB, rules.extensible_activation_share * df["activation_bytes"])
         headroom = df["total_bytes"] - coef.cuda_context_mib * MiB - non_kv - df["cudagraph_bytes"] - margin
         effective = np.minimum(effective, headroom)
-    low, high = oh.kv_band(printed, coef)
+    classes = oh.band_classes(df["is_moe"], df["is_mla"], df["linear_layers"], df["vision_tokens"])
+    low, high = oh.kv_band(printed, coef, classes)
     given = df["kv_cache_memory_bytes"] > 0
     df["available_kv_bytes"] = np.where(given, df["kv_cache_memory_bytes"], printed)
     df["available_kv_low_bytes"] = np.where(given, df["kv_cache_memory_bytes"], low)

@@ -23,6 +23,7 @@ from sizing.errors import UsageError
 from sizing.render.explain import Quantity, caption, explain_markdown, fmt_quantity
 from sizing.render.catalog_text import server_name
 from sizing.render.explorer_render import explorer_page, server_caption
+from sizing.catalog.loader import BAND_CLASSES
 from sizing.render.i18n import fmt_number, fmt_percent, t
 from sizing.views.series import check_server, price_rows
 from sizing.render.tables import (VERDICT_WORD, badge, context_label, escape_cell, fit_spec, get_spec, header,
@@ -296,29 +297,43 @@ def calibration_error(check: Any, lang: str) -> str:
     return fmt_percent(check.error, lang, 2)
 
 
-def _loo_row(label: str, stats: Mapping[str, float], lang: str) -> str:
-    keys = ("median", "loo_median", "loo_worst", "loo_signed_median")
-    cells = [fmt_percent(stats[k], lang, 2) for k in keys]
-    return f"| {escape_cell(label)} | {fmt_number(stats['cases'], lang)} | " + " | ".join(cells) + " |"
+def _grouped_row(label: str, stats: Mapping[str, float], lang: str) -> str:
+    keys = ("median", "lomo_median", "lomo_p90", "lomo_signed_median", "logo_median")
+    cells = [fmt_number(stats["cases"], lang), fmt_number(round(stats["groups"], 1), lang),
+             *(fmt_percent(stats[k], lang, 2) for k in keys)]
+    return f"| {escape_cell(label)} | " + " | ".join(cells) + " |"
 
 
-def calibration_loo_table(lang: str, ctx: SiteContext) -> str:
-    """``{{ sz_calibration_loo_table() }}``: errors with each log left out, overall, per class and release."""
-    overall, groups = ctx.calibration_summary, ctx.calibration_groups
-    rows = [_loo_row(t(lang, f"calib_group_{m}"), overall[m], lang) for m in ("available_kv", "weights")
-            if m in overall]
-    classes = groups.get("classes", {})
-    rows += [_loo_row(t(lang, f"calib_class_{k.replace('-', '_')}"), s, lang) for k, s in classes.items()]
-    lines = groups.get("line", {})
-    rows += [_loo_row(t(lang, "calib_line", line=k), s, lang) for k, s in lines.items()]
-    head = [t(lang, k) for k in ("col_loo_group", "col_cases", "col_in_sample_median", "col_loo_median",
-                                 "col_loo_worst", "col_loo_signed")]
+def _band_table(lang: str, ctx: SiteContext) -> str:
+    """The cautious and optimistic end of each class's band, as a share of our figure, and its coverage."""
     coef = ctx.catalog.assumptions
-    low, high = (1 / (1 + float(coef[k].value)) - 1  # type: ignore[arg-type]  # validated float
-                 for k in ("kv_band_optimistic", "kv_band_pessimistic"))
-    note = t(lang, "calib_band_note", low=fmt_percent(low, lang, 1), high=fmt_percent(high, lang, 1))
-    table = "\n".join(["| " + " | ".join(head) + " |", "|---|---:|---:|---:|---:|---:|", *rows])
-    return sortable(table) + "\n" + note + "\n"
+    rows = []
+    for name in BAND_CLASSES:
+        low, high = (1 / (1 + float(coef[f"kv_band_{end}_{name}"].value)) - 1  # type: ignore[arg-type]
+                     for end in ("optimistic", "pessimistic"))
+        rows.append(f"| {escape_cell(t(lang, f'calib_class_{name}'))} | {fmt_percent(low, lang, 1)} | "
+                    f"{fmt_percent(high, lang, 1)} |")
+    head = [t(lang, k) for k in ("col_band_class", "col_band_low", "col_band_high")]
+    held = ctx.calibration_groups.get("coverage", {}).get("all", {})
+    note = t(lang, "calib_band_note", share=fmt_percent(held.get("nested", 0.0), lang, 0),
+             logs=fmt_percent(held.get("nested_logs", 0.0), lang, 0))
+    return "\n".join(["| " + " | ".join(head) + " |", "|---|---:|---:|", *rows]) + "\n\n" + note + "\n"
+
+
+def calibration_grouped_table(lang: str, ctx: SiteContext) -> str:
+    """``{{ sz_calibration_grouped_table() }}``: errors on models (and GPU types) the fit never saw, overall,
+    per class, release line and GPU, each near-duplicate group counted once; then each class's band."""
+    overall, groups = ctx.calibration_summary, ctx.calibration_groups
+    rows = [_grouped_row(t(lang, f"calib_group_{m}"), overall[m], lang) for m in ("available_kv", "weights")
+            if m in overall]
+    rows += [_grouped_row(t(lang, f"calib_class_{k.replace('-', '_')}"), s, lang)
+             for k, s in groups.get("classes", {}).items()]
+    rows += [_grouped_row(t(lang, "calib_line", line=k), s, lang) for k, s in groups.get("line", {}).items()]
+    rows += [_grouped_row(t(lang, "calib_gpu", gpu=k), s, lang) for k, s in groups.get("gpu", {}).items()]
+    head = [t(lang, k) for k in ("col_loo_group", "col_cases", "col_groups", "col_in_sample_median",
+                                 "col_lomo_median", "col_lomo_p90", "col_lomo_signed", "col_logo_median")]
+    table = "\n".join(["| " + " | ".join(head) + " |", "|---|---:|---:|---:|---:|---:|---:|---:|", *rows])
+    return sortable(table) + "\n" + _band_table(lang, ctx)
 
 
 def _left_cells(left: Any, lang: str) -> str:
@@ -331,7 +346,7 @@ def _outlier_error(left: Any, checks: Iterable[Any], lang: str) -> str:
     """The left-out available-KV error of an outlier (or its weights error when it has no KV check)."""
     found = {c.metric: c for c in checks if c.case == left.case}
     check = found.get("available_kv") or found.get("weights")
-    return fmt_percent(check.loo_error, lang, 1) if check else "—"
+    return fmt_percent(check.lomo_error, lang, 1) if check else "—"
 
 
 def calibration_left_table(lang: str, ctx: SiteContext) -> str:

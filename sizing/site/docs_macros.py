@@ -85,7 +85,7 @@ def define_env(env: Any) -> None:
     _register(env, "sz_parallel_tabs", macros.parallel_tabs)  # {{ sz_parallel_tabs(["dh-70b-tp4"]) }}
     _register_linking(env)  # {{ sz_downloads(page.url) }}, {{ sz_fit_tables(page.url) }}
     _register(env, "sz_calibration_table", macros.calibration_table, calibrated_context)  # {{ sz_calibration_table() }}
-    _register(env, "sz_calibration_loo_table", macros.calibration_loo_table, calibrated_context)
+    _register(env, "sz_calibration_grouped_table", macros.calibration_grouped_table, calibrated_context)
     _register(env, "sz_calibration_left_table", macros.calibration_left_table, calibrated_context)
     _register(env, "sz_explorer", macros.explorer)  # {{ sz_explorer(page.url) }}
     _register(env, "sz_headline", macros.headline)  # {{ sz_headline("example-1", page.url) }}

@@ -37,13 +37,14 @@ class SiteContext:
     calibration: tuple[Any, ...] = ()
     """Calibration checks (:class:`sizing.review.calibration.Check`) computed by the build's prepare step."""
     calibration_summary: Mapping[str, Mapping[str, float]] = field(default_factory=lambda: MappingProxyType({}))
-    """Median and worst error per metric of those checks (:func:`sizing.review.calibration.summary`)."""
+    """Grouped error statistics per metric of those checks (:func:`sizing.review.calibration_stats.summary`)."""
     series: Mapping[str, tuple[Any, ...]] = field(default_factory=lambda: MappingProxyType({}))
     """Each server's concurrency-chart series (:class:`sizing.views.series.Series`), computed likewise."""
     calibration_groups: Mapping[str, Mapping[str, Mapping[str, float]]] = field(
         default_factory=lambda: MappingProxyType({}))
-    """The available-KV error statistics per architecture class (``"classes"``) and per release line
-    (``"line"``) (:func:`sizing.review.calibration.group_summary`)."""
+    """The available-KV error statistics per architecture class (``"classes"``), release line (``"line"``)
+    and GPU type (``"gpu"``) (:func:`sizing.review.calibration_stats.group_summary`), and under ``"coverage"``
+    / ``"all"`` how often the band holds the logs (:func:`sizing.review.calibration_stats.coverage`)."""
     calibration_left: tuple[Any, ...] = ()
     """The skipped and outlying logs (:class:`sizing.review.calibration_left.LeftOut`), computed likewise."""
     explorer: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))

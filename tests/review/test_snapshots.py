@@ -225,14 +225,17 @@ def test_export_check_fails_when_stale_and_passes_after_export(repo: Path, capsy
 
 
 def test_export_removes_snapshots_of_tables_that_no_longer_exist(tmp_path: Path) -> None:
-    """Assert a snapshot without a table (a removed server) is reported stale and deleted."""
+    """Assert a snapshot without a table (a removed server) is reported stale and deleted; files that are not
+    snapshots (no banner, not text) are left alone."""
     out = tmp_path / "generated"
     out.mkdir()
-    (out / "fit-gone.md").write_text("old\n", encoding="utf-8")
+    (out / "fit-gone.md").write_text(f"{snapshots.BANNER}\n\n# fit-gone\n", encoding="utf-8")
+    (out / "notes.md").write_text("mine\n", encoding="utf-8")
+    (out / ".DS_Store").write_bytes(b"\x00\xff")
     files = {"a.md": "a\n"}
     assert set(snapshots.stale_files(out, files)) == {"a.md", "fit-gone.md"}
     assert sorted(snapshots.write_snapshots(out, files)) == ["a.md", "fit-gone.md"]
-    assert sorted(p.name for p in out.iterdir()) == ["a.md"]
+    assert sorted(p.name for p in out.iterdir()) == [".DS_Store", "a.md", "notes.md"]
 
 
 def test_snapshots_are_english_markdown_with_a_banner() -> None:
