@@ -170,8 +170,10 @@ def starts_at_utilization(df: pd.DataFrame, rows: np.ndarray, utilization: float
 BUDGET_INPUTS = ("total_bytes", "weights_bytes", "activation_bytes", "nontorch_bytes", "cudagraph_bytes",
                  "kv_cache_memory_bytes", "bytes_per_block", "max_model_len", "max_context", "block_size",
                  "block_size_full", "block_size_sliding", "groups_full", "groups_sliding", "groups_linear",
-                 "kv_groups", "window", "max_num_batched_tokens", "pp", "spec_tokens", "prefix_caching")
-"""The columns :func:`sizing.engine.memory.add_budget` and :func:`~sizing.engine.memory.add_capacity` read."""
+                 "kv_groups", "window", "max_num_batched_tokens", "pp", "spec_tokens", "prefix_caching",
+                 "is_moe", "is_mla", "linear_layers", "vision_tokens")
+"""The columns :func:`sizing.engine.memory.add_budget` (the class band's among them) and
+:func:`~sizing.engine.memory.add_capacity` read."""
 
 
 def could_start(df: pd.DataFrame, rows: np.ndarray, utilization: float) -> np.ndarray:
