@@ -51,8 +51,8 @@ LABELS = ("explorer_model", "explorer_precision", "explorer_server", "explorer_c
           "explorer_memory", "explorer_weights", "explorer_overhead", "explorer_kvcache", "explorer_free",
           "explorer_command", "explorer_change", "explorer_link", "explorer_copy", "explorer_copied",
           "explorer_budget", "explorer_kv_auto")
-HEAT_KEYS = {"fits": "heat_fits", "tight": "heat_tight", "borderline": "heat_borderline", "no-fit": "heat_no_fit",
-             "beyond": "heat_beyond"}
+HEAT_KEYS = {"fits": "heat_fits", "tight": "heat_tight", "borderline": "heat_borderline",
+             "no-fit": "heat_no_fit", "beyond": "heat_beyond"}
 STATUS_KEYS = {"fits": "verdict_fits", "tight": "verdict_tight", "borderline": "verdict_borderline",
                "no-fit": "verdict_does_not_fit",
                "beyond": "explorer_status_beyond"}
@@ -128,12 +128,13 @@ def neutral_payload(ctx: SiteContext, rows: pd.DataFrame) -> dict[str, Any]:
             "kv": ids["kv_cache_dtype"], "rows": out, "heat": heat, "advice": advice}
 
 
-ADVICE_TARGET = ("model", "checkpoint", "precision", "server", "kv", "max_model_len", "gpu_memory_utilization",
-                 "plan", "tp", "pp", "dp")
-"""The fields of a suggested case in ``advice`` (model, precision, server and KV as indices into their lists)."""
+ADVICE_TARGET = ("model", "checkpoint", "precision", "server", "kv", "max_model_len",
+                 "gpu_memory_utilization", "plan", "tp", "pp", "dp")
+"""The fields of a suggested case in ``advice`` (model, precision, server and KV: indices into lists)."""
 
 
-def advice_entries(ctx: SiteContext, records: list[dict[str, Any]], ids: dict[str, list[str]]) -> dict[str, list[Any]]:
+def advice_entries(ctx: SiteContext, records: list[dict[str, Any]],
+                   ids: dict[str, list[str]]) -> dict[str, list[Any]]:
     """Row index -> ``[kind, value, target]`` of every row with a nearest change (:mod:`sizing.views.advice`);
     ``target`` lists :data:`ADVICE_TARGET`, null when no catalog server has the GPUs suggested."""
     out: dict[str, list[Any]] = {}
@@ -142,11 +143,16 @@ def advice_entries(ctx: SiteContext, records: list[dict[str, Any]], ids: dict[st
         if found is None:
             continue
         target = found["target"]
-        out[str(index)] = [found["kind"], found["value"], None if target is None else [
-            _position(ids["model"], target["model"]), target["checkpoint"], _position(ids["precision"], target["precision"]),
-            _position(ids["server"], target["server"]), _position(ids["kv_cache_dtype"], target["kv_cache_dtype"]),
-            *(target[k] for k in ADVICE_TARGET[5:])]]
+        out[str(index)] = [found["kind"], found["value"], None if target is None else target_row(target, ids)]
     return out
+
+
+def target_row(target: dict[str, Any], ids: dict[str, list[str]]) -> list[Any]:
+    """A suggested case as :data:`ADVICE_TARGET` values: model, precision, server and KV as list indices."""
+    lists = {"model": "model", "precision": "precision", "server": "server", "kv": "kv_cache_dtype"}
+    keys = {"kv": "kv_cache_dtype"}
+    return [_position(ids[lists[k]], target[keys.get(k, k)]) if k in lists else target[k]
+            for k in ADVICE_TARGET]
 
 
 def _position(values: list[str], value: str) -> int:
@@ -175,7 +181,8 @@ def language_row(row: dict[str, Any], contexts: list[int], lang: str, texts: dic
 
     def tps(c: int) -> str:
         value = float(row[f"decode_tps_{c}"])
-        return "—" if row[f"status_{c}"] not in STARTS else fmt_quantity(Quantity(value, "tokens_per_s"), lang)
+        starts = row[f"status_{c}"] in STARTS
+        return fmt_quantity(Quantity(value, "tokens_per_s"), lang) if starts else "—"
 
     memory = [fmt_gib(float(row[k]), lang) for k in ("weights_bytes", "overhead_bytes")]
     memory.append(fmt_gib(max(float(row["kv_cache_bytes"]), 0.0), lang))

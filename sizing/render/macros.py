@@ -26,8 +26,9 @@ from sizing.render.explorer_render import explorer_page, server_caption
 from sizing.catalog.loader import BAND_CLASSES
 from sizing.render.i18n import fmt_number, fmt_percent, t
 from sizing.views.series import check_server, price_rows
-from sizing.render.tables import (VERDICT_WORD, badge, header, verdict_text, context_label, escape_cell, fit_spec, get_spec, html_rows_table,
-                                  html_table, plan_label, settings_note, to_markdown, verdict_state)
+from sizing.render.tables import (VERDICT_WORD, badge, context_label, escape_cell, fit_spec, get_spec, header,
+                                  html_rows_table, html_table, plan_label, settings_note, to_markdown,
+                                  verdict_state, verdict_text)
 from sizing.views.policy import fit_table_servers
 
 FIT_TABLES_ID = "sz-fit-tables"
@@ -52,9 +53,9 @@ def table(lang: str, ctx: SiteContext, table_id: str) -> str:
 
 
 def column(lang: str, ctx: SiteContext, table_id: str, column_id: str) -> str:
-    """``{{ sz_column("quick-reference", "change") }}``: the header of one column of a published table, in bold,
-    as the page shows it. The one checked place a page refers to a column: an unknown table or column stops
-    the build, so no page can name a column its table does not have."""
+    """``{{ sz_column("quick-reference", "change") }}``: the header of one column of a published table, in
+    bold, as the page shows it. The one checked place a page refers to a column: an unknown table or column
+    stops the build, so no page can name a column its table does not have."""
     spec = get_spec(ctx, table_id)
     found = [c for c in spec.columns if c.id == column_id]
     if not found:
@@ -90,7 +91,7 @@ def server_section(ctx: SiteContext, server: str, lang: str) -> str:
 
 
 def verdict_counts(ctx: SiteContext, server: str) -> dict[str, int]:
-    """How many rows of the server's fit table fit, are tight, borderline and do not fit (``VERDICT_WORD`` keys)."""
+    """How many rows of the server's fit table fit, are tight, borderline and do not fit (by verdict)."""
     states = list(fit_spec(server, ctx.contexts).rows(ctx)["verdict"])
     return {state: states.count(state) for state in VERDICT_WORD}
 

@@ -294,8 +294,8 @@ def _c(id_: str, key: str, kind: str = "text", **extra: Any) -> ColumnSpec:
 
 MODEL, PRECISION, SERVER = _c("model_name", "col_model"), _c("precision_name", "col_precision"), \
     _c("server_name", "col_server", "server")
-CHECKPOINT, VERDICT, PLAN = _c("checkpoint_label", "col_checkpoint"), _c("verdict", "col_verdict", "verdict"), \
-    _c("plan", "col_plan", "plan")
+CHECKPOINT, VERDICT = _c("checkpoint_label", "col_checkpoint"), _c("verdict", "col_verdict", "verdict")
+PLAN = _c("plan", "col_plan", "plan")
 
 
 def settings_note(ctx: SiteContext, lang: str, key: str = "note_summary") -> str:
@@ -439,8 +439,8 @@ def resolve(table: TableSpec | pd.DataFrame, ctx: SiteContext | None) -> tuple[t
     return table.columns, table.rows(_needs(ctx, table))
 
 
-CELL_CONTEXT = ("plan", "tp", "pp", "dp", "change", "change_value", "change_plan", "reason", "currency", "fits", "weight_only",
-                "verdict", "verdict_context", "server_gpus")
+CELL_CONTEXT = ("plan", "tp", "pp", "dp", "change", "change_value", "change_plan", "reason", "currency",
+                "fits", "weight_only", "verdict", "verdict_context", "server_gpus")
 """Row fields that formatters read besides a column's own value (plan sizes, advice, currency)."""
 
 

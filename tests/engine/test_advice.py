@@ -80,7 +80,7 @@ def _room(row, gpus: int, band: float) -> float:
     return (printed / (1 + band) if printed > 0 else printed) - request
 
 
-def test_more_gpus_is_the_smallest_power_of_two_above_the_server_that_holds_weights_and_one_request(matrix, catalog):
+def test_more_gpus_is_the_smallest_power_of_two_above_the_server_holding_a_request(matrix, catalog):
     band = float(catalog.assume("kv_band_optimistic"))
     assert band > 0
     rows = matrix[matrix["chosen"] & (matrix["change"] == "more-gpus")]
@@ -121,13 +121,14 @@ def test_a_higher_utilisation_is_advised_only_where_it_starts(matrix, catalog):
         same = (matrix[["checkpoint", "precision", "server", "kv_cache_dtype"]] == row[
             ["checkpoint", "precision", "server", "kv_cache_dtype"]]).all(axis=1)
         plan = row["change_plan"] or f"{row['plan']}-tp{row['tp']}-pp{row['pp']}-dp{row['dp']}"
-        label = matrix["plan"].astype(str) + "-tp" + matrix["tp"].astype(str) + "-pp" + matrix["pp"].astype(str) \
-            + "-dp" + matrix["dp"].astype(str)
+        label = (matrix["plan"].astype(str) + "-tp" + matrix["tp"].astype(str)
+                 + "-pp" + matrix["pp"].astype(str) + "-dp" + matrix["dp"].astype(str))
         target = np.flatnonzero((same & (label == plan)).to_numpy())
         assert len(target) == 1
         utilization = float(row["change_value"])
         rules = rules_for(str(catalog.assume("vllm_version")))
-        assert starts_at_utilization(matrix, target, utilization, rules, coefficients(catalog)).tolist() == [True]
+        starts = starts_at_utilization(matrix, target, utilization, rules, coefficients(catalog))
+        assert starts.tolist() == [True]
         assert utilization == float(catalog.assume("gpu_memory_utilization_max"))
 
 

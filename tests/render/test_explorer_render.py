@@ -94,8 +94,8 @@ def test_strings_are_ordered_by_use() -> None:
 
 
 def test_each_suggestion_names_the_case_it_suggests() -> None:
-    """Assert the explorer's advice gives, for the 8× H20 DeepSeek-V3 row, TP 8 at the highest utilisation on the
-    same server, and that every target index points at an explorer list."""
+    """Assert the explorer's advice gives, for the 8× H20 DeepSeek-V3 row, TP 8 at the highest utilisation
+    on the same server, and that every target index points at an explorer list."""
     from sizing.render import explorer_data as xd
     from sizing.render.explorer_render import ADVICE_TARGET, neutral_payload
     from sizing.site import context as site
@@ -111,5 +111,6 @@ def test_each_suggestion_names_the_case_it_suggests() -> None:
     h20 = rows[(rows["model"] == "deepseek-ai/DeepSeek-V3") & (rows["precision"] == "fp8")
                & (rows["server"] == "ref-8x-h20") & (rows["kv_cache_dtype"] == "fp8")].index[0]
     kind, value, target = payload["advice"][str(h20)]
-    assert (kind, value) == ("gpu-memory-utilization", float(ctx.catalog.assume("gpu_memory_utilization_max")))
+    highest = float(ctx.catalog.assume("gpu_memory_utilization_max"))
+    assert (kind, value) == ("gpu-memory-utilization", highest)
     assert payload["servers"][target[3]] == "ref-8x-h20" and target[7:] == ["tp", 8, 1, 1]

@@ -113,8 +113,10 @@ def test_verdict_and_bool_cells_are_translated() -> None:
     """Assert verdicts are the translated word (no emoji: it renders as a box without an emoji font)."""
     verdict = ColumnSpec("verdict", "col_verdict", "verdict")
     assert format_cell(verdict, {"verdict": "fits", "verdict_context": 131072}, "en") == "Fits up to 128K"
-    assert format_cell(verdict, {"verdict": "tight", "verdict_context": 4096}, "ru") == "Впритык (контекст до 4K)"
-    assert format_cell(verdict, {"verdict": "borderline", "verdict_context": 32768}, "en") == "Borderline at 32K"
+    tight = {"verdict": "tight", "verdict_context": 4096}
+    borderline = {"verdict": "borderline", "verdict_context": 32768}
+    assert format_cell(verdict, tight, "ru") == "Впритык (контекст до 4K)"
+    assert format_cell(verdict, borderline, "en") == "Borderline at 32K"
     assert format_cell(verdict, {"verdict": "no-fit", "verdict_context": 0}, "zh") == "无法容纳"
     assert format_cell(ColumnSpec("b", "col_fp8", "bool"), {"b": True}, "ru") == "Да"
 
