@@ -46,7 +46,8 @@ def add_case_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--gpu-memory-utilization", type=ty.fraction, help="share of GPU memory vLLM may use "
                                                                       "(default: the catalog's, 0.90)")
     p.add_argument("--max-model-len", type=ty.count("tokens"), help="tokens (default: the model's context)")
-    p.add_argument("--kv-cache-dtype", default="auto", choices=KV_DTYPES, help="default: auto")
+    p.add_argument("--kv-cache-dtype", default="auto", choices=KV_DTYPES,
+                   help="default: auto, as in vLLM (the site's tables assume fp8: pass it to compare)")
     p.add_argument("--dtype", default="auto", choices=DTYPES, help="activation dtype, as vLLM's --dtype")
     p.add_argument("--max-num-batched-tokens", type=ty.count("tokens"), help="default: vLLM's for the GPU")
     p.add_argument("--max-num-seqs", type=ty.count("seqs"), help="default: vLLM's for the GPU")

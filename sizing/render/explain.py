@@ -6,6 +6,7 @@ labels and formula words come from ``docs/messages``, numbers from :mod:`sizing.
 
 from __future__ import annotations
 
+import html
 from decimal import Decimal
 from typing import Any, Mapping
 
@@ -15,7 +16,7 @@ from sizing.render.flagtext import flag, message_with_code, plain_text
 from sizing.render.i18n import NBSP, fmt_gib, fmt_kib, fmt_number, t
 from sizing.render.plural import plural
 from sizing.views.steps import Quantity, Step, explain_steps
-from sizing.render.tables import change_label, escape_cell, plan_label
+from sizing.render.tables import BADGE, badge, change_label, escape_cell, plan_label
 from sizing.units import GiB, MiB
 
 __all__ = ["Quantity", "Step", "caption", "explain_markdown", "explain_steps", "explain_text", "fmt_quantity",
@@ -79,15 +80,24 @@ def caption(row: Row, cat: Catalog, lang: str, markdown: bool = False) -> tuple[
     return title, settings
 
 
+def verdict_word(fits: bool, lang: str, markdown: bool) -> str:
+    """The verdict word: a ``sz-badge`` (the site's one verdict style, drawn by CSS, no emoji) when
+    ``markdown``, else ``✅ Fits`` / ``❌ Does not fit`` for a terminal."""
+    word = t(lang, "verdict_fits" if fits else "verdict_does_not_fit")
+    if markdown:
+        return badge(html.escape(word), BADGE[fits])
+    return f"{'✅' if fits else '❌'} {word}"
+
+
 def verdict_line(row: Row, lang: str, markdown: bool = False) -> str:
-    """``✅ Fits`` or ``❌ Does not fit`` with the nearest change that would make it fit (escaped
+    """The verdict (:func:`verdict_word`) with the nearest change that would make it fit (escaped
     Markdown with code spans when ``markdown``, else plain text)."""
     if bool(row["fits"]):
-        return f"✅ {t(lang, 'verdict_fits')}"
+        return verdict_word(True, lang, markdown)
     change = change_label(row, lang)
     if not markdown:
         change = plain_text(change)
-    verdict = f"❌ {t(lang, 'verdict_does_not_fit')}"
+    verdict = verdict_word(False, lang, markdown)
     return t(lang, "verdict_with_change", verdict=verdict, change=change) if change else verdict
 
 

@@ -88,6 +88,7 @@ def define_env(env: Any) -> None:
     _register(env, "sz_calibration_left_table", macros.calibration_left_table, calibrated_context)
     _register(env, "sz_explorer", macros.explorer)  # {{ sz_explorer(page.url) }}
     _register(env, "sz_headline", macros.headline)  # {{ sz_headline("example-1", page.url) }}
+    _register(env, "sz_kv_note", macros.kv_note)  # {{ sz_kv_note() }}: the KV type the page's figures assume
     _register(env, "sz_count", wording_macros.count)  # {{ sz_count("example-1", "seq_32768", "requests") }}
     _register(env, "sz_table_plan", wording_macros.table_plan)  # {{ sz_table_plan("dh-70b-tp4") }}
     _register(env, "sz_change", wording_macros.change)  # {{ sz_change("dh-70b-bf16-2x80") }}

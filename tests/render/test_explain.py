@@ -126,7 +126,7 @@ def test_markdown_is_a_table_in_the_page_language(ctx: site.SiteContext) -> None
     rows = [line for line in md.splitlines() if line.startswith("| ")]
     assert len(rows) == len(explain_steps(row, ctx.catalog)) + 1
     assert rows[0] == "| Шаг | Расчёт | Результат |"
-    assert "0,90 × " in md and md.rstrip().endswith("✅ Помещается")
+    assert "0,90 × " in md and md.rstrip().endswith('<span class="sz-badge sz-badge--fits">Помещается</span>')
 
 
 @pytest.mark.parametrize(("quantity", "lang", "expected"), [
