@@ -91,3 +91,10 @@ def test_strings_are_ordered_by_use() -> None:
     """Assert the most-used string gets index 0, ties keep their first-seen order."""
     table = {"a": 0, "b": 1, "c": 2}
     assert xr.by_frequency(table, [[0, 1, 2], [2, 1], [2]]) == (["c", "b", "a"], [[2, 1, 0], [0, 1], [0]])
+
+
+def test_notes_carry_code_as_marks_not_tags() -> None:
+    """Assert a note's code spans reach the browser as backtick marks (explorer.js builds elements)."""
+    assert xr.marked("Lower the context: <code>--max-model-len 25600</code>") == \
+        "Lower the context: `--max-model-len 25600`"
+    assert xr.marked("Use Qwen/Qwen3-14B-AWQ (INT4 AWQ) &amp; more") == "Use Qwen/Qwen3-14B-AWQ (INT4 AWQ) & more"
