@@ -33,10 +33,11 @@ from sizing.render.flagtext import plain_text
 from sizing.render.tables import CELL_CONTEXT, NUMERIC, cell_words, cli_table, format_cell, frame_columns, plan_label
 from sizing.render.terminal import fits_whole, grouped_text, text_table
 from sizing.views.matrix import Filter, fit_view, select
+from sizing.views.verdict import tight_below
 
 SORTS = ("price", "gpus", "sequences", "params")
 SHORT = {"checkpoint": "Checkpoint", "precision": "Precision", "server": "Server", "kv_cache_dtype": "KV",
-         "plan": "Plan", "fits": "Verdict", "weights_gib": "Weights GiB/GPU", "kv_cache_gib": "KV GiB/GPU",
+         "plan": "Plan", "verdict": "Verdict", "weights_gib": "Weights GiB/GPU", "kv_cache_gib": "KV GiB/GPU",
          "kv_cache_tokens": "KV tokens", "change": "Why this plan, or what would fit"}
 """Terminal headers (short, units as vLLM prints them); the other columns are left to --format markdown."""
 WHOLE = ("checkpoint", "server")
@@ -178,9 +179,9 @@ def _header(column_id: str) -> str:
     return SHORT[column_id]
 
 
-def text_rows(rows: pd.DataFrame, context: int, q: Query) -> str:
+def text_rows(cat: Catalog, rows: pd.DataFrame, context: int, q: Query) -> str:
     """The rows as a terminal table: whole ids, plain text, the ``context`` column dropped last."""
-    view = fit_view(rows, sorted({context, *(int(c) for c in rows.attrs.get("contexts", [context]))}))
+    view = fit_view(rows, sorted({context, *(int(c) for c in cat.assume("contexts"))}), tight_below(cat.assume))
     dropped = {"model", *(name for name, given in (("server", q.server), ("precision", q.precision)) if given)}
     columns = tuple(c for c in frame_columns(view) if c.id not in dropped and (c.id in SHORT or
                                                                             c.id.startswith("seq_")))
@@ -213,6 +214,5 @@ def table_output(cat: Catalog, q: Query, fmt: str) -> str:
     if rows.empty:
         return "No rows match.\n"
     if fmt == "text":
-        rows.attrs["contexts"] = [int(c) for c in sized.assume("contexts")]
-        return text_rows(rows, context, q)
+        return text_rows(sized, rows, context, q)
     return cli_table(sized, rows, None, None, None, fmt)

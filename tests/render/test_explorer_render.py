@@ -98,3 +98,25 @@ def test_notes_carry_code_as_marks_not_tags() -> None:
     assert xr.marked("Lower the context: <code>--max-model-len 25600</code>") == \
         "Lower the context: `--max-model-len 25600`"
     assert xr.marked("Use Qwen/Qwen3-14B-AWQ (INT4 AWQ) &amp; more") == "Use Qwen/Qwen3-14B-AWQ (INT4 AWQ) & more"
+
+
+def test_each_suggestion_names_the_case_it_suggests() -> None:
+    """Assert the explorer's advice gives, for the 8× H20 DeepSeek-V3 row, TP 8 at the highest utilisation on the
+    same server, and that every target index points at an explorer list."""
+    from sizing.render import explorer_data as xd
+    from sizing.render.explorer_render import ADVICE_TARGET, neutral_payload
+    from sizing.site import context as site
+
+    ctx = site.context()
+    rows = xd.explorer_rows(ctx)
+    payload = neutral_payload(ctx, rows)
+    assert payload["advice"]
+    for index, (kind, _, target) in payload["advice"].items():
+        assert kind == rows.loc[int(index), "change"]
+        if target is not None:
+            assert len(target) == len(ADVICE_TARGET) and target[0] >= 0 and target[3] >= 0
+    h20 = rows[(rows["model"] == "deepseek-ai/DeepSeek-V3") & (rows["precision"] == "fp8")
+               & (rows["server"] == "ref-8x-h20") & (rows["kv_cache_dtype"] == "fp8")].index[0]
+    kind, value, target = payload["advice"][str(h20)]
+    assert (kind, value) == ("gpu-memory-utilization", float(ctx.catalog.assume("gpu_memory_utilization_max")))
+    assert payload["servers"][target[3]] == "ref-8x-h20" and target[7:] == ["tp", 8, 1, 1]
