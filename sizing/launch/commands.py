@@ -20,7 +20,7 @@ import json
 import math
 import shlex
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from sizing.catalog.loader import Catalog
 from sizing.cli_types import valid_host, valid_port
@@ -305,11 +305,25 @@ def node_commands(row: Mapping[str, Any], cat: Catalog, engine: str = "vllm") ->
     """Every command a launch of ``row`` needs: one, or one per node (each after a ``# node R of N`` comment)
     when one engine spans several nodes (SGLang, and vLLM's data-parallel group across nodes; vLLM's TP × PP
     runs from the head node of a Ray cluster); replicas inside each node: one command, run on every node."""
-    spans = spread(row)[0]
-    nodes = spans if engine == "sglang" or int(row["pp"]) == 1 else 1
-    build = sglang_command if engine == "sglang" else vllm_command
-    if nodes == 1 and spans == 1 and int(row.get("nodes", 1)) > 1:
+    nodes = launch_nodes(row, engine)
+    build = engine_builder(engine)
+    if nodes == 1 and int(row.get("nodes", 1)) > 1:
         return f"# the same command on each of the {int(row['nodes'])} nodes (a server per node)\n{build(row, cat, 0)}"
     if nodes == 1:
         return build(row, cat, 0)
     return "\n".join(f"# node {rank} of {nodes}\n{build(row, cat, rank)}" for rank in range(nodes))
+
+
+def launch_nodes(row: Mapping[str, Any], engine: str = "vllm") -> int:
+    """How many different per-node commands a launch of ``row`` needs: the nodes one engine spans (SGLang,
+    and vLLM's data-parallel group across nodes), 1 for vLLM's TP × PP (Ray, from the head node) and for
+    replicas inside each node (one command, run on every node)."""
+    spans = spread(row)[0]
+    return spans if engine == "sglang" or int(row["pp"]) == 1 else 1
+
+
+def engine_builder(engine: str) -> Callable[[Mapping[str, Any], Catalog, int], str]:
+    """:func:`vllm_command` or :func:`sglang_command` for ``engine`` (``vllm`` or ``sglang``)."""
+    if engine not in ("vllm", "sglang"):
+        raise UsageError(f"unknown engine {engine!r}; expected vllm or sglang")
+    return sglang_command if engine == "sglang" else vllm_command

@@ -18,7 +18,7 @@ from typing import Any, Iterable, Mapping
 
 from sizing.views.bundle import SiteContext
 from sizing.render.charts import concurrency_svg, price_svg
-from sizing.launch.commands import sglang_command, vllm_command
+from sizing.launch.commands import engine_builder, launch_nodes
 from sizing.errors import UsageError
 from sizing.render.explain import Quantity, caption, explain_markdown, fmt_quantity
 from sizing.render.catalog_text import server_name
@@ -217,13 +217,8 @@ def example(lang: str, ctx: SiteContext, example_id: str) -> str:
 
 
 def engine_command(ctx: SiteContext, example_id: str, engine: str, node_rank: int = 0) -> str:
-    """The vLLM or SGLang command of an example, as plain text."""
-    row = ctx.example(example_id)
-    if engine == "vllm":
-        return vllm_command(row, ctx.catalog)
-    if engine == "sglang":
-        return sglang_command(row, ctx.catalog, node_rank)
-    raise UsageError(f"unknown engine {engine!r}; expected vllm or sglang")
+    """The vLLM or SGLang command of an example on node ``node_rank``, as plain text."""
+    return engine_builder(engine)(ctx.example(example_id), ctx.catalog, node_rank)
 
 
 def fenced(command: str) -> str:
@@ -231,20 +226,16 @@ def fenced(command: str) -> str:
     return f"\n```bash\n{command}\n```\n"
 
 
-def command(lang: str, ctx: SiteContext, example_id: str, engine: str = "vllm", node_rank: int = 0) -> str:
-    """``{{ sz_command("example-1") }}``: the launch command in a bash block (the same in every language)."""
-    del lang  # commands are identical in every language
-    return fenced(engine_command(ctx, example_id, engine, node_rank))
-
-
-def sglang_blocks(ctx: SiteContext, example_id: str, lang: str) -> str:
-    """The SGLang command, one block per node for multi-node plans (each under "On node N:")."""
+def command(lang: str, ctx: SiteContext, example_id: str, engine: str = "vllm") -> str:
+    """``{{ sz_command("example-1") }}``: the launch command in a bash block, one block per node where one
+    engine spans several nodes (each under "On node N:"), and a note where every node runs the same one."""
     row = ctx.example(example_id)
-    nodes = int(row["nodes"]) if int(row["pp"]) > 1 else 1
+    nodes = launch_nodes(row, engine)
     if nodes == 1:
-        return fenced(engine_command(ctx, example_id, "sglang"))
-    return "".join(f"\n{t(lang, 'sglang_node', rank=fmt_number(r, lang))}\n"
-                   + fenced(engine_command(ctx, example_id, "sglang", r)) for r in range(nodes))
+        note = f"\n{t(lang, 'launch_every_node')}\n" if int(row.get("nodes", 1)) > 1 else ""
+        return note + fenced(engine_command(ctx, example_id, engine))
+    return "".join(f"\n{t(lang, 'launch_node', rank=fmt_number(r, lang))}\n"
+                   + fenced(engine_command(ctx, example_id, engine, r)) for r in range(nodes))
 
 
 def parallel_tabs(lang: str, ctx: SiteContext, example_ids: str | Iterable[str]) -> str:
@@ -254,8 +245,8 @@ def parallel_tabs(lang: str, ctx: SiteContext, example_ids: str | Iterable[str])
     for eid in ids:
         title, _ = caption(ctx.example(eid), ctx.catalog, lang)
         parts.append(f"\n**{escape_cell(title)}**\n\n/// tab | vLLM\n    new: true\n"
-                     f"{fenced(engine_command(ctx, eid, 'vllm'))}\n///\n\n"
-                     f"/// tab | SGLang\n{sglang_blocks(ctx, eid, lang)}\n///\n")
+                     f"{command(lang, ctx, eid, 'vllm')}\n///\n\n"
+                     f"/// tab | SGLang\n{command(lang, ctx, eid, 'sglang')}\n///\n")
     return "".join(parts)
 
 

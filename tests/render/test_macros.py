@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import os
 import re
 import shutil
@@ -101,8 +103,26 @@ def test_commands_are_fenced_and_language_neutral(test_catalog: site.SiteContext
     row = test_catalog.example("example-2")
     outputs = {macros.command(lang, _ctx(), "example-2") for lang in LANGS}
     assert outputs == {f"\n```bash\n{vllm_command(row, test_catalog.catalog)}\n```\n"}
-    sglang = macros.command("en", _ctx(), "dh-671b-fp8-2n-8xh100", engine="sglang", node_rank=1)
-    assert sglang_command(test_catalog.example("dh-671b-fp8-2n-8xh100"), test_catalog.catalog, 1) in sglang
+    two_nodes = test_catalog.example("dh-671b-fp8-2n-8xh100")
+    sglang = macros.command("ru", _ctx(), "dh-671b-fp8-2n-8xh100", engine="sglang")
+    for rank in (0, 1):
+        assert f"На узле {rank}:\n\n```bash\n{sglang_command(two_nodes, test_catalog.catalog, rank)}\n```" in sglang
+
+
+def test_a_data_parallel_group_across_nodes_gets_a_command_per_node(test_catalog: site.SiteContext) -> None:
+    """Assert a vLLM DP + EP engine spanning nodes prints each node's own command (node 1 headless), and
+    replicas inside each node print one command with the every-node note."""
+    ctx = test_catalog
+    rows = ctx.frame[ctx.frame["chosen"] & (ctx.frame["nodes"] > 1)]
+    spanning = rows[rows["expert_parallel"] & (rows["pp"] == 1) & (rows["dp"] > rows["dp"] // rows["nodes"])]
+    replicas = rows[(rows["pp"] == 1) & ~rows["expert_parallel"]]
+    assert len(spanning) and len(replicas)
+    row = spanning.iloc[0]
+    probe = replace(ctx, examples={"span": row, "replicas": replicas.iloc[0]})
+    out = macros.command("en", probe, "span")
+    assert out.count("```bash") == int(row["nodes"]) and "--headless" in out and "On node 1:" in out
+    out = macros.command("zh", probe, "replicas")
+    assert out.count("```bash") == 1 and "在每个节点上运行同一条命令" in out and "--headless" not in out
     with pytest.raises(UsageError, match="engine"):
         macros.command("en", _ctx(), "example-1", engine="tgi")
 
