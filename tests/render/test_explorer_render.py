@@ -93,6 +93,13 @@ def test_strings_are_ordered_by_use() -> None:
     assert xr.by_frequency(table, [[0, 1, 2], [2, 1], [2]]) == (["c", "b", "a"], [[2, 1, 0], [0, 1], [0]])
 
 
+def test_notes_carry_code_as_marks_not_tags() -> None:
+    """Assert a note's code spans reach the browser as backtick marks (explorer.js builds elements)."""
+    assert xr.marked("Lower the context: <code>--max-model-len 25600</code>") == \
+        "Lower the context: `--max-model-len 25600`"
+    assert xr.marked("Use Qwen/Qwen3-14B-AWQ (INT4 AWQ) &amp; more") == "Use Qwen/Qwen3-14B-AWQ (INT4 AWQ) & more"
+
+
 def test_each_suggestion_names_the_case_it_suggests() -> None:
     """Assert the explorer's advice gives, for the 8× H20 DeepSeek-V3 row, TP 8 at the highest utilisation
     on the same server, and that every target index points at an explorer list."""
