@@ -108,6 +108,14 @@ def case_id(record: dict[str, Any]) -> str:
             f"{record['uuid'][:8]}")
 
 
+def launched_gmu(record: dict[str, Any]) -> float | None:
+    """The ``--gpu-memory-utilization`` the server was launched with (its runtime arguments), else the
+    harness's own field: three records carry 0.9 in the field but 0.92 on the command line, and print the
+    same available KV memory as the 0.92 runs of their group."""
+    launched = runtime_args(record["csv_metadata"]["runtime_args"]).get("gpu-memory-utilization")
+    return float(launched) if launched else record["log_memory"].get("gpu_memory_utilization")
+
+
 def log_entry(record: dict[str, Any]) -> dict[str, Any]:
     """One record in the schema of ``calibration/vllm_logs.yaml``."""
     csv, log, mem = record["csv_metadata"], record["log_config"], record["log_memory"]
@@ -120,7 +128,7 @@ def log_entry(record: dict[str, Any]) -> dict[str, Any]:
             "model": csv["model"], "gpu": f"{csv['tp']}x {gpu} (harness accelerator '{gpu}')",
             "gpu_count": csv["tp"] * (log.get("pipeline_parallel_size") or 1),
             "tp": log["tensor_parallel_size"], "pp": log.get("pipeline_parallel_size") or 1,
-            "gpu_memory_utilization": mem.get("gpu_memory_utilization"), "max_model_len": log["max_seq_len"],
+            "gpu_memory_utilization": launched_gmu(record), "max_model_len": log["max_seq_len"],
             "kv_cache_dtype": log.get("kv_cache_dtype"), "quantization": log.get("quantization"),
             "dtype": log.get("dtype"), "model_loading_gib": mem.get("model_load_gib"),
             "available_kv_gib": mem.get("available_kv_cache_gib"), "kv_cache_tokens": mem.get("kv_cache_tokens"),

@@ -38,8 +38,9 @@ MOE_CHUNK_TOKENS = 32768
 """``VLLM_FUSED_MOE_CHUNK_SIZE`` default (``vllm/envs.py``): fused MoE processes at most this many tokens."""
 SAMPLER_BYTES_PER_LOGIT = 2 + 4 + 4 + 4
 """Live bytes per logit in the V1 sampler's dummy run: model-dtype logits, fp32 copy, fp32 probabilities, fp32 noise."""
-SORT_SAMPLER_BYTES_PER_LOGIT = 28
-"""The same with 0.12–0.16's sort-based top-k/top-p: also the sorted values, int64 indices, masks and scatter result."""
+SORT_SAMPLER_BYTES_PER_LOGIT = 2 + 4 + (4 + 8) + (8 + 4 + 8)
+"""The same with 0.12–0.16's sort-based top-k/top-p, at the sort itself: the model-dtype and fp32 logits,
+the sorted fp32 values and int64 indices, and what the sort allocates (:func:`sampler_bytes_per_logit`)."""
 V2_SAMPLER_BYTES_PER_LOGIT = 2
 """Model Runner V2's dummy sampler run samples on the model-dtype logits alone (up to 0.33)."""
 V2_SAMPLER_WARMUP_BYTES_PER_LOGIT = 2 + 4
@@ -240,8 +241,8 @@ def sampler_bytes_per_logit(minor: int, v2: np.ndarray) -> np.ndarray:
 
     Source, V1: ``vllm/v1/worker/gpu_model_runner.py`` ``GPUModelRunner._dummy_sampler_run`` asks for
     top-k = vocab − 1 and top-p = 0.9; ``vllm/v1/sample/sampler.py`` ``Sampler.forward`` makes an fp32 copy
-    of the logits, and ``vllm/v1/sample/ops/topk_topp_sampler.py`` either sorts them (0.12–0.16: sorted
-    fp32 values, int64 indices, boolean masks and a non-in-place scatter, about 28 B) or, with the
+    of the logits, and ``vllm/v1/sample/ops/topk_topp_sampler.py`` either sorts them (0.12–0.16,
+    ``apply_top_k_top_p_pytorch``: ``logits.sort(dim=-1)``) or, with the
     FlashInfer sampler (default when installed in 0.10–0.11 and again from 0.21) or the Triton kernel
     (0.17+), filters in place before the fp32 softmax and the fp32 exponential noise of ``random_sample``
     (14 B). V2: ``vllm/v1/worker/gpu/model_runner.py`` ``_dummy_sampler_run`` samples a dummy batch
@@ -249,6 +250,14 @@ def sampler_bytes_per_logit(minor: int, v2: np.ndarray) -> np.ndarray:
     model-dtype logits directly (2 B, read in the 0.30.0 source); 0.34 adds a second pass through the fp32
     logits pipeline (``shared/reference/vllm-memory-model.md`` a.1), where top-k/top-p filter the fp32
     copy in place (6 B). 0.31–0.33 are taken as 0.30.
+
+    The sort path peaks inside the sort (38 B), above its later masks and scatter (28 B): PyTorch sorts a
+    ``[rows, vocab]`` tensor of at least 128 rows with ``segmented_sort_pairs``
+    (``pytorch/pytorch:aten/src/ATen/native/cuda/Sort.cu``, ``launch_stable_sort_kernel``), which allocates
+    an int64 index per logit (``reverse_indices``) and calls CUB's ``DeviceSegmentedRadixSort::SortPairs``
+    through ``aten/src/ATen/cuda/cub.cuh``; that non-double-buffer form takes its alternate key (fp32) and
+    value (int64) buffers from the temporary storage, both from PyTorch's caching allocator, so the
+    profiler's torch peak counts them: 8 + 4 + 8 B on top of the 18 B of logits and sort outputs.
     """
     v1 = SORT_SAMPLER_BYTES_PER_LOGIT if minor in SORT_SAMPLER_MINORS else SAMPLER_BYTES_PER_LOGIT
     v2_bytes = V2_SAMPLER_WARMUP_BYTES_PER_LOGIT if minor >= V2_SAMPLER_WARMUP_MINOR else V2_SAMPLER_BYTES_PER_LOGIT

@@ -54,7 +54,7 @@ def test_sampler_peak_counts_min_seqs_tokens_rows_of_the_vocabulary():
 
 def test_sampler_bytes_per_logit_by_release_and_runner():
     v1, v2 = np.array([False]), np.array([True])
-    assert [oh.sampler_bytes_per_logit(minor, v1)[0] for minor in (10, 11, 12, 16, 17, 27)] == [14, 14, 28, 28, 14, 14]
+    assert [oh.sampler_bytes_per_logit(minor, v1)[0] for minor in (10, 11, 12, 16, 17, 27)] == [14, 14, 38, 38, 14, 14]
     assert [oh.sampler_bytes_per_logit(minor, v2)[0] for minor in (27, 30, 33, 34)] == [2, 2, 2, 6]
 
 
@@ -199,3 +199,12 @@ def test_linear_profile_is_tokens_times_projection_per_rank_times_units():
     got = oh.linear_profile(np.array([64000]), np.array([16]), np.array([128]), np.array([7]))
     assert got[0] == 64000 * 16 * 128 * 7 * 2
     assert oh.linear_profile(np.array([64000]), np.array([16]), np.array([128]), np.array([0]))[0] == 0
+
+
+def test_the_sort_sampler_peaks_inside_the_sort():
+    # bf16 + fp32 logits (6 B), the sorted fp32 values and int64 indices (12 B), PyTorch's int64 reverse
+    # indices and CUB's alternate fp32 key and int64 value buffers (20 B): 1024 rows of Qwen3's vocabulary.
+    assert oh.SORT_SAMPLER_BYTES_PER_LOGIT == 38
+    per_logit = oh.sampler_bytes_per_logit(14, np.array([False]))
+    got = oh.sampler_peak(np.array([1024]), np.array([8192]), np.array([151936]), per_logit)
+    assert got[0] == 1024 * 151936 * 38  # 5.57 GiB
