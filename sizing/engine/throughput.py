@@ -1,0 +1,157 @@
+"""Serving throughput, latency and cost: the steady state of vLLM's continuous batching, in closed form.
+
+Vectorised over rows (one row = one engine configuration × request shape × concurrency); no per-row
+Python loop. Inputs are the per-GPU arrays :func:`sizing.engine.throughput_inputs.inputs` builds (bytes,
+FLOP/s, seconds, tokens). One engine replica serves ``concurrency / dp`` clients in a closed loop, as
+``vllm bench serve --max-concurrency C --random-input-len I --random-output-len O --ignore-eos`` drives it.
+
+The scheduler this follows (vLLM V1, ``vllm/v1/core/sched/scheduler.py``, ``Scheduler.schedule``): every
+step starts from ``token_budget = self.max_num_scheduled_tokens`` (``--max-num-batched-tokens``), schedules
+the RUNNING requests first (one decode token each) and then WAITING ones, chunking a prompt into what is
+left of the budget, while ``len(self.running) < self.max_num_running_reqs`` (``--max-num-seqs``) and
+``kv_cache_manager.allocate_slots`` finds free blocks (the KV pool of the memory engine). So:
+
+- running sequences ``B = min(C / dp, max_num_seqs, floor(kv_cache_tokens / (I + O / 2)))`` (mean length);
+- prompt tokens per step, averaged: ``P = B · I / O`` (each request brings ``I`` prompt tokens per ``O`` steps),
+  within the budget left by the decode tokens;
+- one step reads the weights it touches (routed experts: the expected distinct experts ``T`` tokens hit,
+  ``E · (1 − (1 − k/E)^T)``, as top-k routing draws them), the KV cache of every running sequence
+  (sliding layers capped at the window, MLA's latent, the linear layers' state), and computes
+  ``2 · active parameters`` FLOPs per token plus attention over the context;
+- step time ``max(bytes / (η_bw · bandwidth), FLOPs / (η_c · peak)) + TP all-reduce + τ_L · layers + τ_s · B``;
+- ``TPOT`` = step time (``vllm bench serve`` excludes the first token from TPOT); ``TTFT`` = the prompt's
+  chunks at the running batch × ``ttft_scale`` plus the wait for a free slot when clients exceed ``B``;
+- output tokens/s per server = ``dp · B · O / (TTFT + (O − 1) · TPOT)``; tokens/s per user = ``1 / TPOT``.
+
+The constants (η_bw, η_c, τ_L, τ_s, ttft_scale) are fitted per architecture class on published runs
+(``python -m scripts.throughput_fit``, ``calibration/throughput.md``); a class without them gets the
+roofline bound (η = 1, no fixed costs) and no band.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+Arrays = Mapping[str, np.ndarray]
+
+LIMITS = ("bandwidth", "compute", "interconnect", "host", "kv-pool", "max-num-seqs")
+"""What bounds a row, in the order of the codes :func:`steady_state` writes to ``limited_by``."""
+
+ACTIVATION_BYTES = 2
+"""Bytes per activation element the TP all-reduce moves (bf16, the model's dtype)."""
+
+
+def experts_touched(tokens: np.ndarray, hit_share: np.ndarray) -> np.ndarray:
+    """Expected share of routed experts ``tokens`` tokens hit when each picks ``hit_share`` = k/E of them:
+    ``1 − (1 − k/E)^T`` (independent top-k draws; 1 for a dense model, whose share is 1)."""
+    return 1.0 - np.power(1.0 - np.minimum(hit_share, 1.0), np.maximum(tokens, 1.0))
+
+
+def attended(x: Arrays, context: np.ndarray) -> np.ndarray:
+    """(query, key) pairs of one decode token over ``context`` tokens, summed over the stage's layers:
+    full layers attend to all of it, sliding layers to at most the window."""
+    window = np.where(x["window"] > 0, x["window"], context)
+    return x["full_on_stage"] * context + x["sliding_on_stage"] * np.minimum(context, window)
+
+
+def step_bytes(x: Arrays, decode: np.ndarray, prompt: np.ndarray, context: np.ndarray) -> np.ndarray:
+    """Bytes one GPU reads and writes in one step with ``decode`` running sequences at mean ``context``
+    tokens and ``prompt`` prompt tokens: weights touched, KV read (and written for the new tokens),
+    linear-attention state read and written."""
+    tokens = decode + prompt
+    weights = x["dense_bytes"] + x["expert_bytes"] * experts_touched(tokens, x["hit_share"])
+    kv_layers = x["full_on_stage"] + x["sliding_on_stage"]
+    kv = x["kv_bytes_per_token_layer"] * (decode * attended(x, context) + tokens * kv_layers)
+    state = 2 * decode * x["linear_state_bytes"] * x["linear_on_stage"]
+    return weights + kv + state
+
+
+def step_flops(x: Arrays, decode: np.ndarray, prompt: np.ndarray, context: np.ndarray,
+               prompt_len: np.ndarray) -> np.ndarray:
+    """FLOPs of one step on one GPU: ``2 · active parameters`` per token plus attention, ``2 · width`` per
+    (query, key) pair (decode over ``context``, prompt tokens over half their prompt on average)."""
+    pairs = decode * attended(x, context) + prompt * attended(x, prompt_len / 2)
+    return 2 * x["active_params"] * (decode + prompt) + 2 * x["attn_width"] * pairs
+
+
+def allreduce_seconds(x: Arrays, tokens: np.ndarray) -> np.ndarray:
+    """Two all-reduces per layer of ``tokens × hidden`` bf16 values under tensor parallelism, NCCL's ring
+    (``2 (n − 1) / n`` of the data crosses each link; NCCL docs, "Collective Operations: AllReduce")."""
+    ring = 2 * (x["tp"] - 1) / x["tp"]
+    volume = 2 * x["stage_layers"] * ring * tokens * x["hidden_size"] * ACTIVATION_BYTES
+    return volume / x["link"]
+
+
+def step_parts(x: Arrays, decode: np.ndarray, prompt: np.ndarray, context: np.ndarray,
+               prompt_len: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The four parts of one step's time, seconds: memory, compute, interconnect and host (the fixed
+    per-layer cost and the per-sequence cost)."""
+    memory = step_bytes(x, decode, prompt, context) / (x["eta_bw"] * x["bandwidth"])
+    compute = step_flops(x, decode, prompt, context, prompt_len) / (x["eta_compute"] * x["peak_flops"])
+    host = x["tau_layer_s"] * x["stage_layers"] + x["tau_seq_s"] * decode
+    return memory, compute, allreduce_seconds(x, decode + prompt), host
+
+
+def step_seconds(x: Arrays, decode: np.ndarray, prompt: np.ndarray, context: np.ndarray,
+                 prompt_len: np.ndarray) -> np.ndarray:
+    """One engine step, seconds: memory and compute overlap (the larger counts), the rest adds up. With
+    pipeline parallelism each token passes every stage once (``pp`` stage times)."""
+    memory, compute, comm, host = step_parts(x, decode / x["pp"], prompt / x["pp"], context, prompt_len)
+    return x["pp"] * (np.maximum(memory, compute) + comm + host)
+
+
+def slots(x: Arrays, input_len: np.ndarray, output_len: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sequences one engine runs at once for requests of ``input_len + output_len`` tokens: what the KV
+    pool holds and ``--max-num-seqs``, each (count). vLLM allocates blocks as a sequence grows
+    (``KVCacheManager.allocate_slots``), so the pool holds sequences at their mean length in the steady
+    state, ``input_len + output_len / 2``."""
+    pool = np.floor(x["kv_tokens"] / (input_len + output_len / 2))
+    return pool, x["max_num_seqs"].astype(float)
+
+
+def steady_state(x: Arrays, input_len: np.ndarray, output_len: np.ndarray,
+                 concurrency: np.ndarray) -> dict[str, np.ndarray]:
+    """Throughput, latency and what limits it for ``concurrency`` clients per server (see the module
+    docstring). Seconds, tokens/s; ``limited_by`` holds codes into :data:`LIMITS`."""
+    clients = concurrency / x["dp"]
+    pool, seqs = slots(x, input_len, output_len)
+    running = np.maximum(np.minimum(clients, np.minimum(pool, seqs)), 0.0)
+    budget = np.maximum(x["max_num_batched_tokens"] - running, 1.0)
+    prompt = np.minimum(running * input_len / output_len, budget)
+    context = input_len + output_len / 2
+    tpot = step_seconds(x, running, prompt, context, input_len)
+    chunk = np.minimum(input_len, budget)
+    prefill = np.ceil(input_len / budget) * step_seconds(x, running, chunk, context, input_len)
+    ttft_own = x["ttft_scale"] * prefill
+    request = ttft_own + (output_len - 1) * tpot
+    waiting = np.maximum(clients - running, 0.0) / np.maximum(running, 1e-9) * request
+    out_tps = x["dp"] * running * output_len / request
+    return {"running": running * x["dp"], "tpot_s": tpot, "ttft_s": ttft_own + waiting,
+            "output_tps": out_tps, "user_tps": 1.0 / tpot, "request_rate": out_tps / output_len,
+            "total_tps": out_tps * (input_len + output_len) / output_len,
+            "limited_by": limit_codes(x, running, prompt, context, input_len, clients, pool, seqs)}
+
+
+def limit_codes(x: Arrays, running: np.ndarray, prompt: np.ndarray, context: np.ndarray,
+                input_len: np.ndarray, clients: np.ndarray, pool: np.ndarray, seqs: np.ndarray) -> np.ndarray:
+    """What bounds each row (codes into :data:`LIMITS`): a full KV pool or ``--max-num-seqs`` when clients
+    wait for a slot, else the largest part of the step time."""
+    memory, compute, comm, host = step_parts(x, running / x["pp"], prompt / x["pp"], context, input_len)
+    part = np.argmax(np.stack([np.maximum(memory, 0), compute, comm, host]), axis=0).astype(np.int8)
+    capped = clients > np.minimum(pool, seqs)
+    cap = np.where(pool < seqs, np.int8(4), np.int8(5))
+    return np.where(capped, cap, part).astype(np.int8)
+
+
+def usd_per_million(price_monthly: np.ndarray, output_tps: np.ndarray, hours_per_month: float) -> np.ndarray:
+    """Price per million output tokens: the monthly price over the tokens a month at ``output_tps``
+    (``$/1M = price / (tok/s · hours · 3600) · 10^6``; NaN without a price)."""
+    return price_monthly / (output_tps * hours_per_month * 3600.0) * 1e6
+
+
+def banded(value: np.ndarray, p10: np.ndarray, p90: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The band of an estimate from its class's signed errors (measured / estimate − 1): the 10th and
+    90th percentile applied to the estimate, (low, high). NaN percentiles give a NaN band."""
+    return value * (1 + p10), value * (1 + p90)
