@@ -40,11 +40,16 @@ class ClassConstants(Strict):
     """The efficiency constants of one architecture class (:mod:`sizing.engine.throughput`)."""
 
     eta_bw: Fraction = Field(description="share of peak memory bandwidth a decode step reaches")
+    eta_kv: Fraction = Field(description="share of peak memory bandwidth the KV-cache reads reach")
     eta_compute: Fraction = Field(description="share of dense peak FLOP/s a step reaches")
+    overlap_loss: Annotated[float, Field(ge=0, le=1)] = Field(
+        description="share of the smaller of memory and compute time that does not overlap the larger")
     tau_layer_s: NonNegSeconds = Field(description="fixed cost per layer per step, seconds")
     tau_seq_s: NonNegSeconds = Field(description="host cost per running sequence per step, seconds")
-    ttft_scale: Annotated[float, Field(gt=0, le=100)] = Field(description="measured TTFT / modelled prefill time")
-    band: dict[str, tuple[float, float]] = Field(
+    tau_allreduce_s: NonNegSeconds = Field(description="latency of one TP all-reduce, seconds")
+    wave_share: Annotated[float, Field(ge=0, le=1)] = Field(
+        description="share of a burst's prompt queue a request waits through (0: spread out, 1: all at once)")
+    band: dict[str, Annotated[list[float], Field(min_length=2, max_length=2)]] = Field(
         description="metric -> (p10, p90) of the leave-one-source-out signed relative error, measured/estimate - 1")
     runs: PosInt
     sources: PosInt

@@ -19,11 +19,12 @@ left of the budget, while ``len(self.running) < self.max_num_running_reqs`` (``-
   (sliding layers capped at the window, MLA's latent, the linear layers' state), and computes
   ``2 · active parameters`` FLOPs per token plus attention over the context;
 - step time ``max(bytes / (η_bw · bandwidth), FLOPs / (η_c · peak)) + TP all-reduce + τ_L · layers + τ_s · B``;
-- ``TPOT`` = step time (``vllm bench serve`` excludes the first token from TPOT); ``TTFT`` = the prompt's
-  chunks at the running batch × ``ttft_scale`` plus the wait for a free slot when clients exceed ``B``;
+- ``TPOT`` = the step time with those prompt tokens (``vllm bench serve`` excludes the first token from
+  TPOT); ``TTFT`` = the own prompt's chunks plus a fitted share of the queue of prompts that arrived with it,
+  plus the wait for a free slot when clients exceed ``B``;
 - output tokens/s per server = ``dp · B · O / (TTFT + (O − 1) · TPOT)``; tokens/s per user = ``1 / TPOT``.
 
-The constants (η_bw, η_c, τ_L, τ_s, ttft_scale) are fitted per architecture class on published runs
+The constants (η_bw, η_c, τ_L, τ_s, τ_allreduce, wave_share) are fitted per architecture class on published runs
 (``python -m scripts.throughput_fit``, ``calibration/throughput.md``); a class without them gets the
 roofline bound (η = 1, no fixed costs) and no band.
 """
@@ -56,16 +57,16 @@ def attended(x: Arrays, context: np.ndarray) -> np.ndarray:
     return x["full_on_stage"] * context + x["sliding_on_stage"] * np.minimum(context, window)
 
 
-def step_bytes(x: Arrays, decode: np.ndarray, prompt: np.ndarray, context: np.ndarray) -> np.ndarray:
+def step_bytes(x: Arrays, decode: np.ndarray, prompt: np.ndarray, context: np.ndarray) -> tuple[np.ndarray, ...]:
     """Bytes one GPU reads and writes in one step with ``decode`` running sequences at mean ``context``
-    tokens and ``prompt`` prompt tokens: weights touched, KV read (and written for the new tokens),
-    linear-attention state read and written."""
+    tokens and ``prompt`` prompt tokens: (weights touched, KV cache and linear-attention state). The KV part
+    is the running sequences' cache read plus the new tokens' K and V written; the state is read and written."""
     tokens = decode + prompt
     weights = x["dense_bytes"] + x["expert_bytes"] * experts_touched(tokens, x["hit_share"])
     kv_layers = x["full_on_stage"] + x["sliding_on_stage"]
     kv = x["kv_bytes_per_token_layer"] * (decode * attended(x, context) + tokens * kv_layers)
     state = 2 * decode * x["linear_state_bytes"] * x["linear_on_stage"]
-    return weights + kv + state
+    return weights, kv + state
 
 
 def step_flops(x: Arrays, decode: np.ndarray, prompt: np.ndarray, context: np.ndarray,
@@ -78,17 +79,21 @@ def step_flops(x: Arrays, decode: np.ndarray, prompt: np.ndarray, context: np.nd
 
 def allreduce_seconds(x: Arrays, tokens: np.ndarray) -> np.ndarray:
     """Two all-reduces per layer of ``tokens × hidden`` bf16 values under tensor parallelism, NCCL's ring
-    (``2 (n − 1) / n`` of the data crosses each link; NCCL docs, "Collective Operations: AllReduce")."""
+    (``2 (n − 1) / n`` of the data crosses each link; NCCL docs, "Collective Operations: AllReduce"), plus a
+    fitted latency per all-reduce (``tau_allreduce_s``; vLLM calls ``tensor_model_parallel_all_reduce`` after
+    the attention output and the MLP down projection of every layer, ``vllm/distributed/communication_op.py``)."""
     ring = 2 * (x["tp"] - 1) / x["tp"]
     volume = 2 * x["stage_layers"] * ring * tokens * x["hidden_size"] * ACTIVATION_BYTES
-    return volume / x["link"]
+    latency = 2 * x["stage_layers"] * x["tau_allreduce_s"] * (x["tp"] > 1)
+    return volume / x["link"] + latency
 
 
 def step_parts(x: Arrays, decode: np.ndarray, prompt: np.ndarray, context: np.ndarray,
                prompt_len: np.ndarray) -> tuple[np.ndarray, ...]:
     """The four parts of one step's time, seconds: memory, compute, interconnect and host (the fixed
     per-layer cost and the per-sequence cost)."""
-    memory = step_bytes(x, decode, prompt, context) / (x["eta_bw"] * x["bandwidth"])
+    weights, cache = step_bytes(x, decode, prompt, context)
+    memory = (weights / x["eta_bw"] + cache / x["eta_kv"]) / x["bandwidth"]
     compute = step_flops(x, decode, prompt, context, prompt_len) / (x["eta_compute"] * x["peak_flops"])
     host = x["tau_layer_s"] * x["stage_layers"] + x["tau_seq_s"] * decode
     return memory, compute, allreduce_seconds(x, decode + prompt), host
@@ -96,10 +101,12 @@ def step_parts(x: Arrays, decode: np.ndarray, prompt: np.ndarray, context: np.nd
 
 def step_seconds(x: Arrays, decode: np.ndarray, prompt: np.ndarray, context: np.ndarray,
                  prompt_len: np.ndarray) -> np.ndarray:
-    """One engine step, seconds: memory and compute overlap (the larger counts), the rest adds up. With
-    pipeline parallelism each token passes every stage once (``pp`` stage times)."""
+    """One engine step, seconds: memory and compute overlap (the larger counts, plus a fitted share
+    ``overlap_loss`` of the smaller: kernels that are not both at once), the rest adds up. With pipeline
+    parallelism each token passes every stage once (``pp`` stage times)."""
     memory, compute, comm, host = step_parts(x, decode / x["pp"], prompt / x["pp"], context, prompt_len)
-    return x["pp"] * (np.maximum(memory, compute) + comm + host)
+    core = np.maximum(memory, compute) + x["overlap_loss"] * np.minimum(memory, compute)
+    return x["pp"] * (core + comm + host)
 
 
 def slots(x: Arrays, input_len: np.ndarray, output_len: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -118,20 +125,34 @@ def steady_state(x: Arrays, input_len: np.ndarray, output_len: np.ndarray,
     clients = concurrency / x["dp"]
     pool, seqs = slots(x, input_len, output_len)
     running = np.maximum(np.minimum(clients, np.minimum(pool, seqs)), 0.0)
-    budget = np.maximum(x["max_num_batched_tokens"] - running, 1.0)
-    prompt = np.minimum(running * input_len / output_len, budget)
-    context = input_len + output_len / 2
-    tpot = step_seconds(x, running, prompt, context, input_len)
-    chunk = np.minimum(input_len, budget)
-    prefill = np.ceil(input_len / budget) * step_seconds(x, running, chunk, context, input_len)
-    ttft_own = x["ttft_scale"] * prefill
-    request = ttft_own + (output_len - 1) * tpot
+    steps = wave(x, running, input_len, output_len)
+    request = steps["ttft"] + (output_len - 1) * steps["tpot"]
     waiting = np.maximum(clients - running, 0.0) / np.maximum(running, 1e-9) * request
     out_tps = x["dp"] * running * output_len / request
-    return {"running": running * x["dp"], "tpot_s": tpot, "ttft_s": ttft_own + waiting,
-            "output_tps": out_tps, "user_tps": 1.0 / tpot, "request_rate": out_tps / output_len,
+    return {"running": running * x["dp"], "tpot_s": steps["tpot"], "ttft_s": steps["ttft"] + waiting,
+            "output_tps": out_tps, "user_tps": 1.0 / steps["tpot"], "request_rate": out_tps / output_len,
             "total_tps": out_tps * (input_len + output_len) / output_len,
-            "limited_by": limit_codes(x, running, prompt, context, input_len, clients, pool, seqs)}
+            "limited_by": limit_codes(x, running, steps["prompt"], input_len + output_len / 2, input_len,
+                                      clients, pool, seqs)}
+
+
+def wave(x: Arrays, running: np.ndarray, input_len: np.ndarray, output_len: np.ndarray) -> dict[str, np.ndarray]:
+    """Mean TTFT and TPOT of ``running`` requests in a closed loop, seconds.
+
+    TPOT: every step carries the decode tokens and, on average, ``running · I / O`` prompt tokens of the
+    requests that replace the finished ones (within the token budget). TTFT: a new request's prompt takes
+    ``ceil(I / budget)`` full steps, after the prompts that arrived with it: fixed lengths keep a burst's
+    requests close together, and ``wave_share`` (fitted) is the share of the burst's prompt queue,
+    ``running · I`` tokens, a request waits through on average (0: spread out, 1: all at once).
+    """
+    budget = np.maximum(x["max_num_batched_tokens"] - running, 1.0)
+    context = input_len + output_len / 2
+    prompt = np.minimum(running * input_len / output_len, budget)
+    tpot = step_seconds(x, running, prompt, context, input_len)
+    full = step_seconds(x, running, np.minimum(running * input_len, budget), context, input_len)
+    own, burst = np.ceil(input_len / budget), np.ceil(running * input_len / budget)
+    ttft = full * (own + x["wave_share"] * np.maximum(burst - own, 0.0) / 2)
+    return {"ttft": ttft, "tpot": tpot, "prompt": prompt}
 
 
 def limit_codes(x: Arrays, running: np.ndarray, prompt: np.ndarray, context: np.ndarray,

@@ -20,7 +20,8 @@ CLASSES = ("dense", "moe", "mla-moe", "hybrid")
 METRICS = ("output_tps", "tpot_s", "ttft_s")
 """Metrics with a band: measured / estimate − 1, 10th and 90th percentile per class."""
 
-ROOFLINE = {"eta_bw": 1.0, "eta_compute": 1.0, "tau_layer_s": 0.0, "tau_seq_s": 0.0, "ttft_scale": 1.0}
+ROOFLINE = {"eta_bw": 1.0, "eta_kv": 1.0, "eta_compute": 1.0, "overlap_loss": 0.0, "tau_layer_s": 0.0, "tau_seq_s": 0.0, "tau_allreduce_s": 0.0,
+            "wave_share": 0.0}
 """The constants of a row outside every calibrated class: the roofline bound, no band."""
 
 
@@ -75,13 +76,16 @@ def weight_arrays(df: pd.DataFrame, cat: Catalog) -> dict[str, np.ndarray]:
     """Dense and routed-expert weight bytes per GPU, k/E, and the parameters one token multiplies per GPU.
 
     The matrix gives the bytes a one-sequence step reads (``weights_read_bytes``: the dense part plus k/E
-    of the experts), so the expert bytes are ``(weights − read) / (1 − k/E)``; parameters are bytes over the
-    precision's bytes per parameter."""
+    of the experts), so the expert bytes are ``(weights − read) / (1 − k/E)``; parameters are the model card's
+    active parameters over TP × PP (for a model outside the catalog, bytes over bytes per parameter)."""
     share = hit_share(df, cat)
     weights, read = df["weights_bytes"].to_numpy(float), df["weights_read_bytes"].to_numpy(float)
     experts = np.where(share < 1, (weights - read) / np.maximum(1 - share, 1e-9), 0.0)
     per_param = {pid: p.bytes_per_param for pid, p in cat.precisions.items()}
-    params = read / _by_id(df["precision"], per_param)
+    active = {mid: 1e9 * (m.active_params_b or m.total_params_b) for mid, m in cat.models.items()}
+    ranks = df["tp"].to_numpy(float) * df["pp"].to_numpy(float)
+    params = _by_id(df["model"], active) / ranks
+    params = np.where(np.isnan(params), read / _by_id(df["precision"], per_param), params)
     return {"dense_bytes": weights - experts, "expert_bytes": experts, "hit_share": share, "active_params": params}
 
 

@@ -14,7 +14,7 @@ def one(**over: float) -> dict[str, np.ndarray]:
          "kv_bytes_per_token_layer": 1000, "linear_state_bytes": 0, "hidden_size": 1000, "tp": 1, "pp": 1,
          "dp": 1, "max_num_seqs": 256, "max_num_batched_tokens": 2048, "attn_width": 0, "stage_layers": 10,
          "kv_tokens": 1e6, "dense_bytes": 1e9, "expert_bytes": 0, "hit_share": 1, "active_params": 5e8,
-         "eta_bw": 1, "eta_compute": 1, "tau_layer_s": 0, "tau_seq_s": 0, "ttft_scale": 1,
+         "eta_bw": 1, "eta_kv": 1, "eta_compute": 1, "overlap_loss": 0, "tau_layer_s": 0, "tau_seq_s": 0, "tau_allreduce_s": 0, "wave_share": 1,
          "bandwidth": 1e12, "link": 32e9, "peak_flops": 1e14}
     x.update(over)
     return {k: np.asarray([v], dtype=float) for k, v in x.items()}
@@ -22,8 +22,8 @@ def one(**over: float) -> dict[str, np.ndarray]:
 
 def test_one_sequence_step_is_weights_over_bandwidth() -> None:
     x = one()
-    bytes_ = tp.step_bytes(x, np.array([1.0]), np.array([0.0]), np.array([0.0]))
-    assert bytes_[0] == pytest.approx(1e9 + 1000 * 10)  # weights + the new token's KV, nothing to attend
+    weights, cache = tp.step_bytes(x, np.array([1.0]), np.array([0.0]), np.array([0.0]))
+    assert (weights[0], cache[0]) == pytest.approx((1e9, 1000 * 10))  # the new token's KV, nothing to attend
     assert tp.step_seconds(x, np.array([1.0]), np.array([0.0]), np.array([0.0]), np.array([0.0]))[0] \
         == pytest.approx(1.00001e-3)
 
