@@ -58,34 +58,40 @@ def _repeat(x: dict[str, np.ndarray], times: int) -> dict[str, np.ndarray]:
 
 
 def ladder(df: pd.DataFrame, cat: Catalog, constants: dict[str, ClassConstants], shapes: list[Shape],
-           target: Target) -> pd.DataFrame:
-    """One row per row of ``df`` × shape: throughput, latency, bands, limit and cost (see the module docstring)."""
+           target: Target, rate: float = float("inf")) -> pd.DataFrame:
+    """One row per row of ``df`` × shape: throughput, latency, bands, limit and cost (see the module docstring).
+    ``rate``: requests per second (``--request-rate``; ``inf``, the default, is the closed loop)."""
     n = len(shapes)
     x = _repeat(inputs(df, cat, constants), n)
     length = np.tile([s.input_len for s in shapes], len(df)).astype(float)
     output = np.tile([s.output_len for s in shapes], len(df)).astype(float)
     clients = np.tile([s.concurrency for s in shapes], len(df)).astype(float)
-    out = tp.steady_state(x, length, output, clients)
+    if np.isinf(rate):
+        out = tp.steady_state(x, length, output, clients)
+    else:
+        out = tp.open_loop(x, length, output, clients, np.full(len(clients), rate))
     ok = x["refused"] == ""
     frame = pd.DataFrame({name: np.repeat(df[name].to_numpy(), n) for name in ID_COLUMNS if name in df})
     frame["workload"] = np.tile([s.workload for s in shapes], len(df))
     frame["input_len"], frame["output_len"] = length.astype(np.int64), output.astype(np.int64)
     frame["concurrency"] = clients.astype(np.int64)
     frame["tp_class"], frame["calibrated"], frame["refused"] = x["class"], x["calibrated"], x["refused"]
-    for name, values in results(out, x, target, ok).items():
+    for name, values in results(out, x, target, ok, rate * output).items():
         frame[name] = values
     return frame
 
 
-def results(out: dict[str, np.ndarray], x: dict[str, np.ndarray], target: Target,
-            ok: np.ndarray) -> dict[str, np.ndarray]:
+def results(out: dict[str, np.ndarray], x: dict[str, np.ndarray], target: Target, ok: np.ndarray,
+            most: np.ndarray) -> dict[str, np.ndarray]:
     """The estimate's columns with their bands (cautious end: lower tokens/s, higher TPOT, TTFT and cost),
-    NaN on refused rows; ``within_target`` judged on the cautious ends."""
+    NaN on refused rows; ``within_target`` judged on the cautious ends. ``most``: output tokens/s the
+    arrival rate allows (inf in the closed loop), which caps the band too."""
     cols: dict[str, np.ndarray] = {"running": out["running"]}
     for metric in ("output_tps", "tpot_s", "ttft_s"):
         cols[metric] = out[metric]
         cols[f"{metric}_low"], cols[f"{metric}_high"] = tp.banded(out[metric], x[f"{metric}_p10"],
                                                                   x[f"{metric}_p90"])
+    cols["output_tps_high"] = np.minimum(cols["output_tps_high"], most)
     cols.update({name: out[name] for name in ("user_tps", "request_rate", "total_tps")})
     cols = {name: np.where(ok, values, np.nan) for name, values in cols.items()}
     cols["limited_by"] = np.where(ok, np.asarray(tp.LIMITS, dtype=object)[out["limited_by"]], "")
