@@ -12,15 +12,15 @@ left of the budget, while ``len(self.running) < self.max_num_running_reqs`` (``-
 ``kv_cache_manager.allocate_slots`` finds free blocks (the KV pool of the memory engine). So:
 
 - running sequences ``B = min(C / dp, max_num_seqs, floor(kv_cache_tokens / (I + O / 2)))`` (mean length);
-- prompt tokens per step, averaged: ``P = B · I / O`` (each request brings ``I`` prompt tokens per ``O`` steps),
-  within the budget left by the decode tokens;
+- prompt tokens: each request brings ``I`` per ``O`` steps, in chunks that fill the budget left by the
+  decode tokens, so ``B · I / budget`` of every ``O`` steps carry a chunk;
 - one step reads the weights it touches (routed experts: the expected distinct experts ``T`` tokens hit,
   ``E · (1 − (1 − k/E)^T)``, as top-k routing draws them), the KV cache of every running sequence
   (sliding layers capped at the window, MLA's latent, the linear layers' state), and computes
   ``2 · active parameters`` FLOPs per token plus attention over the context;
 - step time ``max(bytes / (η_bw · bandwidth), FLOPs / (η_c · peak)) + TP all-reduce + τ_L · layers + τ_s · B``;
-- ``TPOT`` = the step time with those prompt tokens (``vllm bench serve`` excludes the first token from
-  TPOT); ``TTFT`` = the own prompt's chunks plus a fitted share of the queue of prompts that arrived with it,
+- ``TPOT`` = the mean of those chunk steps and the plain decode steps (``vllm bench serve`` excludes the
+  first token from TPOT); ``TTFT`` = the own prompt's chunks plus a fitted share of the queue of prompts that arrived with it,
   plus the wait for a free slot when clients exceed ``B``;
 - output tokens/s per server = ``dp · B · O / (TTFT + (O − 1) · TPOT)``; tokens/s per user = ``1 / TPOT``.
 
@@ -139,20 +139,43 @@ def steady_state(x: Arrays, input_len: np.ndarray, output_len: np.ndarray,
 def wave(x: Arrays, running: np.ndarray, input_len: np.ndarray, output_len: np.ndarray) -> dict[str, np.ndarray]:
     """Mean TTFT and TPOT of ``running`` requests in a closed loop, seconds.
 
-    TPOT: every step carries the decode tokens and, on average, ``running · I / O`` prompt tokens of the
-    requests that replace the finished ones (within the token budget). TTFT: a new request's prompt takes
-    ``ceil(I / budget)`` full steps, after the prompts that arrived with it: fixed lengths keep a burst's
-    requests close together, and ``wave_share`` (fitted) is the share of the burst's prompt queue,
-    ``running · I`` tokens, a request waits through on average (0: spread out, 1: all at once).
+    TPOT: over the ``O`` steps of a request, the ``running · I`` prompt tokens of the requests that replace
+    the finished ones arrive in full chunks (the scheduler fills the token budget), so ``running · I / budget``
+    of the steps carry a chunk and the others only decode; averaging the two step times, not the tokens,
+    keeps the experts a big chunk touches from being spread over every step. TTFT: a new request's prompt
+    takes ``ceil(I / budget)`` full steps, after the prompts that arrived with it: fixed lengths keep a
+    burst's requests close together, and ``wave_share`` (fitted) is the share of the burst's prompt queue a
+    request waits through on average (0: spread out, 1: all at once).
     """
     budget = np.maximum(x["max_num_batched_tokens"] - running, 1.0)
     context = input_len + output_len / 2
-    prompt = np.minimum(running * input_len / output_len, budget)
-    tpot = step_seconds(x, running, prompt, context, input_len)
-    full = step_seconds(x, running, np.minimum(running * input_len, budget), context, input_len)
+    chunked = np.minimum(running * input_len / budget, output_len)
+    chunk = running * input_len / np.maximum(chunked, 1e-9)
+    full = step_seconds(x, running, chunk, context, input_len)
+    plain = step_seconds(x, running, np.zeros_like(chunk), context, input_len)
+    tpot = (chunked * full + (output_len - chunked) * plain) / output_len
     own, burst = np.ceil(input_len / budget), np.ceil(running * input_len / budget)
-    ttft = full * (own + x["wave_share"] * np.maximum(burst - own, 0.0) / 2)
-    return {"ttft": ttft, "tpot": tpot, "prompt": prompt}
+    first = step_seconds(x, running, np.minimum(running * input_len, budget), context, input_len)
+    ttft = first * (own + x["wave_share"] * np.maximum(burst - own, 0.0) / 2)
+    return {"ttft": ttft, "tpot": tpot, "prompt": running * input_len / output_len}
+
+
+def open_loop(x: Arrays, input_len: np.ndarray, output_len: np.ndarray, concurrency: np.ndarray,
+              rate: np.ndarray, rounds: int = 40) -> dict[str, np.ndarray]:
+    """:func:`steady_state` when requests arrive at ``rate`` per second (``--request-rate``; ``inf``: the
+    closed loop) with at most ``concurrency`` in flight: by Little's law the requests in flight are
+    ``rate × request time``, found by damped fixed-point iteration (``rounds`` times, all rows at once);
+    output tokens/s cannot exceed ``rate × O``."""
+    inflight = concurrency.astype(float)
+    for _ in range(rounds):
+        out = steady_state(x, input_len, output_len, inflight)
+        request = out["ttft_s"] + (output_len - 1) * out["tpot_s"]
+        inflight = 0.5 * inflight + 0.5 * np.clip(rate * request, 1.0, concurrency)
+    out = steady_state(x, input_len, output_len, inflight)
+    capped = np.minimum(out["output_tps"], rate * output_len)
+    scale = capped / out["output_tps"]
+    return {**out, "output_tps": capped, "request_rate": out["request_rate"] * scale,
+            "total_tps": out["total_tps"] * scale}
 
 
 def limit_codes(x: Arrays, running: np.ndarray, prompt: np.ndarray, context: np.ndarray,

@@ -63,3 +63,14 @@ def test_cost_per_million_tokens() -> None:
     assert usd[0] == pytest.approx(1.0)
     low, high = tp.banded(np.array([100.0]), np.array([-0.2]), np.array([0.1]))
     assert (low[0], high[0]) == pytest.approx((80.0, 110.0))
+
+
+def test_prompt_chunks_fill_the_budget_and_a_rate_caps_throughput() -> None:
+    x = one()
+    out = tp.steady_state(x, np.array([1000.0]), np.array([100.0]), np.array([8.0]))
+    chunk = tp.step_seconds(x, np.array([8.0]), np.array([2040.0]), np.array([1050.0]), np.array([1000.0]))[0]
+    plain = tp.step_seconds(x, np.array([8.0]), np.array([0.0]), np.array([1050.0]), np.array([1000.0]))[0]
+    steps = 8 * 1000 / 2040  # of every 100 steps, this many carry a full chunk of the budget
+    assert out["tpot_s"][0] == pytest.approx((steps * chunk + (100 - steps) * plain) / 100)
+    slow = tp.open_loop(x, np.array([100.0]), np.array([100.0]), np.array([64.0]), np.array([0.5]))
+    assert slow["output_tps"][0] == pytest.approx(50.0) and slow["running"][0] < 64
