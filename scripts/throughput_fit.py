@@ -87,6 +87,14 @@ def leave_one_out(x: dict[str, np.ndarray], runs: pd.DataFrame) -> pd.DataFrame:
     return errors.assign(group=groups)
 
 
+def error_stats(errors: np.ndarray) -> dict[str, float]:
+    """Median absolute and signed error, p10, p90 and the share within ±25 % (fractions, 4 decimals)."""
+    stats = {"median_abs": np.median(np.abs(errors)), "median": np.median(errors),
+             "p10": np.percentile(errors, 10), "p90": np.percentile(errors, 90),
+             "within_25": np.mean(np.abs(errors) <= 0.25)}
+    return {k: round(float(v), 4) for k, v in stats.items()}
+
+
 def calibrate(data: Runs) -> tuple[dict[str, dict], pd.DataFrame]:
     """Constants and band per class, and every run's leave-one-out errors."""
     cat = load_catalog()
@@ -101,6 +109,7 @@ def calibrate(data: Runs) -> tuple[dict[str, dict], pd.DataFrame]:
         band = {m: [round(float(np.percentile(errors[m], 10)), 4), round(float(np.percentile(errors[m], 90)), 4)]
                 for m in METRICS}
         classes[name] = {**{k: float(f"{v:.4g}") for k, v in constants.items()}, "band": band,
+                         "errors": {m: error_stats(errors[m].to_numpy()) for m in METRICS},
                          "runs": len(sub), "sources": int(sub["campaign"].nunique())}
         scored.append(pd.concat([sub, errors.add_prefix("err_").rename(columns={"err_group": "group"})], axis=1))
     return classes, pd.concat(scored, ignore_index=True)

@@ -11,10 +11,11 @@ or, with ``--json``, the keys of ``vllm bench serve --save-result``. Every answe
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import math
-import shlex
 import sys
+from collections.abc import Callable
 from typing import Any
 
 import pandas as pd
@@ -37,10 +38,13 @@ def request_rate(text: str) -> float:
     return value
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    """Add the ``throughput`` command to ``python -m sizing``."""
-    from sizing.cli import add_case_arguments  # noqa: PLC0415 - cli imports this module
+RequestOf = Callable[[argparse.Namespace], Any]
 
+
+def register(sub: argparse._SubParsersAction, add_case_arguments: Callable[[argparse.ArgumentParser], None],
+             request_of: RequestOf) -> None:
+    """Add the ``throughput`` command to ``python -m sizing``, with the estimate's case arguments and their
+    :class:`sizing.engine.estimate.Request` (passed in by :mod:`sizing.cli`, which imports this module)."""
     helptext = "serving throughput, TTFT, TPOT and cost of one case, as vllm bench serve reports them"
     p = sub.add_parser("throughput", help=helptext, description=helptext)
     add_case_arguments(p)
@@ -53,13 +57,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--request-rate", type=request_rate, default=float("inf"), help="requests per second "
                                                                                   "(default: inf, all at once)")
     p.add_argument("--json", action="store_true", help="one JSON object, vllm bench serve --save-result keys")
-    p.set_defaults(handler=cmd_throughput)
+    p.set_defaults(handler=functools.partial(cmd_throughput, request_of=request_of))
 
 
-def estimate_row(ns: argparse.Namespace, cat: Catalog) -> tuple[pd.Series, dict[str, Any]]:
+def estimate_row(ns: argparse.Namespace, cat: Catalog, request_of: RequestOf) -> tuple[pd.Series, dict[str, Any]]:
     """The chosen deployment and its throughput row (refused cases raise :class:`Refused`)."""
     from sizing.catalog.workloads import load_constants  # noqa: PLC0415
-    from sizing.cli import request_of  # noqa: PLC0415
     from sizing.engine.estimate import estimate  # noqa: PLC0415
     from sizing.engine.throughput_frame import Shape, Target, ladder  # noqa: PLC0415
 
@@ -85,14 +88,12 @@ class Refused(Exception):
 
 def bench_command(ns: argparse.Namespace, row: pd.Series, cat: Catalog, clients: int) -> str:
     """The ``vllm bench serve`` line that measures this estimate (shell-quoted)."""
-    host = ns.host or str(cat.assume("serve_host"))
-    port = ns.port or int(cat.assume("serve_port"))
-    rate = "inf" if math.isinf(ns.request_rate) else repr(ns.request_rate)
-    words = ["vllm", "bench", "serve", "--model", str(row["checkpoint"]), "--host", host, "--port", str(port),
-             "--dataset-name", "random", "--random-input-len", str(ns.random_input_len),
-             "--random-output-len", str(ns.random_output_len), "--ignore-eos", "--num-prompts",
-             str(ns.num_prompts), "--max-concurrency", str(clients), "--request-rate", rate]
-    return " ".join(shlex.quote(w) for w in words)
+    from sizing.launch.bench import BenchRun, bench_serve_line  # noqa: PLC0415
+
+    run = BenchRun(str(row["checkpoint"]), ns.host or str(cat.assume("serve_host")),
+                   ns.port or int(cat.assume("serve_port")), ns.random_input_len, ns.random_output_len,
+                   ns.num_prompts, clients, ns.request_rate)
+    return bench_serve_line(run)
 
 
 def record(ns: argparse.Namespace, result: dict[str, Any], clients: int) -> dict[str, Any]:
@@ -155,10 +156,10 @@ def text(rec: dict[str, Any], title: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def cmd_throughput(ns: argparse.Namespace, cat: Catalog) -> int:
+def cmd_throughput(ns: argparse.Namespace, cat: Catalog, request_of: RequestOf) -> int:
     """Print the estimate (or ``--json``), then the ``vllm bench serve`` line that measures it."""
     try:
-        row, result = estimate_row(ns, cat)
+        row, result = estimate_row(ns, cat, request_of)
     except Refused as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

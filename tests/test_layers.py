@@ -19,7 +19,7 @@ RANK = {"base": 0, "catalog": 1, "engine": 2, "launch": 3, "views": 4, "render":
 BASE = {"sizing", "sizing.errors", "sizing.units", "sizing.kvdtypes", "sizing.cli_types", "sizing.launch.vllm_flags"}
 """Foundations any layer may use: errors, units, the KV dtypes, command-line value types (no sizing imports)
 and the pinned vLLM release's flag lists (data read from ``sizing/launch/data/``, no sizing imports)."""
-ENTRY = {"sizing.cli", "sizing.__main__", "sizing.cli_tables", "sizing.completion"}
+ENTRY = {"sizing.cli", "sizing.__main__", "sizing.cli_tables", "sizing.completion", "sizing.cli_throughput"}
 """The command line and its own modules (terminal tables, shell completion)."""
 FORBIDDEN = {"render": {"engine", "review", "site"}, "views": {"render", "review", "site"}}
 """Besides the ranks: renderers call no engine code, views produce no words."""

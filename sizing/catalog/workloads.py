@@ -51,6 +51,8 @@ class ClassConstants(Strict):
         description="share of a burst's prompt queue a request waits through (0: spread out, 1: all at once)")
     band: dict[str, Annotated[list[float], Field(min_length=2, max_length=2)]] = Field(
         description="metric -> (p10, p90) of the leave-one-source-out signed relative error, measured/estimate - 1")
+    errors: dict[str, dict[str, float]] = Field(
+        description="metric -> median_abs, median, p10, p90, within_25 of the leave-one-source-out errors")
     runs: PosInt
     sources: PosInt
 

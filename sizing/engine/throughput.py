@@ -199,3 +199,20 @@ def banded(value: np.ndarray, p10: np.ndarray, p90: np.ndarray) -> tuple[np.ndar
     """The band of an estimate from its class's signed errors (measured / estimate − 1): the 10th and
     90th percentile applied to the estimate, (low, high). NaN percentiles give a NaN band."""
     return value * (1 + p10), value * (1 + p90)
+
+
+def breakdown(x: Arrays, input_len: np.ndarray, output_len: np.ndarray,
+              concurrency: np.ndarray) -> dict[str, np.ndarray]:
+    """The intermediate figures of :func:`steady_state` for a worked example, per GPU and per step: the
+    running sequences, the bytes and FLOPs of a plain decode step, its memory, compute, interconnect and
+    host times (seconds), and the step itself; then TPOT, TTFT and the outputs of :func:`steady_state`."""
+    out = steady_state(x, input_len, output_len, concurrency)
+    running = out["running"] / x["dp"]
+    context = input_len + output_len / 2
+    none = np.zeros_like(running)
+    weights, cache = step_bytes(x, running / x["pp"], none, context)
+    memory, compute, comm, host = step_parts(x, running / x["pp"], none, context, input_len)
+    return {**out, "running_engine": running, "weights_bytes": weights, "cache_bytes": cache,
+            "flops": step_flops(x, running / x["pp"], none, context, input_len), "memory_s": memory,
+            "compute_s": compute, "comm_s": comm, "host_s": host,
+            "plain_s": step_seconds(x, running, none, context, input_len)}

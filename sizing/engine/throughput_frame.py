@@ -7,13 +7,14 @@ then adds the bands and the cost. Columns: :data:`sizing.engine.columns.THROUGHP
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from sizing.catalog.loader import Catalog
-from sizing.catalog.workloads import ClassConstants
+from sizing.catalog.workloads import ClassConstants, Workload
 from sizing.engine import throughput as tp
 from sizing.engine.throughput_inputs import inputs
 
@@ -46,10 +47,9 @@ class Target:
         return cls(float(tpot_ms) / 1000, float(ttft_ms) / 1000, float(cat.assume("hours_per_month")))
 
 
-def workload_shapes(workloads: dict[str, object]) -> list[Shape]:
+def workload_shapes(workloads: Mapping[str, Workload]) -> list[Shape]:
     """Every (workload, concurrency) pair of ``catalog/workloads.yaml`` entries, in file and ladder order."""
-    return [Shape(name, w.input_len, w.output_len, c)  # type: ignore[attr-defined]
-            for name, w in workloads.items() for c in w.concurrency]  # type: ignore[attr-defined]
+    return [Shape(name, w.input_len, w.output_len, c) for name, w in workloads.items() for c in w.concurrency]
 
 
 def _repeat(x: dict[str, np.ndarray], times: int) -> dict[str, np.ndarray]:
