@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from sizing.render.charts import DASHES, MARKERS, SVG_NS, Axis, _el, _esc, _f, _legend_key, _marker, _slug, linear_ticks
+from sizing.render.charts import DASHES, MARKERS, SVG_NS, Axis, _el, _esc, _f, _legend_key, _marker, _slug
 from sizing.launch.bench import BenchRun, bench_serve_line
 from sizing.render.catalog_text import server_name
 from sizing.render.explain import Quantity, caption, fmt_quantity, step_parts
@@ -23,8 +23,8 @@ from sizing.views.bundle import SiteContext
 from sizing.views.series import check_server
 from sizing.views.throughput import PAGE_WORKLOAD, example_breakdown, throughput_steps, throughput_view
 
-WIDTH, HEIGHT = 400.0, 300.0
-LEFT, RIGHT, TOP, BOTTOM = 52.0, 14.0, 30.0, 46.0
+WIDTH, HEIGHT = 540.0, 360.0
+LEFT, RIGHT, TOP, BOTTOM = 56.0, 26.0, 30.0, 46.0
 
 
 def _signed(fraction: float, lang: str) -> str:
@@ -91,15 +91,27 @@ def _series_points(frame: pd.DataFrame) -> tuple[list[float], list[float], list[
     return xs, ys, lows, highs
 
 
-def _axes(lang: str, xa: Axis, ya: Axis, xticks: Sequence[float], yticks: Sequence[float], decimals: int) -> str:
-    """Grid, tick labels and axis titles."""
+def log_ticks(lo: float, hi: float) -> list[float]:
+    """1-2-5 ticks covering [lo, hi] (both > 0), from the one at or below ``lo`` to the one at or above ``hi``."""
+    ticks, k = [], math.floor(math.log10(lo))
+    while not ticks or ticks[-1] < hi:
+        ticks += [m * 10.0**k for m in (1, 2, 5)]
+        k += 1
+    start = max(i for i, v in enumerate(ticks) if v <= lo * (1 + 1e-9))
+    end = max(min(i for i, v in enumerate(ticks) if v >= hi * (1 - 1e-9)), start + 1)
+    return ticks[start:end + 1]
+
+
+def _axes(lang: str, xa: Axis, ya: Axis, xticks: Sequence[float], yticks: Sequence[float]) -> str:
+    """Grid, tick labels and axis titles (both axes logarithmic)."""
     grid = []
     for v in yticks:
         grid.append(_el("line", class_="sz-grid", x1=_f(LEFT), x2=_f(WIDTH - RIGHT), y1=_f(ya(v)), y2=_f(ya(v)),
                         stroke="currentColor", stroke_opacity="0.12"))
-        grid.append(_el("text", _esc(fmt_number(v, lang, decimals)), x=_f(LEFT - 5), y=_f(ya(v) + 4),
-                        text_anchor="end"))
+        grid.append(_el("text", _esc(fmt_number(v, lang, 0)), x=_f(LEFT - 5), y=_f(ya(v) + 4), text_anchor="end"))
     for v in xticks:
+        grid.append(_el("line", class_="sz-grid", x1=_f(xa(v)), x2=_f(xa(v)), y1=_f(TOP), y2=_f(HEIGHT - BOTTOM),
+                        stroke="currentColor", stroke_opacity="0.12"))
         grid.append(_el("text", _esc(fmt_number(v, lang, 0)), x=_f(xa(v)), y=_f(HEIGHT - BOTTOM + 16),
                         text_anchor="middle"))
     grid.append(_el("path", class_="sz-axis", d=f"M{_f(LEFT)} {_f(TOP)}V{_f(HEIGHT - BOTTOM)}H{_f(WIDTH - RIGHT)}",
@@ -142,15 +154,15 @@ def throughput_chart(lang: str, ctx: SiteContext, server_id: str) -> str:
         return _el("p", _esc(t(lang, "chart_no_models", server=server)), class_="sz-chart-empty")
     groups = [g for _, g in frame.groupby("checkpoint", sort=False)]
     points = [_series_points(g) for g in groups]
-    top_x = max(max(p[0]) for p in points) * 1.05
-    xticks, _ = linear_ticks(max(top_x, 1 / throughput_view(ctx).target.tpot_s * 1.1), 4)
-    yticks, decimals = linear_ticks(max(max(p[3]) for p in points), 5)
-    xa = Axis(0.0, xticks[-1], LEFT, WIDTH - RIGHT)
-    ya = Axis(0.0, yticks[-1], HEIGHT - BOTTOM, TOP)
-    body = [_axes(lang, xa, ya, xticks, yticks, decimals), _target_line(lang, ctx, xa)]
+    per_user = 1 / throughput_view(ctx).target.tpot_s
+    xticks = log_ticks(min(min(min(p[0]) for p in points), per_user), max(max(max(p[0]) for p in points), per_user))
+    yticks = log_ticks(min(min(p[2]) for p in points), max(max(p[3]) for p in points))
+    xa = Axis(xticks[0], xticks[-1], LEFT, WIDTH - RIGHT, log=True)
+    ya = Axis(yticks[0], yticks[-1], HEIGHT - BOTTOM, TOP, log=True)
+    body = [_axes(lang, xa, ya, xticks, yticks), _target_line(lang, ctx, xa)]
     legend = []
     for i, (g, p) in enumerate(zip(groups, points)):
-        name = _model_name(ctx, g.iloc[0])
+        name = _model_name(ctx, g.iloc[0]) + ("" if bool(g["calibrated"].iloc[0]) else " *")
         body.append(_model_series(i, xa, ya, p, name))
         legend.append(_el("li", _legend_key(i) + _esc(name)))
     title = t(lang, "tp_chart_title", server=server)
