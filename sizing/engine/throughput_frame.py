@@ -16,7 +16,8 @@ import pandas as pd
 from sizing.catalog.loader import Catalog
 from sizing.catalog.workloads import ClassConstants, Workload
 from sizing.engine import throughput as tp
-from sizing.engine.throughput_inputs import inputs
+from sizing.engine.evaluate import append_columns
+from sizing.engine.throughput_inputs import CLASSES, inputs_with_reasons
 
 ID_COLUMNS = ("model", "checkpoint", "server", "gpu", "kv_cache_dtype", "plan", "tp", "pp", "dp")
 """Columns of the evaluated row each throughput row keeps, to say which deployment it is."""
@@ -57,32 +58,67 @@ def _repeat(x: dict[str, np.ndarray], times: int) -> dict[str, np.ndarray]:
     return {name: np.repeat(values, times) for name, values in x.items()}
 
 
+def _categorical(codes: np.ndarray, texts: list[str] | tuple[str, ...]) -> pd.Categorical:
+    """Text columns as categoricals (a small code per row, never a string per row)."""
+    return pd.Categorical.from_codes(codes, categories=list(texts))
+
+
+def _id_columns(df: pd.DataFrame, n: int) -> pd.DataFrame:
+    """The evaluated rows' :data:`ID_COLUMNS`, each repeated ``n`` times, their dtypes kept."""
+    rows = np.repeat(np.arange(len(df)), n)
+    return df[[name for name in ID_COLUMNS if name in df]].iloc[rows].reset_index(drop=True)
+
+
+def distinct_rows(x: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """(the first row of each distinct combination of input values, each row's combination): the matrix
+    repeats the same deployment under many ids (a checkpoint on every server of one GPU type and plan), so
+    the steady state is computed once per distinct input, as :func:`sizing.engine.evaluate.evaluate` computes
+    memory once per compute class. Rows are told apart by a 64-bit hash over every input array."""
+    digest = np.zeros(len(next(iter(x.values()))), dtype=np.uint64)
+    for values in x.values():
+        digest = digest * np.uint64(0x100000001B3) ^ pd.util.hash_array(np.asarray(values, dtype=float))
+    _, first, inverse = np.unique(digest, return_index=True, return_inverse=True)
+    return first, inverse.reshape(-1)
+
+
 def ladder(df: pd.DataFrame, cat: Catalog, constants: dict[str, ClassConstants], shapes: list[Shape],
            target: Target, rate: float = float("inf")) -> pd.DataFrame:
     """One row per row of ``df`` × shape: throughput, latency, bands, limit and cost (see the module docstring).
     ``rate``: requests per second (``--request-rate``; ``inf``, the default, is the closed loop)."""
     n = len(shapes)
-    x = _repeat(inputs(df, cat, constants), n)
-    length = np.tile([s.input_len for s in shapes], len(df)).astype(float)
-    output = np.tile([s.output_len for s in shapes], len(df)).astype(float)
-    clients = np.tile([s.concurrency for s in shapes], len(df)).astype(float)
+    base, reasons = inputs_with_reasons(df, cat, constants)
+    first, inverse = distinct_rows(base)
+    x = _repeat({name: values[first] for name, values in base.items()}, n)
+    length = np.tile(np.array([s.input_len for s in shapes], float), len(first))
+    output = np.tile(np.array([s.output_len for s in shapes], float), len(first))
+    clients = np.tile(np.array([s.concurrency for s in shapes], float), len(first))
     if np.isinf(rate):
         out = tp.steady_state(x, length, output, clients)
     else:
         out = tp.open_loop(x, length, output, clients, np.full(len(clients), rate))
-    ok = x["refused"] == ""
-    frame = pd.DataFrame({name: np.repeat(df[name].to_numpy(), n) for name in ID_COLUMNS if name in df})
-    frame["workload"] = np.tile([s.workload for s in shapes], len(df))
-    frame["input_len"], frame["output_len"] = length.astype(np.int64), output.astype(np.int64)
-    frame["concurrency"] = clients.astype(np.int64)
-    frame["tp_class"], frame["calibrated"], frame["refused"] = x["class"], x["calibrated"], x["refused"]
-    for name, values in results(out, x, target, ok, rate * output).items():
-        frame[name] = values
-    return frame
+    ok = x["refused"] == 0
+    computed = {"input_len": length.astype(np.int64), "output_len": output.astype(np.int64),
+                "concurrency": clients.astype(np.int64), "calibrated": x["calibrated"],
+                **results(out, x, target, ok, rate * output)}
+    rows = (inverse[:, None] * n + np.arange(n)).reshape(-1)
+    names = list(dict.fromkeys(s.workload for s in shapes))
+    columns: dict[str, np.ndarray | pd.Categorical] = {
+        "workload": _categorical(np.tile([names.index(s.workload) for s in shapes], len(df)), names),
+        "tp_class": _categorical(np.repeat(base["class"], n), CLASSES),
+        "refused": _categorical(np.repeat(base["refused"], n), reasons),
+        **{name: take(values, rows) for name, values in computed.items()}}
+    return append_columns(_id_columns(df, n), columns)
+
+
+def take(values: np.ndarray | pd.Categorical, rows: np.ndarray) -> np.ndarray | pd.Categorical:
+    """``values`` at ``rows`` (categoricals by their codes)."""
+    if isinstance(values, pd.Categorical):
+        return pd.Categorical.from_codes(values.codes[rows], dtype=values.dtype)
+    return values[rows]
 
 
 def results(out: dict[str, np.ndarray], x: dict[str, np.ndarray], target: Target, ok: np.ndarray,
-            most: np.ndarray) -> dict[str, np.ndarray]:
+            most: np.ndarray) -> dict[str, np.ndarray | pd.Categorical]:
     """The estimate's columns with their bands (cautious end: lower tokens/s, higher TPOT, TTFT and cost),
     NaN on refused rows; ``within_target`` judged on the cautious ends. ``most``: output tokens/s the
     arrival rate allows (inf in the closed loop), which caps the band too."""
@@ -94,14 +130,13 @@ def results(out: dict[str, np.ndarray], x: dict[str, np.ndarray], target: Target
     cols["output_tps_high"] = np.minimum(cols["output_tps_high"], most)
     cols.update({name: out[name] for name in ("user_tps", "request_rate", "total_tps")})
     cols = {name: np.where(ok, values, np.nan) for name, values in cols.items()}
-    cols["limited_by"] = np.where(ok, np.asarray(tp.LIMITS, dtype=object)[out["limited_by"]], "")
     usd = {end: tp.usd_per_million(x["price_monthly"], cols[f"output_tps{end}"], target.hours_per_month)
            for end in ("", "_low", "_high")}
     cols["usd_per_mtok"], cols["usd_per_mtok_low"], cols["usd_per_mtok_high"] = usd[""], usd["_high"], usd["_low"]
     tpot = np.where(x["calibrated"], cols["tpot_s_high"], cols["tpot_s"])
     ttft = np.where(x["calibrated"], cols["ttft_s_high"], cols["ttft_s"])
-    cols["within_target"] = (tpot <= target.tpot_s) & (ttft <= target.ttft_s)
-    return cols
+    limited = _categorical(np.where(ok, out["limited_by"] + 1, 0), ("", *tp.LIMITS))
+    return {**cols, "limited_by": limited, "within_target": (tpot <= target.tpot_s) & (ttft <= target.ttft_s)}
 
 
 def users_within_target(frame: pd.DataFrame) -> pd.Series:

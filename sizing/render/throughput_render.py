@@ -93,7 +93,8 @@ def _series_points(frame: pd.DataFrame) -> tuple[list[float], list[float], list[
 
 def log_ticks(lo: float, hi: float) -> list[float]:
     """1-2-5 ticks covering [lo, hi] (both > 0), from the one at or below ``lo`` to the one at or above ``hi``."""
-    ticks, k = [], math.floor(math.log10(lo))
+    ticks: list[float] = []
+    k = math.floor(math.log10(lo))
     while not ticks or ticks[-1] < hi:
         ticks += [m * 10.0**k for m in (1, 2, 5)]
         k += 1

@@ -7,7 +7,7 @@ import pytest
 
 from sizing.catalog.workloads import load_constants
 from sizing.engine.estimate import Request, estimate
-from sizing.engine.throughput_inputs import ROOFLINE, inputs
+from sizing.engine.throughput_inputs import CLASSES, DTYPES, ROOFLINE, inputs, inputs_with_reasons
 
 
 def rows(catalog, *requests: Request) -> pd.DataFrame:
@@ -20,8 +20,9 @@ def test_classes_dtypes_and_peaks(catalog) -> None:
               Request(model="Qwen/Qwen3-14B-FP8", gpu="a100-80gb"),
               Request(model="Qwen/Qwen3-Next-80B-A3B-Instruct", gpu="h200"))
     x = inputs(df, catalog, load_constants())
-    assert list(x["class"]) == ["dense", "moe", "dense", "hybrid"]
-    assert list(x["compute_dtype"]) == ["fp8", "bf16", "bf16", "bf16"]  # FP8 on Ampere runs as weight-only
+    assert [CLASSES[c] for c in x["class"]] == ["dense", "moe", "dense", "hybrid"]
+    # FP8 on Ampere runs as weight-only (bf16 GEMMs)
+    assert [DTYPES[c] for c in x["compute_dtype"]] == ["fp8", "bf16", "bf16", "bf16"]
     assert list(x["peak_flops"]) == [733e12, 989e12, 312e12, 989e12]
     assert list(x["calibrated"]) == [True, True, True, False]
     assert x["eta_bw"][3] == ROOFLINE["eta_bw"] and x["tau_layer_s"][3] == 0
@@ -36,5 +37,8 @@ def test_expert_bytes_and_active_parameters(catalog) -> None:
 
 
 def test_a_gpu_without_peaks_is_refused_by_name(catalog) -> None:
-    x = inputs(rows(catalog, Request(model="Qwen/Qwen3-8B", gpu="rtx-3090", max_model_len=8192)), catalog, {})
-    assert "rtx-3090" in x["refused"][0] and "bf16" in x["refused"][0]
+    df = rows(catalog, Request(model="Qwen/Qwen3-8B", gpu="rtx-3090", max_model_len=8192),
+              Request(model="Qwen/Qwen3-8B", gpu="l40s"))
+    x, texts = inputs_with_reasons(df, catalog, {})
+    assert "rtx-3090" in texts[x["refused"][0]] and "bf16" in texts[x["refused"][0]]
+    assert texts[x["refused"][1]] == ""
