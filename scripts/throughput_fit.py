@@ -7,7 +7,8 @@ Not part of the build. The runs (``scripts/throughput_runs.py``) are evaluated w
 uses (:func:`sizing.engine.throughput.steady_state` over :func:`sizing.engine.throughput_inputs.inputs`).
 Per class the constants (η_bw, η_c, τ_L, τ_s) minimise the mean squared log error of TPOT and output
 tokens/s (and a quarter of TTFT's) by coordinate descent over multiplicative steps, with the all-reduce
-latency and the share of a burst that queues together (``wave_share``). Errors are signed, ``measured / estimate − 1``, each run scored by constants fitted without its
+latency and the share of a burst that queues together (``wave_share``). Errors are signed,
+``measured / estimate − 1``, each run scored by constants fitted without its
 group: its model (all its GPUs and campaigns), or, in a class with one model, its model × GPU.
 """
 
@@ -29,15 +30,33 @@ from sizing.engine.throughput_inputs import METRICS, architecture_class, inputs
 
 YAML_OUT = ROOT / "calibration" / "throughput.yaml"
 MD_OUT = ROOT / "calibration" / "throughput.md"
-PARAMS = ("eta_bw", "eta_kv", "eta_compute", "overlap_loss", "tau_layer_s", "tau_seq_s", "tau_allreduce_s",
-          "wave_share")
-START = {"eta_bw": 0.7, "eta_kv": 0.7, "eta_compute": 0.4, "overlap_loss": 0.3, "tau_layer_s": 50e-6,
-         "tau_seq_s": 20e-6, "tau_allreduce_s": 10e-6, "wave_share": 0.5}
+PARAMS = (
+    "eta_bw",
+    "eta_kv",
+    "eta_compute",
+    "overlap_loss",
+    "tau_layer_s",
+    "tau_seq_s",
+    "tau_allreduce_s",
+    "wave_share",
+)
+START = {
+    "eta_bw": 0.7,
+    "eta_kv": 0.7,
+    "eta_compute": 0.4,
+    "overlap_loss": 0.3,
+    "tau_layer_s": 50e-6,
+    "tau_seq_s": 20e-6,
+    "tau_allreduce_s": 10e-6,
+    "wave_share": 0.5,
+}
 CAPPED = ("eta_bw", "eta_kv", "eta_compute", "overlap_loss", "wave_share")
 STEPS = (0.5, 0.7, 0.85, 0.95, 1.05, 1.2, 1.5, 2.0)
 
 
-def predict(x: dict[str, np.ndarray], runs: pd.DataFrame, constants: dict[str, float]) -> dict[str, np.ndarray]:
+def predict(
+    x: dict[str, np.ndarray], runs: pd.DataFrame, constants: dict[str, float]
+) -> dict[str, np.ndarray]:
     """TPOT, TTFT and output tokens/s of each run under ``constants``."""
     y = {**x, **{name: np.full(len(runs), value) for name, value in constants.items()}}
     shape = [runs[c].to_numpy(float) for c in ("isl", "osl", "batch_size")]
@@ -89,9 +108,13 @@ def leave_one_out(x: dict[str, np.ndarray], runs: pd.DataFrame) -> pd.DataFrame:
 
 def error_stats(errors: np.ndarray) -> dict[str, float]:
     """Median absolute and signed error, p10, p90 and the share within ±25 % (fractions, 4 decimals)."""
-    stats = {"median_abs": np.median(np.abs(errors)), "median": np.median(errors),
-             "p10": np.percentile(errors, 10), "p90": np.percentile(errors, 90),
-             "within_25": np.mean(np.abs(errors) <= 0.25)}
+    stats = {
+        "median_abs": np.median(np.abs(errors)),
+        "median": np.median(errors),
+        "p10": np.percentile(errors, 10),
+        "p90": np.percentile(errors, 90),
+        "within_25": np.mean(np.abs(errors) <= 0.25),
+    }
     return {k: round(float(v), 4) for k, v in stats.items()}
 
 
@@ -106,19 +129,30 @@ def calibrate(data: Runs) -> tuple[dict[str, dict], pd.DataFrame]:
         sub, xs = runs.iloc[rows].reset_index(drop=True), take(x, rows)
         errors = leave_one_out(xs, sub)
         constants = fit(xs, sub)
-        band = {m: [round(float(np.percentile(errors[m], 10)), 4), round(float(np.percentile(errors[m], 90)), 4)]
-                for m in METRICS}
-        classes[name] = {**{k: float(f"{v:.4g}") for k, v in constants.items()}, "band": band,
-                         "errors": {m: error_stats(errors[m].to_numpy()) for m in METRICS},
-                         "runs": len(sub), "sources": int(sub["campaign"].nunique())}
-        scored.append(pd.concat([sub, errors.add_prefix("err_").rename(columns={"err_group": "group"})], axis=1))
+        band = {
+            m: [round(float(np.percentile(errors[m], 10)), 4), round(float(np.percentile(errors[m], 90)), 4)]
+            for m in METRICS
+        }
+        classes[name] = {
+            **{k: float(f"{v:.4g}") for k, v in constants.items()},
+            "band": band,
+            "errors": {m: error_stats(errors[m].to_numpy()) for m in METRICS},
+            "runs": len(sub),
+            "sources": int(sub["campaign"].nunique()),
+        }
+        scored.append(
+            pd.concat([sub, errors.add_prefix("err_").rename(columns={"err_group": "group"})], axis=1)
+        )
     return classes, pd.concat(scored, ignore_index=True)
 
 
 def texts(classes: dict[str, dict], scored: pd.DataFrame) -> tuple[str, str]:
     """The YAML constants file and the Markdown report."""
-    head = ("# Written by python -m scripts.throughput_fit; do not edit. Signed errors are measured / estimate - 1;\n"
-            "# band = [p10, p90] of the leave-one-source-out errors of the class.\n")
+    head = (
+        "# Written by python -m scripts.throughput_fit; do not edit.\n"
+        "# Signed errors are measured / estimate - 1;\n"
+        "# band = [p10, p90] of the leave-one-source-out errors of the class.\n"
+    )
     return head + yaml.safe_dump({"classes": classes}, sort_keys=True), markdown(classes, scored)
 
 
@@ -131,8 +165,11 @@ def main(argv: list[str] | None = None) -> int:
     classes, scored = calibrate(evaluate_runs(cat, read_runs()))
     outputs = dict(zip((YAML_OUT, MD_OUT), texts(classes, scored)))
     if args.check:
-        stale = [str(p.relative_to(ROOT)) for p, text in outputs.items()
-                 if not p.is_file() or p.read_text(encoding="utf-8") != text]
+        stale = [
+            str(p.relative_to(ROOT))
+            for p, text in outputs.items()
+            if not p.is_file() or p.read_text(encoding="utf-8") != text
+        ]
         if stale:
             print(f"stale: {', '.join(stale)} (run python -m scripts.throughput_fit)", file=sys.stderr)
         return 1 if stale else 0

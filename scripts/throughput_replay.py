@@ -7,7 +7,8 @@ Not part of the build. For a sample of the calibration deployments, ``C`` client
 requests in a closed loop, as ``vllm bench serve --max-concurrency C --num-prompts N`` does from a burst at
 t = 0. Each step follows ``Scheduler.schedule`` (``vllm/v1/core/sched/scheduler.py``): the running requests
 first (one decode token, or the next chunk of a prompt), then waiting ones while ``--max-num-seqs`` and the
-KV pool allow, all within ``--max-num-batched-tokens``. A step lasts :func:`sizing.engine.throughput.step_seconds`
+KV pool allow, all within ``--max-num-batched-tokens``. A step lasts
+:func:`sizing.engine.throughput.step_seconds`
 for the tokens it carries, so replay and closed form share the per-step cost and differ only in how they
 average the scheduling. The replay has no ``wave_share``: its queue is the real one of the burst.
 """
@@ -84,16 +85,27 @@ def advance(state: Replay, seconds: float, output_len: int) -> int:
     return finished
 
 
-def replay(x: dict[str, np.ndarray], input_len: int, output_len: int, clients: int, prompts: int) -> dict[str, float]:
-    """Mean TTFT, TPOT (s) and output tokens/s of ``prompts`` requests from ``clients`` clients, one engine."""
+def replay(
+    x: dict[str, np.ndarray], input_len: int, output_len: int, clients: int, prompts: int
+) -> dict[str, float]:
+    """Mean TTFT, TPOT (s) and output tokens/s of ``prompts`` requests from ``clients`` clients, one
+    engine."""
     state = Replay(waiting=[Request(0.0, input_len) for _ in range(clients)])
     sent, length = clients, input_len + output_len
     one = np.ones(1)
     while state.waiting or state.running:
-        decode, prompt = schedule(state, int(x["max_num_batched_tokens"][0]), int(x["max_num_seqs"][0]),
-                                  float(x["kv_tokens"][0]), length)
-        seconds = float(tp.step_seconds(x, decode * one, prompt * one, (input_len + output_len / 2) * one,
-                                        input_len * one)[0])
+        decode, prompt = schedule(
+            state,
+            int(x["max_num_batched_tokens"][0]),
+            int(x["max_num_seqs"][0]),
+            float(x["kv_tokens"][0]),
+            length,
+        )
+        seconds = float(
+            tp.step_seconds(
+                x, decode * one, prompt * one, (input_len + output_len / 2) * one, input_len * one
+            )[0]
+        )
         for _ in range(advance(state, seconds, output_len)):
             if sent < prompts:
                 state.waiting.append(Request(state.now, input_len))
@@ -108,8 +120,12 @@ def rows() -> tuple[list[str], np.ndarray]:
     cat = load_catalog()
     data = evaluate_runs(cat, read_runs())
     x = inputs(data.deployments, cat, load_constants())
-    picks = data.deployments.assign(i=range(len(data.deployments))).query("dp == 1").drop_duplicates(
-        ["checkpoint", "gpu"])["i"].to_numpy()
+    picks = (
+        data.deployments.assign(i=range(len(data.deployments)))
+        .query("dp == 1")
+        .drop_duplicates(["checkpoint", "gpu"])["i"]
+        .to_numpy()
+    )
     lines, diffs = [], []
     for i in picks:
         one = {**take(x, np.array([i])), "wave_share": np.ones(1)}
@@ -119,25 +135,39 @@ def rows() -> tuple[list[str], np.ndarray]:
             diff = [float(closed[m][0]) / ran[m] - 1 for m in ("output_tps", "tpot_s", "ttft_s")]
             diffs.append(diff)
             name = f"{data.deployments['checkpoint'].iloc[i]} on {data.deployments['gpu'].iloc[i]}"
-            lines.append(f"| {name} | {input_len}/{output_len} | {clients} | "
-                         + " | ".join(f"{100 * d:+.1f} %" for d in diff) + " |")
+            lines.append(
+                f"| {name} | {input_len}/{output_len} | {clients} | "
+                + " | ".join(f"{100 * d:+.1f} %" for d in diff)
+                + " |"
+            )
     return lines, np.abs(np.array(diffs))
 
 
 def report() -> str:
     """The Markdown file."""
     lines, diffs = rows()
-    medians = ", ".join(f"{name} {100 * np.median(diffs[:, i]):.1f} % (largest {100 * diffs[:, i].max():.1f} %)"
-                        for i, name in enumerate(("tokens/s", "TPOT", "TTFT")))
-    return "\n".join(["# Closed form against a scheduler replay", "",
-                      "Written by `python -m scripts.throughput_replay`; do not edit. Closed form / replay − 1, "
-                      "both with the fitted constants of the class and the burst queued in full (wave share 1); "
-                      "3 × C requests from a burst of C at t = 0, one engine (TP only).", "",
-                      f"Median absolute difference over {len(diffs)} cases: {medians}. TTFT differs by design: "
-                      "the closed form puts a request behind half its burst's prompts (wave share 1 here; the "
-                      "fitted share is far lower), the replay behind the prompts actually ahead of it.", "",
-                      "| deployment | input/output | C | tokens/s | TPOT | TTFT |", "|---|---|---:|---:|---:|---:|",
-                      *lines, ""])
+    medians = ", ".join(
+        f"{name} {100 * np.median(diffs[:, i]):.1f} % (largest {100 * diffs[:, i].max():.1f} %)"
+        for i, name in enumerate(("tokens/s", "TPOT", "TTFT"))
+    )
+    return "\n".join(
+        [
+            "# Closed form against a scheduler replay",
+            "",
+            "Written by `python -m scripts.throughput_replay`; do not edit. Closed form / replay − 1, "
+            "both with the fitted constants of the class and the burst queued in full (wave share 1); "
+            "3 × C requests from a burst of C at t = 0, one engine (TP only).",
+            "",
+            f"Median absolute difference over {len(diffs)} cases: {medians}. TTFT differs by design: "
+            "the closed form puts a request behind half its burst's prompts (wave share 1 here; the "
+            "fitted share is far lower), the replay behind the prompts actually ahead of it.",
+            "",
+            "| deployment | input/output | C | tokens/s | TPOT | TTFT |",
+            "|---|---|---:|---:|---:|---:|",
+            *lines,
+            "",
+        ]
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

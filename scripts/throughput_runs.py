@@ -62,7 +62,9 @@ def read_runs(path: Path = RUNS) -> pd.DataFrame:
     """The usable rows: a catalog checkpoint and GPU, one pipeline stage, TTFT and TPOT present."""
     with path.open(newline="", encoding="utf-8") as f:
         raw = pd.DataFrame(list(csv.DictReader(f)))
-    raw["checkpoint"] = [CHECKPOINTS.get((m, q), "") for m, q in zip(raw["model_path"], raw["gemm_quant_mode"])]
+    raw["checkpoint"] = [
+        CHECKPOINTS.get((m, q), "") for m, q in zip(raw["model_path"], raw["gemm_quant_mode"])
+    ]
     raw["gpu"] = raw["system"].map(GPUS).fillna("")
     keep = (raw["checkpoint"] != "") & (raw["gpu"] != "") & (raw["pp_size"] == "1")
     runs = raw[keep].copy()
@@ -72,15 +74,25 @@ def read_runs(path: Path = RUNS) -> pd.DataFrame:
     runs["ep"] = runs["moe_ep_size"].replace("", "1").astype(int)
     runs["ttft_s"] = runs["silicon_ttft_ms"].astype(float) / 1000
     runs["tpot_s"] = runs["silicon_tpot_ms"].astype(float) / 1000
-    runs["output_tps"] = runs["batch_size"] * runs["osl"] / (runs["ttft_s"] + (runs["osl"] - 1) * runs["tpot_s"])
+    runs["output_tps"] = (
+        runs["batch_size"] * runs["osl"] / (runs["ttft_s"] + (runs["osl"] - 1) * runs["tpot_s"])
+    )
     runs["campaign"] = runs["silicon_data_source"].map(campaign)
     return runs.reset_index(drop=True)
 
 
 def deployment(cat: Catalog, checkpoint: str, gpu: str, tp: int, dp: int, ep: int, length: int) -> pd.Series:
     """The evaluated row of one measured deployment (explicit TP, DP and expert parallelism)."""
-    req = Request(model=checkpoint, gpu=gpu, gpus=tp * dp, tensor_parallel_size=tp, pipeline_parallel_size=1,
-                  data_parallel_size=dp, enable_expert_parallel=ep > 1, max_model_len=length)
+    req = Request(
+        model=checkpoint,
+        gpu=gpu,
+        gpus=tp * dp,
+        tensor_parallel_size=tp,
+        pipeline_parallel_size=1,
+        data_parallel_size=dp,
+        enable_expert_parallel=ep > 1,
+        max_model_len=length,
+    )
     frame = estimate_frame(cat, req)
     return frame.iloc[0]
 
@@ -100,6 +112,8 @@ def evaluate_runs(cat: Catalog, runs: pd.DataFrame) -> Runs:
             continue
         rows[key] = row
     kept = runs[keep].reset_index(drop=True)
-    deployments = pd.DataFrame([rows[tuple(k)] for k in kept[keys].itertuples(index=False)]).reset_index(drop=True)
+    deployments = pd.DataFrame([rows[tuple(k)] for k in kept[keys].itertuples(index=False)]).reset_index(
+        drop=True
+    )
     deployments["max_num_seqs"] = np.maximum(deployments["max_num_seqs"], kept["batch_size"] / kept["dp"])
     return Runs(kept, deployments)

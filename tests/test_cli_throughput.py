@@ -22,11 +22,20 @@ def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
 
 
 def test_json_has_the_bench_serve_keys_and_bands(capsys: pytest.CaptureFixture[str]) -> None:
-    status, out, _ = cli(capsys, "throughput", *CASE, "--max-concurrency", "16", "--num-prompts", "160", "--json")
+    status, out, _ = cli(
+        capsys, "throughput", *CASE, "--max-concurrency", "16", "--num-prompts", "160", "--json"
+    )
     rec = json.loads(out)
     assert status == 0
-    for key in ("request_throughput", "output_throughput", "total_token_throughput", "mean_ttft_ms",
-                "mean_tpot_ms", "limited_by", "usd_per_million_output_tokens"):
+    for key in (
+        "request_throughput",
+        "output_throughput",
+        "total_token_throughput",
+        "mean_ttft_ms",
+        "mean_tpot_ms",
+        "limited_by",
+        "usd_per_million_output_tokens",
+    ):
         assert key in rec
     for key in ("output_throughput", "mean_tpot_ms", "mean_ttft_ms", "usd_per_million_output_tokens"):
         assert rec[f"{key}_low"] < rec[key] < rec[f"{key}_high"]
@@ -52,26 +61,57 @@ def test_more_clients_more_throughput_slower_users(capsys: pytest.CaptureFixture
 
 
 def test_a_request_rate_caps_the_throughput(capsys: pytest.CaptureFixture[str]) -> None:
-    _, out, _ = cli(capsys, "throughput", *CASE, "--request-rate", "0.25", "--max-concurrency", "64",
-                    "--num-prompts", "100", "--json")
+    _, out, _ = cli(
+        capsys,
+        "throughput",
+        *CASE,
+        "--request-rate",
+        "0.25",
+        "--max-concurrency",
+        "64",
+        "--num-prompts",
+        "100",
+        "--json",
+    )
     rec = json.loads(out)
     assert rec["output_throughput"] == pytest.approx(256) and rec["output_throughput_high"] <= 256 + 1e-9
 
 
-@pytest.mark.parametrize("args", [("--random-input-len", "0"), ("--request-rate", "-1"), ("--request-rate", "x"),
-                                  ("--num-prompts", "1.5"), ("--random-input-len", "40000")])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("--random-input-len", "0"),
+        ("--request-rate", "-1"),
+        ("--request-rate", "x"),
+        ("--num-prompts", "1.5"),
+        ("--random-input-len", "40000"),
+    ],
+)
 def test_bad_values_one_line_exit_2(capsys: pytest.CaptureFixture[str], args: tuple[str, ...]) -> None:
     status, out, err = cli(capsys, "throughput", *CASE, *args)
     assert status == 2 and out == "" and len(err.strip().splitlines()) == 1
 
 
 def test_a_gpu_without_peaks_is_refused_by_name(capsys: pytest.CaptureFixture[str]) -> None:
-    status, _, err = cli(capsys, "throughput", "--model", "Qwen/Qwen3-8B", "--gpu", "rtx-3090",
-                         "--max-model-len", "8192")
+    status, _, err = cli(
+        capsys, "throughput", "--model", "Qwen/Qwen3-8B", "--gpu", "rtx-3090", "--max-model-len", "8192"
+    )
     assert status == 1 and "rtx-3090" in err and "tflops_dense" in err
 
 
 def test_an_uncalibrated_class_says_so(capsys: pytest.CaptureFixture[str]) -> None:
-    status, out, _ = cli(capsys, "throughput", "--model", "Qwen/Qwen3-Next-80B-A3B-Instruct", "--gpu", "h200",
-                         "--gpus", "2", "--max-concurrency", "4", "--num-prompts", "8")
+    status, out, _ = cli(
+        capsys,
+        "throughput",
+        "--model",
+        "Qwen/Qwen3-Next-80B-A3B-Instruct",
+        "--gpu",
+        "h200",
+        "--gpus",
+        "2",
+        "--max-concurrency",
+        "4",
+        "--num-prompts",
+        "8",
+    )
     assert status == 0 and "Not calibrated" in out and "band" not in out.split("Mean TPOT")[1].splitlines()[0]

@@ -43,16 +43,20 @@ class ClassConstants(Strict):
     eta_kv: Fraction = Field(description="share of peak memory bandwidth the KV-cache reads reach")
     eta_compute: Fraction = Field(description="share of dense peak FLOP/s a step reaches")
     overlap_loss: Annotated[float, Field(ge=0, le=1)] = Field(
-        description="share of the smaller of memory and compute time that does not overlap the larger")
+        description="share of the smaller of memory and compute time that does not overlap the larger"
+    )
     tau_layer_s: NonNegSeconds = Field(description="fixed cost per layer per step, seconds")
     tau_seq_s: NonNegSeconds = Field(description="host cost per running sequence per step, seconds")
     tau_allreduce_s: NonNegSeconds = Field(description="latency of one TP all-reduce, seconds")
     wave_share: Annotated[float, Field(ge=0, le=1)] = Field(
-        description="share of a burst's prompt queue a request waits through (0: spread out, 1: all at once)")
+        description="share of a burst's prompt queue a request waits through (0: spread out, 1: all at once)"
+    )
     band: dict[str, Annotated[list[float], Field(min_length=2, max_length=2)]] = Field(
-        description="metric -> (p10, p90) of the leave-one-source-out signed relative error, measured/estimate - 1")
+        description="metric -> (p10, p90) of the leave-one-source-out signed error, measured/estimate - 1"
+    )
     errors: dict[str, dict[str, float]] = Field(
-        description="metric -> median_abs, median, p10, p90, within_25 of the leave-one-source-out errors")
+        description="metric -> median_abs, median, p10, p90, within_25 of the leave-one-source-out errors"
+    )
     runs: PosInt
     sources: PosInt
 
@@ -60,7 +64,9 @@ class ClassConstants(Strict):
 def load_workloads(directory: str | Path = DEFAULT_DIR) -> dict[str, Workload]:
     """``catalog/workloads.yaml`` as ``{name: Workload}``, validated."""
     text, label = _read_file(Path(directory), "workloads")
-    return {name: validate_entry(Workload, raw, label, str(name)) for name, raw in read_yaml(text, label).items()}
+    return {
+        name: validate_entry(Workload, raw, label, str(name)) for name, raw in read_yaml(text, label).items()
+    }
 
 
 def load_constants(path: Path = CALIBRATION_FILE) -> dict[str, ClassConstants]:
@@ -72,4 +78,6 @@ def load_constants(path: Path = CALIBRATION_FILE) -> dict[str, ClassConstants]:
     classes = raw.get("classes")
     if not isinstance(classes, dict):
         raise CatalogError(label, "classes", "", "must be a mapping of class names to constants")
-    return {str(name): validate_entry(ClassConstants, entry, label, str(name)) for name, entry in classes.items()}
+    return {
+        str(name): validate_entry(ClassConstants, entry, label, str(name)) for name, entry in classes.items()
+    }

@@ -18,13 +18,16 @@ left of the budget, while ``len(self.running) < self.max_num_running_reqs`` (``-
   ``E · (1 − (1 − k/E)^T)``, as top-k routing draws them), the KV cache of every running sequence
   (sliding layers capped at the window, MLA's latent, the linear layers' state), and computes
   ``2 · active parameters`` FLOPs per token plus attention over the context;
-- step time ``max(bytes / (η_bw · bandwidth), FLOPs / (η_c · peak)) + TP all-reduce + τ_L · layers + τ_s · B``;
+- step time ``max(bytes / (η_bw · bandwidth), FLOPs / (η_c · peak)) + TP all-reduce + τ_L · layers
+  + τ_s · B``;
 - ``TPOT`` = the mean of those chunk steps and the plain decode steps (``vllm bench serve`` excludes the
-  first token from TPOT); ``TTFT`` = the own prompt's chunks plus a fitted share of the queue of prompts that arrived with it,
+  first token from TPOT); ``TTFT`` = the own prompt's chunks plus a fitted share of the queue of prompts
+  that arrived with it,
   plus the wait for a free slot when clients exceed ``B``;
 - output tokens/s per server = ``dp · B · O / (TTFT + (O − 1) · TPOT)``; tokens/s per user = ``1 / TPOT``.
 
-The constants (η_bw, η_c, τ_L, τ_s, τ_allreduce, wave_share) are fitted per architecture class on published runs
+The constants (η_bw, η_c, τ_L, τ_s, τ_allreduce, wave_share) are fitted per architecture class on
+published runs
 (``python -m scripts.throughput_fit``, ``calibration/throughput.md``); a class without them gets the
 roofline bound (η = 1, no fixed costs) and no band.
 """
@@ -57,10 +60,13 @@ def attended(x: Arrays, context: np.ndarray) -> np.ndarray:
     return x["full_on_stage"] * context + x["sliding_on_stage"] * np.minimum(context, window)
 
 
-def step_bytes(x: Arrays, decode: np.ndarray, prompt: np.ndarray, context: np.ndarray) -> tuple[np.ndarray, ...]:
+def step_bytes(
+    x: Arrays, decode: np.ndarray, prompt: np.ndarray, context: np.ndarray
+) -> tuple[np.ndarray, ...]:
     """Bytes one GPU reads and writes in one step with ``decode`` running sequences at mean ``context``
     tokens and ``prompt`` prompt tokens: (weights touched, KV cache and linear-attention state). The KV part
-    is the running sequences' cache read plus the new tokens' K and V written; the state is read and written."""
+    is the running sequences' cache read plus the new tokens' K and V written; the state is read and
+    written."""
     tokens = decode + prompt
     weights = x["dense_bytes"] + x["expert_bytes"] * experts_touched(tokens, x["hit_share"])
     kv_layers = x["full_on_stage"] + x["sliding_on_stage"]
@@ -69,8 +75,9 @@ def step_bytes(x: Arrays, decode: np.ndarray, prompt: np.ndarray, context: np.nd
     return weights, kv + state
 
 
-def step_flops(x: Arrays, decode: np.ndarray, prompt: np.ndarray, context: np.ndarray,
-               prompt_len: np.ndarray) -> np.ndarray:
+def step_flops(
+    x: Arrays, decode: np.ndarray, prompt: np.ndarray, context: np.ndarray, prompt_len: np.ndarray
+) -> np.ndarray:
     """FLOPs of one step on one GPU: ``2 · active parameters`` per token plus attention, ``2 · width`` per
     (query, key) pair (decode over ``context``, prompt tokens over half their prompt on average)."""
     pairs = decode * attended(x, context) + prompt * attended(x, prompt_len / 2)
@@ -81,15 +88,17 @@ def allreduce_seconds(x: Arrays, tokens: np.ndarray) -> np.ndarray:
     """Two all-reduces per layer of ``tokens × hidden`` bf16 values under tensor parallelism, NCCL's ring
     (``2 (n − 1) / n`` of the data crosses each link; NCCL docs, "Collective Operations: AllReduce"), plus a
     fitted latency per all-reduce (``tau_allreduce_s``; vLLM calls ``tensor_model_parallel_all_reduce`` after
-    the attention output and the MLP down projection of every layer, ``vllm/distributed/communication_op.py``)."""
+    the attention output and the MLP down projection of every layer,
+    ``vllm/distributed/communication_op.py``)."""
     ring = 2 * (x["tp"] - 1) / x["tp"]
     volume = 2 * x["stage_layers"] * ring * tokens * x["hidden_size"] * ACTIVATION_BYTES
     latency = 2 * x["stage_layers"] * x["tau_allreduce_s"] * (x["tp"] > 1)
     return volume / x["link"] + latency
 
 
-def step_parts(x: Arrays, decode: np.ndarray, prompt: np.ndarray, context: np.ndarray,
-               prompt_len: np.ndarray) -> tuple[np.ndarray, ...]:
+def step_parts(
+    x: Arrays, decode: np.ndarray, prompt: np.ndarray, context: np.ndarray, prompt_len: np.ndarray
+) -> tuple[np.ndarray, ...]:
     """The four parts of one step's time, seconds: memory, compute, interconnect and host (the fixed
     per-layer cost and the per-sequence cost)."""
     weights, cache = step_bytes(x, decode, prompt, context)
@@ -99,8 +108,9 @@ def step_parts(x: Arrays, decode: np.ndarray, prompt: np.ndarray, context: np.nd
     return memory, compute, allreduce_seconds(x, decode + prompt), host
 
 
-def step_seconds(x: Arrays, decode: np.ndarray, prompt: np.ndarray, context: np.ndarray,
-                 prompt_len: np.ndarray) -> np.ndarray:
+def step_seconds(
+    x: Arrays, decode: np.ndarray, prompt: np.ndarray, context: np.ndarray, prompt_len: np.ndarray
+) -> np.ndarray:
     """One engine step, seconds: memory and compute overlap (the larger counts, plus a fitted share
     ``overlap_loss`` of the smaller: kernels that are not both at once), the rest adds up. With pipeline
     parallelism each token passes every stage once (``pp`` stage times)."""
@@ -118,8 +128,9 @@ def slots(x: Arrays, input_len: np.ndarray, output_len: np.ndarray) -> tuple[np.
     return pool, x["max_num_seqs"].astype(float)
 
 
-def steady_state(x: Arrays, input_len: np.ndarray, output_len: np.ndarray,
-                 concurrency: np.ndarray) -> dict[str, np.ndarray]:
+def steady_state(
+    x: Arrays, input_len: np.ndarray, output_len: np.ndarray, concurrency: np.ndarray
+) -> dict[str, np.ndarray]:
     """Throughput, latency and what limits it for ``concurrency`` clients per server (see the module
     docstring). Seconds, tokens/s; ``limited_by`` holds codes into :data:`LIMITS`."""
     clients = concurrency / x["dp"]
@@ -129,18 +140,28 @@ def steady_state(x: Arrays, input_len: np.ndarray, output_len: np.ndarray,
     request = steps["ttft"] + (output_len - 1) * steps["tpot"]
     waiting = np.maximum(clients - running, 0.0) / np.maximum(running, 1e-9) * request
     out_tps = x["dp"] * running * output_len / request
-    return {"running": running * x["dp"], "tpot_s": steps["tpot"], "ttft_s": steps["ttft"] + waiting,
-            "output_tps": out_tps, "user_tps": 1.0 / steps["tpot"], "request_rate": out_tps / output_len,
-            "total_tps": out_tps * (input_len + output_len) / output_len,
-            "limited_by": limit_codes(x, running, steps["prompt"], input_len + output_len / 2, input_len,
-                                      clients, pool, seqs)}
+    return {
+        "running": running * x["dp"],
+        "tpot_s": steps["tpot"],
+        "ttft_s": steps["ttft"] + waiting,
+        "output_tps": out_tps,
+        "user_tps": 1.0 / steps["tpot"],
+        "request_rate": out_tps / output_len,
+        "total_tps": out_tps * (input_len + output_len) / output_len,
+        "limited_by": limit_codes(
+            x, running, steps["prompt"], input_len + output_len / 2, input_len, clients, pool, seqs
+        ),
+    }
 
 
-def wave(x: Arrays, running: np.ndarray, input_len: np.ndarray, output_len: np.ndarray) -> dict[str, np.ndarray]:
+def wave(
+    x: Arrays, running: np.ndarray, input_len: np.ndarray, output_len: np.ndarray
+) -> dict[str, np.ndarray]:
     """Mean TTFT and TPOT of ``running`` requests in a closed loop, seconds.
 
     TPOT: over the ``O`` steps of a request, the ``running · I`` prompt tokens of the requests that replace
-    the finished ones arrive in full chunks (the scheduler fills the token budget), so ``running · I / budget``
+    the finished ones arrive in full chunks (the scheduler fills the token budget), so
+    ``running · I / budget``
     of the steps carry a chunk and the others only decode; averaging the two step times, not the tokens,
     keeps the experts a big chunk touches from being spread over every step. TTFT: a new request's prompt
     takes ``ceil(I / budget)`` full steps, after the prompts that arrived with it: fixed lengths keep a
@@ -160,8 +181,14 @@ def wave(x: Arrays, running: np.ndarray, input_len: np.ndarray, output_len: np.n
     return {"ttft": ttft, "tpot": tpot, "prompt": running * input_len / output_len}
 
 
-def open_loop(x: Arrays, input_len: np.ndarray, output_len: np.ndarray, concurrency: np.ndarray,
-              rate: np.ndarray, rounds: int = 40) -> dict[str, np.ndarray]:
+def open_loop(
+    x: Arrays,
+    input_len: np.ndarray,
+    output_len: np.ndarray,
+    concurrency: np.ndarray,
+    rate: np.ndarray,
+    rounds: int = 40,
+) -> dict[str, np.ndarray]:
     """:func:`steady_state` when requests arrive at ``rate`` per second (``--request-rate``; ``inf``: the
     closed loop) with at most ``concurrency`` in flight: by Little's law the requests in flight are
     ``rate × request time``, found by damped fixed-point iteration (``rounds`` times, all rows at once);
@@ -174,12 +201,24 @@ def open_loop(x: Arrays, input_len: np.ndarray, output_len: np.ndarray, concurre
     out = steady_state(x, input_len, output_len, inflight)
     capped = np.minimum(out["output_tps"], rate * output_len)
     scale = capped / out["output_tps"]
-    return {**out, "output_tps": capped, "request_rate": out["request_rate"] * scale,
-            "total_tps": out["total_tps"] * scale}
+    return {
+        **out,
+        "output_tps": capped,
+        "request_rate": out["request_rate"] * scale,
+        "total_tps": out["total_tps"] * scale,
+    }
 
 
-def limit_codes(x: Arrays, running: np.ndarray, prompt: np.ndarray, context: np.ndarray,
-                input_len: np.ndarray, clients: np.ndarray, pool: np.ndarray, seqs: np.ndarray) -> np.ndarray:
+def limit_codes(
+    x: Arrays,
+    running: np.ndarray,
+    prompt: np.ndarray,
+    context: np.ndarray,
+    input_len: np.ndarray,
+    clients: np.ndarray,
+    pool: np.ndarray,
+    seqs: np.ndarray,
+) -> np.ndarray:
     """What bounds each row (codes into :data:`LIMITS`): a full KV pool or ``--max-num-seqs`` when clients
     wait for a slot, else the largest part of the step time."""
     memory, compute, comm, host = step_parts(x, running / x["pp"], prompt / x["pp"], context, input_len)
@@ -201,8 +240,9 @@ def banded(value: np.ndarray, p10: np.ndarray, p90: np.ndarray) -> tuple[np.ndar
     return value * (1 + p10), value * (1 + p90)
 
 
-def breakdown(x: Arrays, input_len: np.ndarray, output_len: np.ndarray,
-              concurrency: np.ndarray) -> dict[str, np.ndarray]:
+def breakdown(
+    x: Arrays, input_len: np.ndarray, output_len: np.ndarray, concurrency: np.ndarray
+) -> dict[str, np.ndarray]:
     """The intermediate figures of :func:`steady_state` for a worked example, per GPU and per step: the
     running sequences, the bytes and FLOPs of a plain decode step, its memory, compute, interconnect and
     host times (seconds), and the step itself; then TPOT, TTFT and the outputs of :func:`steady_state`."""
@@ -212,7 +252,15 @@ def breakdown(x: Arrays, input_len: np.ndarray, output_len: np.ndarray,
     none = np.zeros_like(running)
     weights, cache = step_bytes(x, running / x["pp"], none, context)
     memory, compute, comm, host = step_parts(x, running / x["pp"], none, context, input_len)
-    return {**out, "running_engine": running, "weights_bytes": weights, "cache_bytes": cache,
-            "flops": step_flops(x, running / x["pp"], none, context, input_len), "memory_s": memory,
-            "compute_s": compute, "comm_s": comm, "host_s": host,
-            "plain_s": step_seconds(x, running, none, context, input_len)}
+    return {
+        **out,
+        "running_engine": running,
+        "weights_bytes": weights,
+        "cache_bytes": cache,
+        "flops": step_flops(x, running / x["pp"], none, context, input_len),
+        "memory_s": memory,
+        "compute_s": compute,
+        "comm_s": comm,
+        "host_s": host,
+        "plain_s": step_seconds(x, running, none, context, input_len),
+    }

@@ -81,9 +81,15 @@ def distinct_rows(x: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     return first, inverse.reshape(-1)
 
 
-def ladder(df: pd.DataFrame, cat: Catalog, constants: dict[str, ClassConstants], shapes: list[Shape],
-           target: Target, rate: float = float("inf")) -> pd.DataFrame:
-    """One row per row of ``df`` × shape: throughput, latency, bands, limit and cost (see the module docstring).
+def ladder(
+    df: pd.DataFrame,
+    cat: Catalog,
+    constants: dict[str, ClassConstants],
+    shapes: list[Shape],
+    target: Target,
+    rate: float = float("inf"),
+) -> pd.DataFrame:
+    """One row per row of ``df`` × shape: throughput, latency, bands, limit and cost (module docstring).
     ``rate``: requests per second (``--request-rate``; ``inf``, the default, is the closed loop)."""
     n = len(shapes)
     base, reasons = inputs_with_reasons(df, cat, constants)
@@ -97,16 +103,21 @@ def ladder(df: pd.DataFrame, cat: Catalog, constants: dict[str, ClassConstants],
     else:
         out = tp.open_loop(x, length, output, clients, np.full(len(clients), rate))
     ok = x["refused"] == 0
-    computed = {"input_len": length.astype(np.int64), "output_len": output.astype(np.int64),
-                "concurrency": clients.astype(np.int64), "calibrated": x["calibrated"],
-                **results(out, x, target, ok, rate * output)}
+    computed = {
+        "input_len": length.astype(np.int64),
+        "output_len": output.astype(np.int64),
+        "concurrency": clients.astype(np.int64),
+        "calibrated": x["calibrated"],
+        **results(out, x, target, ok, rate * output),
+    }
     rows = (inverse[:, None] * n + np.arange(n)).reshape(-1)
     names = list(dict.fromkeys(s.workload for s in shapes))
     columns: dict[str, np.ndarray | pd.Categorical] = {
         "workload": _categorical(np.tile([names.index(s.workload) for s in shapes], len(df)), names),
         "tp_class": _categorical(np.repeat(base["class"], n), CLASSES),
         "refused": _categorical(np.repeat(base["refused"], n), reasons),
-        **{name: take(values, rows) for name, values in computed.items()}}
+        **{name: take(values, rows) for name, values in computed.items()},
+    }
     return append_columns(_id_columns(df, n), columns)
 
 
@@ -117,22 +128,30 @@ def take(values: np.ndarray | pd.Categorical, rows: np.ndarray) -> np.ndarray | 
     return values[rows]
 
 
-def results(out: dict[str, np.ndarray], x: dict[str, np.ndarray], target: Target, ok: np.ndarray,
-            most: np.ndarray) -> dict[str, np.ndarray | pd.Categorical]:
+def results(
+    out: dict[str, np.ndarray], x: dict[str, np.ndarray], target: Target, ok: np.ndarray, most: np.ndarray
+) -> dict[str, np.ndarray | pd.Categorical]:
     """The estimate's columns with their bands (cautious end: lower tokens/s, higher TPOT, TTFT and cost),
     NaN on refused rows; ``within_target`` judged on the cautious ends. ``most``: output tokens/s the
     arrival rate allows (inf in the closed loop), which caps the band too."""
     cols: dict[str, np.ndarray] = {"running": out["running"]}
     for metric in ("output_tps", "tpot_s", "ttft_s"):
         cols[metric] = out[metric]
-        cols[f"{metric}_low"], cols[f"{metric}_high"] = tp.banded(out[metric], x[f"{metric}_p10"],
-                                                                  x[f"{metric}_p90"])
+        cols[f"{metric}_low"], cols[f"{metric}_high"] = tp.banded(
+            out[metric], x[f"{metric}_p10"], x[f"{metric}_p90"]
+        )
     cols["output_tps_high"] = np.minimum(cols["output_tps_high"], most)
     cols.update({name: out[name] for name in ("user_tps", "request_rate", "total_tps")})
     cols = {name: np.where(ok, values, np.nan) for name, values in cols.items()}
-    usd = {end: tp.usd_per_million(x["price_monthly"], cols[f"output_tps{end}"], target.hours_per_month)
-           for end in ("", "_low", "_high")}
-    cols["usd_per_mtok"], cols["usd_per_mtok_low"], cols["usd_per_mtok_high"] = usd[""], usd["_high"], usd["_low"]
+    usd = {
+        end: tp.usd_per_million(x["price_monthly"], cols[f"output_tps{end}"], target.hours_per_month)
+        for end in ("", "_low", "_high")
+    }
+    cols["usd_per_mtok"], cols["usd_per_mtok_low"], cols["usd_per_mtok_high"] = (
+        usd[""],
+        usd["_high"],
+        usd["_low"],
+    )
     tpot = np.where(x["calibrated"], cols["tpot_s_high"], cols["tpot_s"])
     ttft = np.where(x["calibrated"], cols["ttft_s_high"], cols["ttft_s"])
     limited = _categorical(np.where(ok, out["limited_by"] + 1, 0), ("", *tp.LIMITS))

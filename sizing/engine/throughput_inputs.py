@@ -23,8 +23,16 @@ DTYPES = ("bf16", "fp8", "fp4")
 METRICS = ("output_tps", "tpot_s", "ttft_s")
 """Metrics with a band: measured / estimate − 1, 10th and 90th percentile per class."""
 
-ROOFLINE = {"eta_bw": 1.0, "eta_kv": 1.0, "eta_compute": 1.0, "overlap_loss": 0.0, "tau_layer_s": 0.0,
-            "tau_seq_s": 0.0, "tau_allreduce_s": 0.0, "wave_share": 0.0}
+ROOFLINE = {
+    "eta_bw": 1.0,
+    "eta_kv": 1.0,
+    "eta_compute": 1.0,
+    "overlap_loss": 0.0,
+    "tau_layer_s": 0.0,
+    "tau_seq_s": 0.0,
+    "tau_allreduce_s": 0.0,
+    "wave_share": 0.0,
+}
 """The constants of a row outside every calibrated class: the roofline bound, no band."""
 
 
@@ -43,7 +51,8 @@ def architecture_class(df: pd.DataFrame) -> np.ndarray:
 
 def dtype_codes(df: pd.DataFrame) -> np.ndarray:
     """The dtype a row's GEMMs run in, as a code into :data:`DTYPES`: fp8 or fp4 where the weights need it
-    and the GPU has it, else bf16 (weight-only formats and FP8 on Ampere dequantise to bf16: vLLM's Marlin)."""
+    and the GPU has it, else bf16 (weight-only formats and FP8 on Ampere dequantise to bf16: vLLM's
+    Marlin kernels)."""
     needs = df["needs_hw"]
     fp8 = (needs == "fp8").to_numpy(bool) & df["hw_fp8"].to_numpy(bool)
     fp4 = (needs == "fp4").to_numpy(bool) & df["hw_fp4"].to_numpy(bool)
@@ -98,16 +107,34 @@ def weight_arrays(df: pd.DataFrame, cat: Catalog) -> dict[str, np.ndarray]:
     ranks = df["tp"].to_numpy(float) * df["pp"].to_numpy(float)
     params = by_id(df["model"], active) / ranks
     params = np.where(np.isnan(params), read / by_id(df["precision"], per_param), params)
-    return {"dense_bytes": weights - experts, "expert_bytes": experts, "hit_share": share, "active_params": params}
+    return {
+        "dense_bytes": weights - experts,
+        "expert_bytes": experts,
+        "hit_share": share,
+        "active_params": params,
+    }
 
 
 def geometry_arrays(df: pd.DataFrame) -> dict[str, np.ndarray]:
     """Per-GPU layer counts, KV bytes and attention width (FLOPs per (query, key) pair are twice it)."""
-    names = ("full_on_stage", "sliding_on_stage", "linear_on_stage", "window", "kv_bytes_per_token_layer",
-             "linear_state_bytes", "hidden_size", "tp", "pp", "dp", "max_num_seqs", "max_num_batched_tokens")
+    names = (
+        "full_on_stage",
+        "sliding_on_stage",
+        "linear_on_stage",
+        "window",
+        "kv_bytes_per_token_layer",
+        "linear_state_bytes",
+        "hidden_size",
+        "tp",
+        "pp",
+        "dp",
+        "max_num_seqs",
+        "max_num_batched_tokens",
+    )
     x = {name: df[name].to_numpy(float) for name in names}
-    per_head = np.where(df["is_mla"].to_numpy(bool), 2 * df["mla_dim"].to_numpy(float),
-                        2 * df["head_dim"].to_numpy(float))
+    per_head = np.where(
+        df["is_mla"].to_numpy(bool), 2 * df["mla_dim"].to_numpy(float), 2 * df["head_dim"].to_numpy(float)
+    )
     x["attn_width"] = df["attention_heads"].to_numpy(float) / x["tp"] * per_head
     x["stage_layers"] = np.ceil(df["layers"].to_numpy(float) / x["pp"])
     x["kv_tokens"] = np.maximum(df["kv_cache_tokens"].to_numpy(float), 0.0)
@@ -122,8 +149,9 @@ def constant_arrays(classes: np.ndarray, constants: dict[str, ClassConstants]) -
         table[name] = np.array([getattr(constants[c], name) if c in constants else bound for c in CLASSES])
     for metric in METRICS:
         for end, i in (("p10", 0), ("p90", 1)):
-            table[f"{metric}_{end}"] = np.array([constants[c].band[metric][i] if c in constants else np.nan
-                                                 for c in CLASSES])
+            table[f"{metric}_{end}"] = np.array(
+                [constants[c].band[metric][i] if c in constants else np.nan for c in CLASSES]
+            )
     return {name: values[classes] for name, values in table.items()}
 
 
@@ -151,8 +179,9 @@ def reason(key: int, gpus: list[str]) -> str:
     return f"no dense {DTYPES[dtype]} peak TFLOP/s for GPU {gpus[gpu]} in catalog/gpus.yaml (tflops_dense)"
 
 
-def inputs_with_reasons(df: pd.DataFrame, cat: Catalog, constants: dict[str, ClassConstants]
-                        ) -> tuple[dict[str, np.ndarray], list[str]]:
+def inputs_with_reasons(
+    df: pd.DataFrame, cat: Catalog, constants: dict[str, ClassConstants]
+) -> tuple[dict[str, np.ndarray], list[str]]:
     """Every array :func:`sizing.engine.throughput.steady_state` reads, one value per row of ``df``, with the
     codes ``class`` (:data:`CLASSES`), ``compute_dtype`` (:data:`DTYPES`) and ``refused``; and the refusal
     texts those last codes index (code 0: the row can be estimated)."""

@@ -29,8 +29,28 @@ class BenchRun:
 def bench_serve_line(run: BenchRun) -> str:
     """The shell-quoted command line of ``run``."""
     rate = "inf" if math.isinf(run.request_rate) else repr(run.request_rate)
-    words = ["vllm", "bench", "serve", "--model", run.model, "--host", run.host, "--port", str(run.port),
-             "--dataset-name", "random", "--random-input-len", str(run.input_len),
-             "--random-output-len", str(run.output_len), "--ignore-eos", "--num-prompts", str(run.num_prompts),
-             "--max-concurrency", str(run.concurrency), "--request-rate", rate]
+    words = [
+        "vllm",
+        "bench",
+        "serve",
+        "--model",
+        run.model,
+        "--host",
+        run.host,
+        "--port",
+        str(run.port),
+        "--dataset-name",
+        "random",
+        "--random-input-len",
+        str(run.input_len),
+        "--random-output-len",
+        str(run.output_len),
+        "--ignore-eos",
+        "--num-prompts",
+        str(run.num_prompts),
+        "--max-concurrency",
+        str(run.concurrency),
+        "--request-rate",
+        rate,
+    ]
     return " ".join(shlex.quote(w) for w in words)

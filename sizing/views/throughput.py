@@ -47,8 +47,11 @@ def throughput_view(ctx: SiteContext) -> ThroughputView:
     cat, constants, workloads = ctx.catalog, load_constants(), _workloads(ctx)
     target = Target.of(cat)
     shapes = [s for s in workload_shapes(workloads) if s.workload == PAGE_WORKLOAD]
-    ladders = {sid: ladder(chosen_rows(cat, ctx.frame, sid), cat, constants, shapes, target)
-               for sid, server in cat.servers.items() if server.kind == "offer"}
+    ladders = {
+        sid: ladder(chosen_rows(cat, ctx.frame, sid), cat, constants, shapes, target)
+        for sid, server in cat.servers.items()
+        if server.kind == "offer"
+    }
     return ThroughputView(ladders, constants, workloads, target)
 
 
@@ -60,12 +63,20 @@ def example_breakdown(ctx: SiteContext, example_id: str, concurrency: int) -> di
     x = inputs(row, ctx.catalog, dict(view.constants))
     work = view.workloads[PAGE_WORKLOAD]
     shape = Shape(PAGE_WORKLOAD, work.input_len, work.output_len, concurrency)
-    b = tp.breakdown(x, np.array([float(shape.input_len)]), np.array([float(shape.output_len)]),
-                     np.array([float(concurrency)]))
+    b = tp.breakdown(
+        x,
+        np.array([float(shape.input_len)]),
+        np.array([float(shape.output_len)]),
+        np.array([float(concurrency)]),
+    )
     frame = ladder(row, ctx.catalog, dict(view.constants), [shape], view.target)
-    return {**{k: float(np.asarray(v)[0]) for k, v in x.items() if np.asarray(v).dtype.kind in "fib"},
-            **{k: float(v[0]) for k, v in b.items()}, "shape": shape, "result": frame.iloc[0].to_dict(),
-            "layers": float(ctx.example(example_id)["layers"])}
+    return {
+        **{k: float(np.asarray(v)[0]) for k, v in x.items() if np.asarray(v).dtype.kind in "fib"},
+        **{k: float(v[0]) for k, v in b.items()},
+        "shape": shape,
+        "result": frame.iloc[0].to_dict(),
+        "layers": float(ctx.example(example_id)["layers"]),
+    }
 
 
 def _q(value: float, unit: str) -> Quantity:
@@ -77,31 +88,76 @@ def memory_time_steps(b: Mapping[str, Any]) -> list[Step]:
     context = b["shape"].input_len + b["shape"].output_len / 2
     weights, cache = _q(b["weights_bytes"], "gb"), _q(b["cache_bytes"], "gb")
     return [
-        Step("tp_running", "step_tp_running", (_q(b["running"], "count"),), "formula_tp_running",
-             (("clients", _q(b["shape"].concurrency, "count")), ("seqs", _q(b["max_num_seqs"], "count")))),
+        Step(
+            "tp_running",
+            "step_tp_running",
+            (_q(b["running"], "count"),),
+            "formula_tp_running",
+            (("clients", _q(b["shape"].concurrency, "count")), ("seqs", _q(b["max_num_seqs"], "count"))),
+        ),
         Step("tp_weights", "step_tp_weights", (weights,)),
-        Step("tp_kv", "step_tp_kv", (cache,), "formula_tp_kv",
-             (("seqs", _q(b["running_engine"], "count")), ("context", _q(context, "tokens")),
-              ("per_token", _q(b["kv_bytes_per_token_layer"] * b["layers"], "kib")))),
-        Step("tp_memory", "step_tp_memory", (_q(b["memory_s"], "ms"),), "formula_tp_memory",
-             (("weights", weights), ("eta_w", _q(b["eta_bw"], "plain2")), ("kv", cache),
-              ("eta_kv", _q(b["eta_kv"], "plain2")), ("bandwidth", _q(b["bandwidth"] / 1e9, "gb_per_s")))),
+        Step(
+            "tp_kv",
+            "step_tp_kv",
+            (cache,),
+            "formula_tp_kv",
+            (
+                ("seqs", _q(b["running_engine"], "count")),
+                ("context", _q(context, "tokens")),
+                ("per_token", _q(b["kv_bytes_per_token_layer"] * b["layers"], "kib")),
+            ),
+        ),
+        Step(
+            "tp_memory",
+            "step_tp_memory",
+            (_q(b["memory_s"], "ms"),),
+            "formula_tp_memory",
+            (
+                ("weights", weights),
+                ("eta_w", _q(b["eta_bw"], "plain2")),
+                ("kv", cache),
+                ("eta_kv", _q(b["eta_kv"], "plain2")),
+                ("bandwidth", _q(b["bandwidth"] / 1e9, "gb_per_s")),
+            ),
+        ),
     ]
 
 
 def step_time_steps(b: Mapping[str, Any]) -> list[Step]:
     """Compute and fixed costs of the decode step, the step, TPOT and speed per user."""
     return [
-        Step("tp_compute", "step_tp_compute", (_q(b["compute_s"], "ms"),), "formula_tp_compute",
-             (("flops", _q(b["flops"], "tflop")), ("eta_c", _q(b["eta_compute"], "plain2")),
-              ("peak", _q(b["peak_flops"], "tflops")))),
-        Step("tp_host", "step_tp_host", (_q(b["host_s"] + b["comm_s"], "ms"),), "formula_tp_host",
-             (("tau_l", _q(b["tau_layer_s"], "us")), ("layers", _q(b["stage_layers"], "layers")),
-              ("tau_s", _q(b["tau_seq_s"], "us")), ("seqs", _q(b["running_engine"], "count")))),
+        Step(
+            "tp_compute",
+            "step_tp_compute",
+            (_q(b["compute_s"], "ms"),),
+            "formula_tp_compute",
+            (
+                ("flops", _q(b["flops"], "tflop")),
+                ("eta_c", _q(b["eta_compute"], "plain2")),
+                ("peak", _q(b["peak_flops"], "tflops")),
+            ),
+        ),
+        Step(
+            "tp_host",
+            "step_tp_host",
+            (_q(b["host_s"] + b["comm_s"], "ms"),),
+            "formula_tp_host",
+            (
+                ("tau_l", _q(b["tau_layer_s"], "us")),
+                ("layers", _q(b["stage_layers"], "layers")),
+                ("tau_s", _q(b["tau_seq_s"], "us")),
+                ("seqs", _q(b["running_engine"], "count")),
+            ),
+        ),
         Step("tp_step", "step_tp_step", (_q(b["plain_s"], "ms"),), "formula_tp_step"),
         Step("tp_tpot", "step_tp_tpot", (_q(b["tpot_s"], "ms"),)),
-        Step("tp_user", "step_tp_user", (_q(b["user_tps"], "tokens_per_s"),), "formula_tp_user",
-             (("tpot", _q(b["tpot_s"], "ms")),)),
+        Step(
+            "tp_user",
+            "step_tp_user",
+            (_q(b["user_tps"], "tokens_per_s"),),
+            "formula_tp_user",
+            (("tpot", _q(b["tpot_s"], "ms")),),
+        ),
     ]
 
 
@@ -110,13 +166,30 @@ def server_steps(b: Mapping[str, Any], hours: float, price: float) -> list[Step]
     result = b["result"]
     return [
         Step("tp_ttft", "step_tp_ttft", (_q(b["ttft_s"], "ms"),)),
-        Step("tp_server", "step_tp_server", (_q(b["output_tps"], "tokens_per_s"),), "formula_tp_server",
-             (("seqs", _q(b["running"], "count")), ("output", _q(b["shape"].output_len, "count")),
-              ("ttft", _q(b["ttft_s"], "ms")), ("tpot", _q(b["tpot_s"], "ms")))),
+        Step(
+            "tp_server",
+            "step_tp_server",
+            (_q(b["output_tps"], "tokens_per_s"),),
+            "formula_tp_server",
+            (
+                ("seqs", _q(b["running"], "count")),
+                ("output", _q(b["shape"].output_len, "count")),
+                ("ttft", _q(b["ttft_s"], "ms")),
+                ("tpot", _q(b["tpot_s"], "ms")),
+            ),
+        ),
         Step("tp_cautious", "step_tp_cautious", (_q(result["output_tps_low"], "tokens_per_s"),)),
-        Step("tp_cost", "step_tp_cost", (_q(result["usd_per_mtok_high"], "usd"),), "formula_tp_cost",
-             (("price", _q(price, "usd0")), ("tps", _q(result["output_tps_low"], "tokens_per_s")),
-              ("hours", _q(hours, "count")))),
+        Step(
+            "tp_cost",
+            "step_tp_cost",
+            (_q(result["usd_per_mtok_high"], "usd"),),
+            "formula_tp_cost",
+            (
+                ("price", _q(price, "usd0")),
+                ("tps", _q(result["output_tps_low"], "tokens_per_s")),
+                ("hours", _q(hours, "count")),
+            ),
+        ),
     ]
 
 

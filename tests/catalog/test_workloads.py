@@ -20,8 +20,9 @@ def test_published_workloads_are_the_three_public_shapes() -> None:
 
 
 def test_a_bad_workload_names_its_field(tmp_path: Path) -> None:
-    (tmp_path / "workloads.yaml").write_text("chat: {input_len: 0, output_len: 5, concurrency: [1],"
-                                             " meaning: {en: a, zh: b, ru: c}}\n")
+    (tmp_path / "workloads.yaml").write_text(
+        "chat: {input_len: 0, output_len: 5, concurrency: [1], meaning: {en: a, zh: b, ru: c}}\n"
+    )
     with pytest.raises(CatalogError) as err:
         load_workloads(tmp_path)
     assert "chat" in str(err.value) and "input_len" in str(err.value)
@@ -37,8 +38,11 @@ def test_peaks_are_optional_and_dense() -> None:
 def test_constants_missing_file_is_empty_and_bad_file_names_entry(tmp_path: Path) -> None:
     assert load_constants(tmp_path / "none.yaml") == {}
     bad = tmp_path / "throughput.yaml"
-    bad.write_text("classes: {dense: {eta_bw: 1.5, eta_compute: 0.4, tau_layer_s: 0, tau_seq_s: 0,"
-                   " eta_kv: 1, overlap_loss: 0, tau_allreduce_s: 0, wave_share: 0, band: {}, errors: {}, runs: 1, sources: 1}}\n")
+    bad.write_text(
+        "classes: {dense: {eta_bw: 1.5, eta_compute: 0.4, tau_layer_s: 0, tau_seq_s: 0,"
+        " eta_kv: 1, overlap_loss: 0, tau_allreduce_s: 0, wave_share: 0, band: {}, errors: {},"
+        " runs: 1, sources: 1}}\n"
+    )
     with pytest.raises(CatalogError) as err:
         load_constants(bad)
     assert "dense" in str(err.value) and "eta_bw" in str(err.value)

@@ -9,13 +9,40 @@ from sizing.engine import throughput as tp
 
 
 def one(**over: float) -> dict[str, np.ndarray]:
-    """A 10-layer dense model on one GPU: 1 GB of weights, 1 KB of KV per token and layer, 1 TB/s, 100 TFLOP/s."""
-    x = {"full_on_stage": 10, "sliding_on_stage": 0, "linear_on_stage": 0, "window": 0,
-         "kv_bytes_per_token_layer": 1000, "linear_state_bytes": 0, "hidden_size": 1000, "tp": 1, "pp": 1,
-         "dp": 1, "max_num_seqs": 256, "max_num_batched_tokens": 2048, "attn_width": 0, "stage_layers": 10,
-         "kv_tokens": 1e6, "dense_bytes": 1e9, "expert_bytes": 0, "hit_share": 1, "active_params": 5e8,
-         "eta_bw": 1, "eta_kv": 1, "eta_compute": 1, "overlap_loss": 0, "tau_layer_s": 0, "tau_seq_s": 0, "tau_allreduce_s": 0, "wave_share": 1,
-         "bandwidth": 1e12, "link": 32e9, "peak_flops": 1e14}
+    """A 10-layer dense model on one GPU: 1 GB of weights, 1 KB of KV per token and layer, 1 TB/s,
+    100 TFLOP/s."""
+    x = {
+        "full_on_stage": 10,
+        "sliding_on_stage": 0,
+        "linear_on_stage": 0,
+        "window": 0,
+        "kv_bytes_per_token_layer": 1000,
+        "linear_state_bytes": 0,
+        "hidden_size": 1000,
+        "tp": 1,
+        "pp": 1,
+        "dp": 1,
+        "max_num_seqs": 256,
+        "max_num_batched_tokens": 2048,
+        "attn_width": 0,
+        "stage_layers": 10,
+        "kv_tokens": 1e6,
+        "dense_bytes": 1e9,
+        "expert_bytes": 0,
+        "hit_share": 1,
+        "active_params": 5e8,
+        "eta_bw": 1,
+        "eta_kv": 1,
+        "eta_compute": 1,
+        "overlap_loss": 0,
+        "tau_layer_s": 0,
+        "tau_seq_s": 0,
+        "tau_allreduce_s": 0,
+        "wave_share": 1,
+        "bandwidth": 1e12,
+        "link": 32e9,
+        "peak_flops": 1e14,
+    }
     x.update(over)
     return {k: np.asarray([v], dtype=float) for k, v in x.items()}
 
@@ -24,13 +51,14 @@ def test_one_sequence_step_is_weights_over_bandwidth() -> None:
     x = one()
     weights, cache = tp.step_bytes(x, np.array([1.0]), np.array([0.0]), np.array([0.0]))
     assert (weights[0], cache[0]) == pytest.approx((1e9, 1000 * 10))  # the new token's KV, nothing to attend
-    assert tp.step_seconds(x, np.array([1.0]), np.array([0.0]), np.array([0.0]), np.array([0.0]))[0] \
-        == pytest.approx(1.00001e-3)
+    assert tp.step_seconds(x, np.array([1.0]), np.array([0.0]), np.array([0.0]), np.array([0.0]))[
+        0
+    ] == pytest.approx(1.00001e-3)
 
 
 def test_experts_touched_grows_with_the_batch() -> None:
     share = tp.experts_touched(np.array([1.0, 8.0, 1e6]), np.array([0.125] * 3))
-    assert share == pytest.approx([0.125, 1 - 0.875 ** 8, 1.0])
+    assert share == pytest.approx([0.125, 1 - 0.875**8, 1.0])
 
 
 def test_sliding_layers_read_at_most_the_window() -> None:

@@ -25,7 +25,9 @@ def test_columns_are_declared(frame: pd.DataFrame) -> None:
 
 def test_bands_and_cost(frame: pd.DataFrame, catalog) -> None:
     assert len(frame) == 15
-    assert (frame["output_tps_low"] < frame["output_tps"]).all() and (frame["tpot_s_high"] > frame["tpot_s"]).all()
+    assert (frame["output_tps_low"] < frame["output_tps"]).all() and (
+        frame["tpot_s_high"] > frame["tpot_s"]
+    ).all()
     price = catalog.servers["gpu-l40s"].price.monthly
     assert np.allclose(frame["usd_per_mtok_high"], price / (frame["output_tps_low"] * 730 * 3600) * 1e6)
 

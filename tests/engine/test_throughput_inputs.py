@@ -1,4 +1,4 @@
-"""Inputs of the throughput engine built from evaluated rows: classes, compute dtype, peaks, weights, refusals."""
+"""Inputs of the throughput engine from evaluated rows: classes, compute dtype, peaks, weights, refusals."""
 
 from __future__ import annotations
 
@@ -15,10 +15,13 @@ def rows(catalog, *requests: Request) -> pd.DataFrame:
 
 
 def test_classes_dtypes_and_peaks(catalog) -> None:
-    df = rows(catalog, Request(model="Qwen/Qwen3-14B-FP8", gpu="l40s"),
-              Request(model="openai/gpt-oss-20b", gpu="h100-80gb"),
-              Request(model="Qwen/Qwen3-14B-FP8", gpu="a100-80gb"),
-              Request(model="Qwen/Qwen3-Next-80B-A3B-Instruct", gpu="h200"))
+    df = rows(
+        catalog,
+        Request(model="Qwen/Qwen3-14B-FP8", gpu="l40s"),
+        Request(model="openai/gpt-oss-20b", gpu="h100-80gb"),
+        Request(model="Qwen/Qwen3-14B-FP8", gpu="a100-80gb"),
+        Request(model="Qwen/Qwen3-Next-80B-A3B-Instruct", gpu="h200"),
+    )
     x = inputs(df, catalog, load_constants())
     assert [CLASSES[c] for c in x["class"]] == ["dense", "moe", "dense", "hybrid"]
     # FP8 on Ampere runs as weight-only (bf16 GEMMs)
@@ -37,8 +40,11 @@ def test_expert_bytes_and_active_parameters(catalog) -> None:
 
 
 def test_a_gpu_without_peaks_is_refused_by_name(catalog) -> None:
-    df = rows(catalog, Request(model="Qwen/Qwen3-8B", gpu="rtx-3090", max_model_len=8192),
-              Request(model="Qwen/Qwen3-8B", gpu="l40s"))
+    df = rows(
+        catalog,
+        Request(model="Qwen/Qwen3-8B", gpu="rtx-3090", max_model_len=8192),
+        Request(model="Qwen/Qwen3-8B", gpu="l40s"),
+    )
     x, texts = inputs_with_reasons(df, catalog, {})
     assert "rtx-3090" in texts[x["refused"][0]] and "bf16" in texts[x["refused"][0]]
     assert texts[x["refused"][1]] == ""

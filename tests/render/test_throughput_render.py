@@ -27,6 +27,7 @@ def test_ladder_rows_and_locale(ctx: site.SiteContext) -> None:
     rows = [line for line in en.splitlines() if line.startswith("| ") and "---" not in line][1:]
     assert len(rows) == 5 * len(tr.throughput_view(ctx).ladders["gpu-l40s"]["checkpoint"].unique())
     from sizing.render.i18n import t
+
     limits = ("bandwidth", "compute", "interconnect", "host", "kv_pool", "max_num_seqs")
     assert any(f"| {t('en', 'tp_limit_' + k)} |" in en for k in limits)
     assert any(f"| {t('ru', 'tp_limit_' + k)} |" in ru for k in limits) and "\u00a0мс |" in ru
