@@ -17,7 +17,7 @@ from sizing.catalog.loader import Catalog
 from sizing.catalog.workloads import ClassConstants, Workload
 from sizing.engine import throughput as tp
 from sizing.engine.evaluate import append_columns
-from sizing.engine.throughput_inputs import CLASSES, inputs_with_reasons
+from sizing.engine.throughput_inputs import CLASSES, METRICS, ROOFLINE, inputs_with_reasons
 
 ID_COLUMNS = ("model", "checkpoint", "server", "gpu", "kv_cache_dtype", "plan", "tp", "pp", "dp")
 """Columns of the evaluated row each throughput row keeps, to say which deployment it is."""
@@ -69,14 +69,22 @@ def _id_columns(df: pd.DataFrame, n: int) -> pd.DataFrame:
     return df[[name for name in ID_COLUMNS if name in df]].iloc[rows].reset_index(drop=True)
 
 
+DERIVED = frozenset(
+    {*ROOFLINE, "calibrated", *(f"{m}_{end}" for m in METRICS for end in ("p10", "p90")), "stage_layers"}
+)
+"""Inputs that follow from others (the class's constants and band, the layers per stage): left out of the
+hash that tells rows apart."""
+
+
 def distinct_rows(x: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """(the first row of each distinct combination of input values, each row's combination): the matrix
     repeats the same deployment under many ids (a checkpoint on every server of one GPU type and plan), so
     the steady state is computed once per distinct input, as :func:`sizing.engine.evaluate.evaluate` computes
-    memory once per compute class. Rows are told apart by a 64-bit hash over every input array."""
+    memory once per compute class. Rows are told apart by a 64-bit hash over the independent input arrays."""
     digest = np.zeros(len(next(iter(x.values()))), dtype=np.uint64)
-    for values in x.values():
-        digest = digest * np.uint64(0x100000001B3) ^ pd.util.hash_array(np.asarray(values, dtype=float))
+    for name, values in x.items():
+        if name not in DERIVED:
+            digest = digest * np.uint64(0x100000001B3) ^ pd.util.hash_array(np.asarray(values, dtype=float))
     _, first, inverse = np.unique(digest, return_index=True, return_inverse=True)
     return first, inverse.reshape(-1)
 
@@ -102,19 +110,15 @@ def ladder(
         out = tp.steady_state(x, length, output, clients)
     else:
         out = tp.open_loop(x, length, output, clients, np.full(len(clients), rate))
-    ok = x["refused"] == 0
-    computed = {
-        "input_len": length.astype(np.int64),
-        "output_len": output.astype(np.int64),
-        "concurrency": clients.astype(np.int64),
-        "calibrated": x["calibrated"],
-        **results(out, x, target, ok, rate * output),
-    }
+    computed = results(out, x, target, x["refused"] == 0, rate * output)
     rows = (inverse[:, None] * n + np.arange(n)).reshape(-1)
     names = list(dict.fromkeys(s.workload for s in shapes))
     columns: dict[str, np.ndarray | pd.Categorical] = {
         "workload": _categorical(np.tile([names.index(s.workload) for s in shapes], len(df)), names),
+        **{name: np.tile([getattr(s, name) for s in shapes], len(df)).astype(np.int64)
+           for name in ("input_len", "output_len", "concurrency")},
         "tp_class": _categorical(np.repeat(base["class"], n), CLASSES),
+        "calibrated": np.repeat(base["calibrated"], n),
         "refused": _categorical(np.repeat(base["refused"], n), reasons),
         **{name: take(values, rows) for name, values in computed.items()},
     }

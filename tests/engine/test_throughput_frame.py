@@ -43,3 +43,16 @@ def test_a_finite_rate_caps_throughput(catalog) -> None:
     row = pd.DataFrame([estimate(catalog, Request(model="Qwen/Qwen3-14B-FP8", server="gpu-l40s"))])
     out = ladder(row, catalog, {}, [Shape("x", 1024, 512, 64)], Target.of(catalog), rate=0.5)
     assert out["output_tps"].iloc[0] == pytest.approx(256) and out["output_tps_high"].isna().iloc[0]
+
+
+def test_identical_deployments_are_computed_once_and_agree(catalog) -> None:
+    one = estimate(catalog, Request(model="Qwen/Qwen3-14B-FP8", server="gpu-l40s"))
+    other = estimate(catalog, Request(model="Qwen/Qwen3-8B", server="gpu-l40s"))
+    df = pd.DataFrame([one, other, one])
+    from sizing.engine.throughput_frame import distinct_rows
+    from sizing.engine.throughput_inputs import inputs
+
+    first, inverse = distinct_rows(inputs(df, catalog, {}))
+    assert len(first) == 2 and inverse[0] == inverse[2] != inverse[1]
+    out = ladder(df, catalog, {}, [Shape("chat", 1024, 1024, 16)], Target.of(catalog))
+    assert out["output_tps"].iloc[0] == out["output_tps"].iloc[2] != out["output_tps"].iloc[1]
