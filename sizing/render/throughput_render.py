@@ -62,12 +62,13 @@ def _model_name(ctx: SiteContext, row: pd.Series) -> str:
 
 
 def ladder_cells(lang: str, row: pd.Series) -> list[str]:
-    """One table row's cells: users, tokens/s of the server and per user, TTFT, TPOT, $ per 1M, limit."""
+    """One table row's cells: users (✓ within the speed target), tokens/s of the server and per user, TTFT,
+    TPOT, $ per 1M, limit."""
     c = _cautious(row)
     mark = "" if bool(row["calibrated"]) else " *"
     usd = "—" if math.isnan(c["usd"]) else fmt_money(c["usd"], "USD", lang, 3)
     return [
-        fmt_number(int(row["concurrency"]), lang),
+        fmt_number(int(row["concurrency"]), lang) + (" ✓" if bool(row["within_target"]) else ""),
         fmt_number(c["tps"], lang, 0) + mark,
         fmt_number(1 / c["tpot"], lang, 1),
         _ms(c["ttft"], lang),
@@ -101,6 +102,7 @@ def throughput_ladder(lang: str, ctx: SiteContext, server_id: str) -> str:
         cells = [escape_cell(_model_name(ctx, row)), *ladder_cells(lang, row)]
         lines.append("| " + " | ".join(cells) + " |")
     note = t(lang, "tp_ladder_note") if frame["calibrated"].all() else t(lang, "tp_ladder_note_roofline")
+    note += " " + t(lang, "tp_ladder_target_note", target=speed_target(lang, ctx))
     return (
         '\n<div class="sz-sortable" data-search-exclude markdown>\n\n'
         + "\n".join(lines)
