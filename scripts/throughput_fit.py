@@ -38,6 +38,7 @@ PARAMS = (
     "tau_layer_s",
     "tau_seq_s",
     "tau_allreduce_s",
+    "tau_step_s",
     "wave_share",
 )
 START = {
@@ -48,6 +49,7 @@ START = {
     "tau_layer_s": 50e-6,
     "tau_seq_s": 20e-6,
     "tau_allreduce_s": 10e-6,
+    "tau_step_s": 1e-3,
     "wave_share": 0.5,
 }
 CAPPED = ("eta_bw", "eta_kv", "eta_compute", "overlap_loss", "wave_share")

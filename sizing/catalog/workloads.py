@@ -47,6 +47,7 @@ class ClassConstants(Strict):
     )
     tau_layer_s: NonNegSeconds = Field(description="fixed cost per layer per step, seconds")
     tau_seq_s: NonNegSeconds = Field(description="host cost per running sequence per step, seconds")
+    tau_step_s: NonNegSeconds = Field(description="fixed cost per engine step (scheduler, sampling), seconds")
     tau_allreduce_s: NonNegSeconds = Field(description="latency of one TP all-reduce, seconds")
     wave_share: Annotated[float, Field(ge=0, le=1)] = Field(
         description="share of a burst's prompt queue a request waits through (0: spread out, 1: all at once)"

@@ -19,14 +19,14 @@ left of the budget, while ``len(self.running) < self.max_num_running_reqs`` (``-
   (sliding layers capped at the window, MLA's latent, the linear layers' state), and computes
   ``2 · active parameters`` FLOPs per token plus attention over the context;
 - step time ``max(bytes / (η_bw · bandwidth), FLOPs / (η_c · peak)) + TP all-reduce + τ_L · layers
-  + τ_s · B``;
+  + τ_step + τ_s · B``;
 - ``TPOT`` = the mean of those chunk steps and the plain decode steps (``vllm bench serve`` excludes the
   first token from TPOT); ``TTFT`` = the own prompt's chunks plus a fitted share of the queue of prompts
   that arrived with it,
   plus the wait for a free slot when clients exceed ``B``;
 - output tokens/s per server = ``dp · B · O / (TTFT + (O − 1) · TPOT)``; tokens/s per user = ``1 / TPOT``.
 
-The constants (η_bw, η_c, τ_L, τ_s, τ_allreduce, wave_share) are fitted per architecture class on
+The constants (η_bw, η_c, τ_L, τ_step, τ_s, τ_allreduce, wave_share) are fitted per architecture class on
 published runs
 (``python -m scripts.throughput_fit``, ``calibration/throughput.md``); a class without them gets the
 roofline bound (η = 1, no fixed costs) and no band.
@@ -100,11 +100,11 @@ def step_parts(
     x: Arrays, decode: np.ndarray, prompt: np.ndarray, context: np.ndarray, prompt_len: np.ndarray
 ) -> tuple[np.ndarray, ...]:
     """The four parts of one step's time, seconds: memory, compute, interconnect and host (the fixed
-    per-layer cost and the per-sequence cost)."""
+    per-layer and per-step costs and the per-sequence cost)."""
     weights, cache = step_bytes(x, decode, prompt, context)
     memory = (weights / x["eta_bw"] + cache / x["eta_kv"]) / x["bandwidth"]
     compute = step_flops(x, decode, prompt, context, prompt_len) / (x["eta_compute"] * x["peak_flops"])
-    host = x["tau_layer_s"] * x["stage_layers"] + x["tau_seq_s"] * decode
+    host = x["tau_layer_s"] * x["stage_layers"] + x["tau_seq_s"] * decode + x["tau_step_s"] / x["pp"]
     return memory, compute, allreduce_seconds(x, decode + prompt), host
 
 

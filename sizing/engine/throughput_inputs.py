@@ -30,6 +30,7 @@ ROOFLINE = {
     "overlap_loss": 0.0,
     "tau_layer_s": 0.0,
     "tau_seq_s": 0.0,
+    "tau_step_s": 0.0,
     "tau_allreduce_s": 0.0,
     "wave_share": 0.0,
 }

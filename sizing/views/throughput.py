@@ -145,6 +145,7 @@ def step_time_steps(b: Mapping[str, Any]) -> list[Step]:
             (
                 ("tau_l", _q(b["tau_layer_s"], "us")),
                 ("layers", _q(b["stage_layers"], "layers")),
+                ("tau_step", _q(b["tau_step_s"], "us")),
                 ("tau_s", _q(b["tau_seq_s"], "us")),
                 ("seqs", _q(b["running_engine"], "count")),
             ),

@@ -36,6 +36,7 @@ def one(**over: float) -> dict[str, np.ndarray]:
         "eta_compute": 1,
         "overlap_loss": 0,
         "tau_layer_s": 0,
+        "tau_step_s": 0,
         "tau_seq_s": 0,
         "tau_allreduce_s": 0,
         "wave_share": 1,
