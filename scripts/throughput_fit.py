@@ -39,6 +39,7 @@ PARAMS = (
     "tau_seq_s",
     "tau_allreduce_s",
     "tau_step_s",
+    "eta_experts",
     "wave_share",
 )
 START = {
@@ -50,9 +51,10 @@ START = {
     "tau_seq_s": 20e-6,
     "tau_allreduce_s": 10e-6,
     "tau_step_s": 1e-3,
+    "eta_experts": 0.8,
     "wave_share": 0.5,
 }
-CAPPED = ("eta_bw", "eta_kv", "eta_compute", "overlap_loss", "wave_share")
+CAPPED = ("eta_bw", "eta_kv", "eta_compute", "overlap_loss", "wave_share", "eta_experts")
 STEPS = (0.5, 0.7, 0.85, 0.95, 1.05, 1.2, 1.5, 2.0)
 
 
@@ -75,8 +77,10 @@ def loss(x: dict[str, np.ndarray], runs: pd.DataFrame, constants: dict[str, floa
 def fit(x: dict[str, np.ndarray], runs: pd.DataFrame, rounds: int = 6) -> dict[str, float]:
     """Coordinate descent from :data:`START` over multiplicative :data:`STEPS` (η capped at 1)."""
     best = dict(START)
+    free = [p for p in PARAMS if p != "eta_experts" or bool((x["expert_bytes"] > 0).any())]
+    best.update({p: 1.0 for p in PARAMS if p not in free})  # no experts: their efficiency is moot
     for _ in range(rounds):
-        for name in PARAMS:
+        for name in free:
             tries = [min(best[name] * s, 1.0) if name in CAPPED else best[name] * s for s in STEPS]
             scored = [(loss(x, runs, {**best, name: v}), v) for v in (best[name], *tries)]
             best[name] = min(scored)[1]

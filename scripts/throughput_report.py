@@ -42,13 +42,14 @@ def error_table(scored: pd.DataFrame) -> list[str]:
 def constants_table(classes: dict[str, dict]) -> list[str]:
     """The fitted constants of each class."""
     lines = [
-        "| class | η weights | η KV | η compute | overlap loss | τ per layer per step | τ per step "
-        "| τ per sequence per step | τ per all-reduce | wave share | runs | campaigns |",
-        "|---|" + "---:|" * 11,
+        "| class | η weights | η experts | η KV | η compute | overlap loss | τ per layer per step "
+        "| τ per step | τ per sequence per step | τ per all-reduce | wave share | runs | campaigns |",
+        "|---|" + "---:|" * 12,
     ]
     for name, c in sorted(classes.items()):
         lines.append(
-            f"| {name} | {c['eta_bw']:.3f} | {c['eta_kv']:.3f} | {c['eta_compute']:.3f} | "
+            f"| {name} | {c['eta_bw']:.3f} | {c['eta_experts']:.3f} | {c['eta_kv']:.3f} | "
+            f"{c['eta_compute']:.3f} | "
             f"{c['overlap_loss']:.2f} | {1e6 * c['tau_layer_s']:.1f} µs | {1e6 * c['tau_step_s']:.0f} µs | "
             f"{1e6 * c['tau_seq_s']:.1f} µs | {1e6 * c['tau_allreduce_s']:.1f} µs | {c['wave_share']:.2f} | "
             f"{c['runs']} | {c['sources']} |"

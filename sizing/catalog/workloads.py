@@ -41,6 +41,7 @@ class ClassConstants(Strict):
 
     eta_bw: Fraction = Field(description="share of peak memory bandwidth a decode step reaches")
     eta_kv: Fraction = Field(description="share of peak memory bandwidth the KV-cache reads reach")
+    eta_experts: Fraction = Field(description="routed-expert weights: their share of the weights' bandwidth")
     eta_compute: Fraction = Field(description="share of dense peak FLOP/s a step reaches")
     overlap_loss: Annotated[float, Field(ge=0, le=1)] = Field(
         description="share of the smaller of memory and compute time that does not overlap the larger"

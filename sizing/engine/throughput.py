@@ -26,10 +26,10 @@ left of the budget, while ``len(self.running) < self.max_num_running_reqs`` (``-
   plus the wait for a free slot when clients exceed ``B``;
 - output tokens/s per server = ``dp · B · O / (TTFT + (O − 1) · TPOT)``; tokens/s per user = ``1 / TPOT``.
 
-The constants (η_bw, η_c, τ_L, τ_step, τ_s, τ_allreduce, wave_share) are fitted per architecture class on
-published runs
-(``python -m scripts.throughput_fit``, ``calibration/throughput.md``); a class without them gets the
-roofline bound (η = 1, no fixed costs) and no band.
+The constants (η_bw, η_experts, η_kv, η_c, overlap, τ_L, τ_step, τ_s, τ_allreduce, wave_share) are
+fitted per architecture class on published runs (``python -m scripts.throughput_fit``,
+``calibration/throughput.md``); a class without them gets the roofline bound (η = 1, no fixed costs) and
+no band.
 """
 
 from __future__ import annotations
@@ -64,15 +64,15 @@ def step_bytes(
     x: Arrays, decode: np.ndarray, prompt: np.ndarray, context: np.ndarray
 ) -> tuple[np.ndarray, ...]:
     """Bytes one GPU reads and writes in one step with ``decode`` running sequences at mean ``context``
-    tokens and ``prompt`` prompt tokens: (weights touched, KV cache and linear-attention state). The KV part
-    is the running sequences' cache read plus the new tokens' K and V written; the state is read and
-    written."""
+    tokens and ``prompt`` prompt tokens: (dense weights, routed experts touched, KV cache and
+    linear-attention state). The KV part is the running sequences' cache read plus the new tokens' K and V
+    written; the state is read and written."""
     tokens = decode + prompt
-    weights = x["dense_bytes"] + x["expert_bytes"] * experts_touched(tokens, x["hit_share"])
+    experts = x["expert_bytes"] * experts_touched(tokens, x["hit_share"])
     kv_layers = x["full_on_stage"] + x["sliding_on_stage"]
     kv = x["kv_bytes_per_token_layer"] * (decode * attended(x, context) + tokens * kv_layers)
     state = 2 * decode * x["linear_state_bytes"] * x["linear_on_stage"]
-    return weights, kv + state
+    return x["dense_bytes"], experts, kv + state
 
 
 def step_flops(
@@ -101,8 +101,9 @@ def step_parts(
 ) -> tuple[np.ndarray, ...]:
     """The four parts of one step's time, seconds: memory, compute, interconnect and host (the fixed
     per-layer and per-step costs and the per-sequence cost)."""
-    weights, cache = step_bytes(x, decode, prompt, context)
-    memory = (weights / x["eta_bw"] + cache / x["eta_kv"]) / x["bandwidth"]
+    dense, experts, cache = step_bytes(x, decode, prompt, context)
+    weights = (dense + experts / x["eta_experts"]) / x["eta_bw"]
+    memory = (weights + cache / x["eta_kv"]) / x["bandwidth"]
     compute = step_flops(x, decode, prompt, context, prompt_len) / (x["eta_compute"] * x["peak_flops"])
     host = x["tau_layer_s"] * x["stage_layers"] + x["tau_seq_s"] * decode + x["tau_step_s"] / x["pp"]
     return memory, compute, allreduce_seconds(x, decode + prompt), host
@@ -250,12 +251,12 @@ def breakdown(
     running = out["running"] / x["dp"]
     context = input_len + output_len / 2
     none = np.zeros_like(running)
-    weights, cache = step_bytes(x, running / x["pp"], none, context)
+    dense, experts, cache = step_bytes(x, running / x["pp"], none, context)
     memory, compute, comm, host = step_parts(x, running / x["pp"], none, context, input_len)
     return {
         **out,
         "running_engine": running,
-        "weights_bytes": weights,
+        "weights_bytes": dense + experts,
         "cache_bytes": cache,
         "flops": step_flops(x, running / x["pp"], none, context, input_len),
         "memory_s": memory,

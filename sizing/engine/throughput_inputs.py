@@ -31,6 +31,7 @@ ROOFLINE = {
     "tau_layer_s": 0.0,
     "tau_seq_s": 0.0,
     "tau_step_s": 0.0,
+    "eta_experts": 1.0,
     "tau_allreduce_s": 0.0,
     "wave_share": 0.0,
 }

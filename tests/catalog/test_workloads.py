@@ -40,7 +40,8 @@ def test_constants_missing_file_is_empty_and_bad_file_names_entry(tmp_path: Path
     bad = tmp_path / "throughput.yaml"
     bad.write_text(
         "classes: {dense: {eta_bw: 1.5, eta_compute: 0.4, tau_layer_s: 0, tau_seq_s: 0,"
-        " eta_kv: 1, overlap_loss: 0, tau_allreduce_s: 0, tau_step_s: 0, wave_share: 0, band: {}, errors: {},"
+        " eta_kv: 1, overlap_loss: 0, tau_allreduce_s: 0, tau_step_s: 0, eta_experts: 1, wave_share: 0,"
+        " band: {}, errors: {},"
         " runs: 1, sources: 1}}\n"
     )
     with pytest.raises(CatalogError) as err:

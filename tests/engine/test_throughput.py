@@ -37,6 +37,7 @@ def one(**over: float) -> dict[str, np.ndarray]:
         "overlap_loss": 0,
         "tau_layer_s": 0,
         "tau_step_s": 0,
+        "eta_experts": 1,
         "tau_seq_s": 0,
         "tau_allreduce_s": 0,
         "wave_share": 1,
@@ -50,8 +51,9 @@ def one(**over: float) -> dict[str, np.ndarray]:
 
 def test_one_sequence_step_is_weights_over_bandwidth() -> None:
     x = one()
-    weights, cache = tp.step_bytes(x, np.array([1.0]), np.array([0.0]), np.array([0.0]))
-    assert (weights[0], cache[0]) == pytest.approx((1e9, 1000 * 10))  # the new token's KV, nothing to attend
+    weights, experts, cache = tp.step_bytes(x, np.array([1.0]), np.array([0.0]), np.array([0.0]))
+    # the new token's KV, nothing to attend yet
+    assert (weights[0], experts[0], cache[0]) == pytest.approx((1e9, 0, 1000 * 10))
     assert tp.step_seconds(x, np.array([1.0]), np.array([0.0]), np.array([0.0]), np.array([0.0]))[
         0
     ] == pytest.approx(1.00001e-3)
