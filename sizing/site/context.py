@@ -17,8 +17,10 @@ import pickle
 from pathlib import Path
 from types import MappingProxyType
 
+from sizing import safeio
 from sizing.views.bundle import SiteContext, build_context, evaluate_examples, example_request
-from sizing.review.calibration import group_summary, results, summary
+from sizing.review.calibration import results
+from sizing.review.calibration_stats import coverage, group_summary, summary
 from sizing.review.calibration_left import left_out
 from sizing.catalog.loader import DEFAULT_DIR, load_catalog
 from sizing.views.series import all_series
@@ -39,7 +41,7 @@ def fingerprint(catalog_dir: Path) -> str:
     """SHA-256 over the catalog's YAML files (names and bytes): what a saved context was computed from."""
     digest = hashlib.sha256()
     for path in sorted(Path(catalog_dir).glob("*.yaml")):
-        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+        digest.update(path.name.encode() + b"\0" + safeio.read_bytes(path, str(path), safeio.MAX_YAML_BYTES) + b"\0")
     return digest.hexdigest()
 
 
@@ -55,7 +57,8 @@ def with_calibration(ctx: SiteContext) -> SiteContext:
     if ctx.calibration:
         return ctx
     checks = tuple(results(ctx.catalog))
-    groups = {key: group_summary(list(checks), key) for key in ("classes", "line")}
+    groups = {key: group_summary(list(checks), key) for key in ("classes", "line", "gpu")}
+    groups["coverage"] = {"all": coverage(list(checks))}
     return dataclasses.replace(ctx, calibration=checks, calibration_summary=MappingProxyType(summary(list(checks))),
                                calibration_groups=MappingProxyType(groups), calibration_left=left_out())
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from scripts.bench_pages import TARGETS, site_sizes
-from scripts.docs import lunr_files
+from scripts.docs import SITE_MARKER, lunr_files
 
 ROOT = Path(__file__).resolve().parents[2]
 PREFIXES = {"en": "", "zh": "zh/", "ru": "ru/"}
@@ -172,6 +172,7 @@ def test_build_replaces_an_existing_site(run_docs, tmp_path: Path) -> None:
     """Assert a successful build replaces the old site whole and leaves no work folder behind."""
     site = tmp_path / "site"
     site.mkdir()
+    (site / SITE_MARKER).write_text("", encoding="utf-8")  # a site an earlier build wrote
     (site / "stale.html").write_text("old", encoding="utf-8")
     result = run_docs("build", "--site", str(site))
     assert result.returncode == 0, result.stderr
@@ -194,6 +195,7 @@ def test_failed_build_leaves_the_site_untouched(run_docs, engine: str,
     broken.write_text(broken.read_text(encoding="utf-8") + "\n{{ sz_no_such_macro() }}\n", encoding="utf-8")
     site = tmp_path / "published" / "site"
     site.mkdir(parents=True)
+    (site / SITE_MARKER).write_text("", encoding="utf-8")  # a site an earlier build wrote
     (site / "index.html").write_text("<html lang=\"en\">previous site</html>", encoding="utf-8")
     before = _snapshot(site)
     result = run_docs("build", "--engine", engine, "--site", str(site), repo=repo)
