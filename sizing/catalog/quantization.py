@@ -19,10 +19,14 @@ VLLM_METHODS: dict[str, tuple[str, ...]] = {
     "gptq": ("int4-gptq",), "gptq_marlin": ("int4-gptq",), "auto_gptq": ("int4-gptq",),
     "fp8": ("fp8",), "fbgemm_fp8": ("fp8",), "fp8_per_block": ("fp8",), "fp8_per_channel": ("fp8",),
     "fp8_per_tensor": ("fp8",), "modelopt": ("fp8",),
-    "modelopt_fp4": ("nvfp4",), "mxfp4": ("mxfp4",), "gpt_oss_mxfp4": ("mxfp4",),
+    "modelopt_fp4": ("nvfp4",), "modelopt_mixed": ("nvfp4", "fp8"),
+    "mxfp4": ("mxfp4",), "gpt_oss_mxfp4": ("mxfp4",),
     "compressed-tensors": ("int8", "fp8", "int4-gptq", "nvfp4"),
 }
-"""vLLM method -> catalog formats it loads, in the order a checkpoint is preferred."""
+"""vLLM method -> catalog formats it loads, in the order a checkpoint is preferred.
+
+``modelopt_mixed`` (``ModelOptMixedPrecisionConfig``) loads per-layer formats; the catalog names such a
+checkpoint by its main format (NVFP4 experts or MLP) with the FP8 parts in ``keeps_fp8``."""
 
 
 def vllm_methods() -> list[str]:

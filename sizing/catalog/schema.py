@@ -47,7 +47,7 @@ class Strict(BaseModel):
 
 
 class Interconnect(Strict):
-    kind: Literal["nvlink", "pcie"]
+    kind: Literal["nvlink", "pcie", "xgmi"] = Field(description="xgmi: AMD Infinity Fabric (Instinct)")
     generation: Text
     bandwidth_gbs: PosFloat = Field(description="per direction, per GPU, decimal GB/s")
 
@@ -69,7 +69,7 @@ class Gpu(Strict):
     name: Text
     architecture: Text
     memory_gb: PosFloat = Field(description="vendor's nominal capacity, decimal GB")
-    memory_mib: PosInt = Field(description="total memory as nvidia-smi reports it, MiB")
+    memory_mib: PosInt = Field(description="total memory as nvidia-smi (AMD: rocm-smi) reports it, MiB")
     bandwidth_gbs: PosFloat
     fp8: StrictBool
     fp4: StrictBool
@@ -185,7 +185,10 @@ class Moe(Strict):
     expert_intermediate_size: PosInt
     shared_experts: NonNegInt = 0
     shared_intermediate_size: NonNegInt = 0
-    dense_layers: NonNegInt = Field(0, description="leading dense layers (first_k_dense_replace)")
+    dense_layers: NonNegInt = Field(0, description="MLP-carrying layers with a dense MLP instead of the MoE "
+                                                   "(first_k_dense_replace, interleave_moe_layer_step, ...)")
+    latent_size: PosInt | None = Field(None, description="latent MoE (Nemotron-H moe_latent_size): routed "
+                                                         "experts work in this width between two projections")
 
 
 Precision = Slug
@@ -211,6 +214,8 @@ class Checkpoint(Strict):
     id: Annotated[str, Field(pattern=r"^[A-Za-z0-9][\w.\-]*/[\w.\-]+$", max_length=120)]
     precision: Precision
     keeps_bf16: list[KeepPart] = Field(default_factory=list)
+    keeps_fp8: list[KeepPart] = Field(default_factory=list, description="parts a modelopt MIXED_PRECISION "
+                                                                         "checkpoint stores in FP8")
     file_gb: PosFloat | None = Field(None, description="published size on the Hub, decimal GB")
 
 

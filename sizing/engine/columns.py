@@ -107,7 +107,7 @@ HARDWARE = (
     _c("hw_fp4", "bool", "", "the GPU computes in FP4"),
     _c("arch_sm", "int", "count", "compute capability × 10 (89, 90, 100)"),
     _c("max_capture_size", "int", "count", "largest batch vLLM captures a CUDA graph for"),
-    _c("interconnect", "str", "text", "nvlink or pcie"),
+    _c("interconnect", "str", "text", "nvlink, pcie or xgmi (AMD Infinity Fabric)"),
     _c("nvswitch", "bool", "flag", "the GPUs of a node talk through NVSwitch (NVLS buffers)"),
 )
 PLAN = (

@@ -42,8 +42,10 @@ def verdict(rec: Mapping[str, Any]) -> str:
 
 
 def startup_figures(rec: Mapping[str, Any]) -> Pairs:
-    """What vLLM logs at start-up, per GPU, labelled with its own words."""
+    """What vLLM logs at start-up, per GPU, labelled with its own words (a hybrid model's block size first)."""
+    hybrid = rec.get("hybrid_block_size")
     return [
+        *([("Setting attention block size to", f"{hybrid} tokens")] if hybrid else []),
         ("Model loading took", f"{_num(rec['weights_gib'])} GiB"),
         ("Available KV cache memory", f"{_num(rec['available_kv_gib'])} GiB"),
         ("GPU KV cache size", f"{rec['kv_cache_tokens']:,} tokens"),
