@@ -61,18 +61,8 @@ def test_more_clients_more_throughput_slower_users(capsys: pytest.CaptureFixture
 
 
 def test_a_request_rate_caps_the_throughput(capsys: pytest.CaptureFixture[str]) -> None:
-    _, out, _ = cli(
-        capsys,
-        "throughput",
-        *CASE,
-        "--request-rate",
-        "0.25",
-        "--max-concurrency",
-        "64",
-        "--num-prompts",
-        "100",
-        "--json",
-    )
+    args = "throughput --request-rate 0.25 --max-concurrency 64 --num-prompts 100 --json".split()
+    _, out, _ = cli(capsys, *args, *CASE)
     rec = json.loads(out)
     assert rec["output_throughput"] == pytest.approx(256) and rec["output_throughput_high"] <= 256 + 1e-9
 
@@ -100,18 +90,6 @@ def test_a_gpu_without_peaks_is_refused_by_name(capsys: pytest.CaptureFixture[st
 
 
 def test_an_uncalibrated_class_says_so(capsys: pytest.CaptureFixture[str]) -> None:
-    status, out, _ = cli(
-        capsys,
-        "throughput",
-        "--model",
-        "Qwen/Qwen3-Next-80B-A3B-Instruct",
-        "--gpu",
-        "h200",
-        "--gpus",
-        "2",
-        "--max-concurrency",
-        "4",
-        "--num-prompts",
-        "8",
-    )
+    args = "--model Qwen/Qwen3-Next-80B-A3B-Instruct --gpu h200 --gpus 2 --max-concurrency 4 --num-prompts 8"
+    status, out, _ = cli(capsys, "throughput", *args.split())
     assert status == 0 and "Not calibrated" in out and "band" not in out.split("Mean TPOT")[1].splitlines()[0]

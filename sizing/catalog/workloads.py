@@ -18,6 +18,7 @@ from sizing.errors import CatalogError
 
 CALIBRATION_FILE = Path(__file__).resolve().parents[2] / "calibration" / "throughput.yaml"
 NonNegSeconds = Annotated[float, Field(ge=0, le=1)]
+Share = Annotated[float, Field(ge=0, le=1)]
 
 
 class Meaning(Strict):
@@ -43,16 +44,12 @@ class ClassConstants(Strict):
     eta_kv: Fraction = Field(description="share of peak memory bandwidth the KV-cache reads reach")
     eta_experts: Fraction = Field(description="routed-expert weights: their share of the weights' bandwidth")
     eta_compute: Fraction = Field(description="share of dense peak FLOP/s a step reaches")
-    overlap_loss: Annotated[float, Field(ge=0, le=1)] = Field(
-        description="share of the smaller of memory and compute time that does not overlap the larger"
-    )
+    overlap_loss: Share = Field(description="share of the smaller of memory and compute time not overlapped")
     tau_layer_s: NonNegSeconds = Field(description="fixed cost per layer per step, seconds")
     tau_seq_s: NonNegSeconds = Field(description="host cost per running sequence per step, seconds")
     tau_step_s: NonNegSeconds = Field(description="fixed cost per engine step (scheduler, sampling), seconds")
     tau_allreduce_s: NonNegSeconds = Field(description="latency of one TP all-reduce, seconds")
-    wave_share: Annotated[float, Field(ge=0, le=1)] = Field(
-        description="share of a burst's prompt queue a request waits through (0: spread out, 1: all at once)"
-    )
+    wave_share: Share = Field(description="share of a burst's prompt queue a request waits through")
     band: dict[str, Annotated[list[float], Field(min_length=2, max_length=2)]] = Field(
         description="metric -> (p10, p90) of the leave-one-source-out signed error, measured/estimate - 1"
     )

@@ -83,114 +83,53 @@ def _q(value: float, unit: str) -> Quantity:
     return Quantity(float(value), unit)
 
 
+def _step(key: str, result: Quantity, **terms: Quantity) -> Step:
+    """The step ``tp_<key>``: label ``step_tp_<key>``, formula ``formula_tp_<key>`` when it has ``terms``."""
+    return Step(f"tp_{key}", f"step_tp_{key}", (result,), f"formula_tp_{key}" if terms else "",
+                tuple(terms.items()))
+
+
 def memory_time_steps(b: Mapping[str, Any]) -> list[Step]:
     """Sequences running, bytes one decode step reads on one GPU, and the time that takes."""
     context = b["shape"].input_len + b["shape"].output_len / 2
     weights, cache = _q(b["weights_bytes"], "gb"), _q(b["cache_bytes"], "gb")
+    per_token = _q(b["kv_bytes_per_token_layer"] * b["layers"], "kib")
     return [
-        Step(
-            "tp_running",
-            "step_tp_running",
-            (_q(b["running"], "count"),),
-            "formula_tp_running",
-            (("clients", _q(b["shape"].concurrency, "count")), ("seqs", _q(b["max_num_seqs"], "count"))),
-        ),
-        Step("tp_weights", "step_tp_weights", (weights,)),
-        Step(
-            "tp_kv",
-            "step_tp_kv",
-            (cache,),
-            "formula_tp_kv",
-            (
-                ("seqs", _q(b["running_engine"], "count")),
-                ("context", _q(context, "tokens")),
-                ("per_token", _q(b["kv_bytes_per_token_layer"] * b["layers"], "kib")),
-            ),
-        ),
-        Step(
-            "tp_memory",
-            "step_tp_memory",
-            (_q(b["memory_s"], "ms"),),
-            "formula_tp_memory",
-            (
-                ("weights", weights),
-                ("eta_w", _q(b["eta_bw"], "plain2")),
-                ("kv", cache),
-                ("eta_kv", _q(b["eta_kv"], "plain2")),
-                ("bandwidth", _q(b["bandwidth"] / 1e9, "gb_per_s")),
-            ),
-        ),
+        _step("running", _q(b["running"], "count"), clients=_q(b["shape"].concurrency, "count"),
+              seqs=_q(b["max_num_seqs"], "count")),
+        _step("weights", weights),
+        _step("kv", cache, seqs=_q(b["running_engine"], "count"), context=_q(context, "tokens"),
+              per_token=per_token),
+        _step("memory", _q(b["memory_s"], "ms"), weights=weights, eta_w=_q(b["eta_bw"], "plain2"), kv=cache,
+              eta_kv=_q(b["eta_kv"], "plain2"), bandwidth=_q(b["bandwidth"] / 1e9, "gb_per_s")),
     ]
 
 
 def step_time_steps(b: Mapping[str, Any]) -> list[Step]:
     """Compute and fixed costs of the decode step, the step, TPOT and speed per user."""
     return [
-        Step(
-            "tp_compute",
-            "step_tp_compute",
-            (_q(b["compute_s"], "ms"),),
-            "formula_tp_compute",
-            (
-                ("flops", _q(b["flops"], "tflop")),
-                ("eta_c", _q(b["eta_compute"], "plain2")),
-                ("peak", _q(b["peak_flops"], "tflops")),
-            ),
-        ),
-        Step(
-            "tp_host",
-            "step_tp_host",
-            (_q(b["host_s"] + b["comm_s"], "ms"),),
-            "formula_tp_host",
-            (
-                ("tau_l", _q(b["tau_layer_s"], "us")),
-                ("layers", _q(b["stage_layers"], "layers")),
-                ("tau_step", _q(b["tau_step_s"], "us")),
-                ("tau_s", _q(b["tau_seq_s"], "us")),
-                ("seqs", _q(b["running_engine"], "count")),
-            ),
-        ),
+        _step("compute", _q(b["compute_s"], "ms"), flops=_q(b["flops"], "tflop"),
+              eta_c=_q(b["eta_compute"], "plain2"), peak=_q(b["peak_flops"], "tflops")),
+        _step("host", _q(b["host_s"] + b["comm_s"], "ms"), tau_l=_q(b["tau_layer_s"], "us"),
+              layers=_q(b["stage_layers"], "layers"), tau_step=_q(b["tau_step_s"], "us"),
+              tau_s=_q(b["tau_seq_s"], "us"), seqs=_q(b["running_engine"], "count")),
         Step("tp_step", "step_tp_step", (_q(b["plain_s"], "ms"),), "formula_tp_step"),
-        Step("tp_tpot", "step_tp_tpot", (_q(b["tpot_s"], "ms"),)),
-        Step(
-            "tp_user",
-            "step_tp_user",
-            (_q(b["user_tps"], "tokens_per_s"),),
-            "formula_tp_user",
-            (("tpot", _q(b["tpot_s"], "ms")),),
-        ),
+        _step("tpot", _q(b["tpot_s"], "ms")),
+        _step("user", _q(b["user_tps"], "tokens_per_s"), tpot=_q(b["tpot_s"], "ms")),
     ]
 
 
 def server_steps(b: Mapping[str, Any], hours: float, price: float) -> list[Step]:
     """TTFT, output tokens/s of the server, its cautious end and the cost per million output tokens."""
     result = b["result"]
+    cautious = _q(result["output_tps_low"], "tokens_per_s")
     return [
-        Step("tp_ttft", "step_tp_ttft", (_q(b["ttft_s"], "ms"),)),
-        Step(
-            "tp_server",
-            "step_tp_server",
-            (_q(b["output_tps"], "tokens_per_s"),),
-            "formula_tp_server",
-            (
-                ("seqs", _q(b["running"], "count")),
-                ("output", _q(b["shape"].output_len, "count")),
-                ("ttft", _q(b["ttft_s"], "ms")),
-                ("tpot", _q(b["tpot_s"], "ms")),
-            ),
-        ),
-        Step("tp_cautious", "step_tp_cautious", (_q(result["output_tps_low"], "tokens_per_s"),)),
-        Step(
-            "tp_cost",
-            "step_tp_cost",
-            (_q(result["usd_per_mtok_high"], "usd"),),
-            "formula_tp_cost",
-            (
-                ("price", _q(price, "usd0")),
-                ("tps", _q(result["output_tps_low"], "tokens_per_s")),
-                ("hours", _q(hours, "count")),
-            ),
-        ),
+        _step("ttft", _q(b["ttft_s"], "ms")),
+        _step("server", _q(b["output_tps"], "tokens_per_s"), seqs=_q(b["running"], "count"),
+              output=_q(b["shape"].output_len, "count"), ttft=_q(b["ttft_s"], "ms"), tpot=_q(b["tpot_s"], "ms")),
+        _step("cautious", cautious),
+        _step("cost", _q(result["usd_per_mtok_high"], "usd"), price=_q(price, "usd0"), tps=cautious,
+              hours=_q(hours, "count")),
     ]
 
 
