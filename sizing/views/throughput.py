@@ -126,7 +126,8 @@ def server_steps(b: Mapping[str, Any], hours: float, price: float) -> list[Step]
     return [
         _step("ttft", _q(b["ttft_s"], "ms")),
         _step("server", _q(b["output_tps"], "tokens_per_s"), seqs=_q(b["running"], "count"),
-              output=_q(b["shape"].output_len, "count"), ttft=_q(b["ttft_s"], "ms"), tpot=_q(b["tpot_s"], "ms")),
+              output=_q(b["shape"].output_len, "count"), ttft=_q(b["ttft_s"], "ms"),
+              tpot=_q(b["tpot_s"], "ms")),
         _step("cautious", cautious),
         _step("cost", _q(result["usd_per_mtok_high"], "usd"), price=_q(price, "usd0"), tps=cautious,
               hours=_q(hours, "count")),
