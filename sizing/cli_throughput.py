@@ -40,7 +40,7 @@ def request_rate(text: str) -> float:
     return value
 
 
-RequestOf = Callable[[argparse.Namespace], Any]
+RequestOf = Callable[[argparse.Namespace, Catalog], Any]
 
 
 def register(
@@ -84,7 +84,7 @@ def estimate_row(
     from sizing.engine.estimate import estimate  # noqa: PLC0415
     from sizing.engine.throughput_frame import Shape, Target, ladder  # noqa: PLC0415
 
-    row = estimate(cat, request_of(ns))
+    row = estimate(cat, request_of(ns, cat))
     if not bool(row["fits"]):
         raise Refused(
             f"{row['checkpoint']} does not start on this hardware (see `python -m sizing estimate`)"
