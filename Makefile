@@ -66,6 +66,7 @@ test: $(STAMP)
 	$(BIN)/mypy
 	$(BIN)/python -m sizing export --check
 	$(BIN)/python -m scripts.calibrate --check
+	$(BIN)/python -m scripts.throughput_fit --check
 	$(BIN)/python -m pytest -q
 
 # generated/ must match the catalog: prints a diff and fails when `python -m sizing export` is due.

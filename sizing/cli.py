@@ -275,7 +275,9 @@ def build_parser() -> argparse.ArgumentParser:
 def register_extra(sub: argparse._SubParsersAction) -> None:
     """Commands that live in their own modules (snapshots and revision diffs)."""
     from sizing.review import snapshots  # noqa: PLC0415
+    from sizing import cli_throughput  # noqa: PLC0415
     snapshots.register(sub)
+    cli_throughput.register(sub, add_case_arguments, request_of)
 
 
 def _check_command_given(parser: argparse.ArgumentParser, argv: Sequence[str]) -> None:

@@ -20,7 +20,7 @@ BASE = {"sizing", "sizing.errors", "sizing.safeio", "sizing.units", "sizing.kvdt
         "sizing.launch.vllm_flags"}
 """Foundations any layer may use: errors, the bounded file reader (``safeio``), units, the KV dtypes, command-line value types (no sizing imports)
 and the pinned vLLM release's flag lists (data read from ``sizing/launch/data/``, no sizing imports)."""
-ENTRY = {"sizing.cli", "sizing.__main__", "sizing.cli_tables", "sizing.completion"}
+ENTRY = {"sizing.cli", "sizing.__main__", "sizing.cli_tables", "sizing.completion", "sizing.cli_throughput"}
 """The command line and its own modules (terminal tables, shell completion)."""
 FORBIDDEN = {"render": {"engine", "review", "site"}, "views": {"render", "review", "site"}}
 """Besides the ranks: renderers call no engine code, views produce no words."""

@@ -53,6 +53,19 @@ class Interconnect(Strict):
     bandwidth_gbs: PosFloat = Field(description="per direction, per GPU, decimal GB/s")
 
 
+class DenseTflops(Strict):
+    """Dense peak tensor throughput of one GPU, TFLOP/s (10^12 FLOP/s, no structured sparsity).
+
+    ``None`` where the GPU has no tensor path for that dtype (A100: no FP8) or no primary source gives it;
+    the throughput estimate then refuses the case by name instead of guessing.
+    """
+
+    bf16: PosFloat | None = None
+    fp8: PosFloat | None = None
+    fp4: PosFloat | None = None
+    source: Text
+
+
 class Gpu(Strict):
     name: Text
     architecture: Text
@@ -64,6 +77,7 @@ class Gpu(Strict):
     interconnect: Interconnect
     primary_source: PrimarySource | None = None
     source: Text
+    tflops_dense: DenseTflops | None = Field(None, description="dense peak TFLOP/s per dtype (throughput estimate)")
 
 
 class Cpu(Strict):

@@ -22,6 +22,7 @@ from typing import Any
 
 from sizing.render import i18n
 from sizing.render import macros
+from sizing.render import throughput_render
 from sizing.render import wording_macros
 from sizing.site.context import SNAPSHOT_VAR, SiteContext, active_context, calibrated_context
 
@@ -111,3 +112,14 @@ def define_env(env: Any) -> None:
     _register(env, "sz_assumption", wording_macros.assumption)  # {{ sz_assumption("tight_below_sequences") }}
     _register(env, "sz_gpu_fact", wording_macros.gpu_fact)  # {{ sz_gpu_fact("a100-80gb", "smi_mib") }}
     _register(env, "sz_server_fact", wording_macros.server_fact)  # {{ sz_server_fact("gpu-l40s", "cpu") }}
+    _register_throughput(env)
+
+
+def _register_throughput(env: Any) -> None:
+    """The throughput macros (:mod:`sizing.render.throughput_render`)."""
+    tr = throughput_render
+    for name, function in (("sz_tp_ladder", tr.throughput_ladder), ("sz_tp_chart", tr.throughput_chart),
+                           ("sz_tp_example", tr.throughput_example), ("sz_tp_calibration", tr.calibration_table),
+                           ("sz_tp_workloads", tr.workloads_table), ("sz_tp_target", tr.speed_target),
+                           ("sz_tp_page_workload", tr.page_workload), ("sz_tp_bench", tr.bench_block)):
+        _register(env, name, function)  # {{ sz_tp_ladder("gpu-l40s") }}, {{ sz_tp_example("example-1", 16) }}
