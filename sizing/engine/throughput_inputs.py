@@ -157,13 +157,18 @@ def constant_arrays(classes: np.ndarray, constants: dict[str, ClassConstants]) -
     return {name: values[classes] for name, values in table.items()}
 
 
+NO_START = int(np.iinfo(np.int64).max)
+"""The refusal key of an engine that does not start: above every other key, so that key 0 (the row can be
+estimated) sorts first and keeps code 0."""
+
+
 def refusal_codes(df: pd.DataFrame, x: dict[str, np.ndarray]) -> tuple[np.ndarray, list[str]]:
     """Why each row cannot be estimated, as (a code per row, the reasons; code 0 is "": it can): no dense
     peak for its GPU and compute dtype, or an engine that does not start (no KV cache)."""
     gpu_codes, gpus = id_codes(df["gpu"])
     no_peak = np.isnan(x["peak_flops"])
     key = np.where(no_peak, 1 + gpu_codes.astype(np.int64) * len(DTYPES) + x["compute_dtype"], 0)
-    key = np.where(~no_peak & (x["kv_tokens"] <= 0), -1, key)
+    key = np.where(~no_peak & (x["kv_tokens"] <= 0), NO_START, key)
     distinct, codes = np.unique(key, return_inverse=True)
     texts = [reason(int(k), gpus) for k in distinct]
     if "" not in texts:
@@ -175,7 +180,7 @@ def reason(key: int, gpus: list[str]) -> str:
     """The text of one refusal key of :func:`refusal_codes`."""
     if key == 0:
         return ""
-    if key < 0:
+    if key == NO_START:
         return "the engine does not start: no KV cache"
     gpu, dtype = divmod(key - 1, len(DTYPES))
     return f"no dense {DTYPES[dtype]} peak TFLOP/s for GPU {gpus[gpu]} in catalog/gpus.yaml (tflops_dense)"

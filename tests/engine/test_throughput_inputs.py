@@ -48,3 +48,15 @@ def test_a_gpu_without_peaks_is_refused_by_name(catalog) -> None:
     x, texts = inputs_with_reasons(df, catalog, {})
     assert "rtx-3090" in texts[x["refused"][0]] and "bf16" in texts[x["refused"][0]]
     assert texts[x["refused"][1]] == ""
+
+
+def test_an_engine_that_does_not_start_keeps_code_zero_for_the_rows_that_can(catalog) -> None:
+    """A row without KV cache next to one that starts: code 0 stays "the row can be estimated" (a regression:
+    the no-start key once sorted first and took code 0, so every estimable row came out NaN)."""
+    df = rows(catalog, Request(model="Qwen/Qwen3-8B", gpu="l40s"), Request(model="Qwen/Qwen3-8B", gpu="l40s"))
+    df = df.reset_index(drop=True)
+    df.loc[0, "kv_cache_tokens"] = 0
+    x, texts = inputs_with_reasons(df, catalog, {})
+    assert x["kv_tokens"][0] <= 0 < x["kv_tokens"][1]
+    assert texts[x["refused"][0]] == "the engine does not start: no KV cache"
+    assert x["refused"][1] == 0 and texts[0] == ""
