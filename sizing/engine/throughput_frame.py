@@ -19,8 +19,9 @@ from sizing.engine import throughput as tp
 from sizing.engine.evaluate import append_columns
 from sizing.engine.throughput_inputs import CLASSES, METRICS, ROOFLINE, inputs_with_reasons
 
-ID_COLUMNS = ("model", "checkpoint", "server", "gpu", "kv_cache_dtype", "plan", "tp", "pp", "dp")
-"""Columns of the evaluated row each throughput row keeps, to say which deployment it is."""
+ID_COLUMNS = ("model", "checkpoint", "precision", "server", "gpu", "kv_cache_dtype", "plan", "tp", "pp", "dp")
+"""Columns of the evaluated row each throughput row keeps, to say which deployment it is (``precision`` tells
+a checkpoint quantised at load time from the same checkpoint as published)."""
 
 
 @dataclass(frozen=True)

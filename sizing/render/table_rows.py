@@ -21,6 +21,7 @@ import pandas as pd
 from sizing.catalog.loader import Catalog
 from sizing.views import policy
 from sizing.views.bundle import SiteContext
+from sizing.views.throughput import SPEED_KEY, fit_speed
 from sizing.views.policy import LONG_CONTEXT, QUICK_REFERENCE, REPRESENTATIVES, SHORT_CONTEXT, SIBLINGS
 from sizing.units import GB, GiB, MiB
 
@@ -143,7 +144,8 @@ def total_vram_gb(df: pd.DataFrame) -> pd.Series:
 
 
 def fit_rows(ctx: SiteContext, server: str) -> pd.DataFrame:
-    """Every model × checkpoint on ``server`` at the summary KV type: verdict, plan, memory, sequences.
+    """Every model × checkpoint on ``server`` at the summary KV type: verdict, plan, memory, sequences, and
+    users within the speed target and cost (:func:`sizing.views.throughput.fit_speed`).
 
     ``model_label`` is the model's name, plus the checkpoint id when the model has several
     checkpoints of one precision or is quantised at load time (so every row names what it runs).
@@ -152,6 +154,7 @@ def fit_rows(ctx: SiteContext, server: str) -> pd.DataFrame:
     df = df[df["server"] == server].copy()
     df["kv_cache_bytes"] = np.maximum(df["kv_cache_bytes"], 0)
     df["model_label"] = model_labels(df)
+    df = df.merge(fit_speed(ctx), on=list(SPEED_KEY), how="left", validate="one_to_one")
     return add_sequences(df, ctx.contexts).reset_index(drop=True)
 
 

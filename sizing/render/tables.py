@@ -32,14 +32,15 @@ from sizing.render.catalog_text import server_name, source_links, source_refs, t
 from sizing.render.flagtext import flag, message_with_code
 from sizing.render.i18n import fmt_money, fmt_number, fmt_percent, t
 from sizing.render.plural import plural
+from sizing.render.speed_cells import REASON_FIELD, speed_cell
 from sizing.units import GB, GiB, KiB
 from sizing.views.matrix import Filter, fit_view, select
 from sizing.views.verdict import tight_below
 
 KINDS = frozenset({"text", "int", "gib", "kib", "gb", "float1", "float2", "fraction", "money", "bool",
                    "verdict", "plan", "change", "tier", "server", "catalog", "places", "source", "code",
-                   "fixed1"})
-NUMERIC = frozenset({"int", "gib", "kib", "gb", "float1", "fixed1", "float2", "fraction", "money"})
+                   "fixed1", "users", "usd"})
+NUMERIC = frozenset({"int", "gib", "kib", "gb", "float1", "fixed1", "float2", "fraction", "money", "users", "usd"})
 KIND_UNIT = {"gib": "unit_gib", "kib": "unit_kib", "gb": "unit_gb"}
 DASH = "—"
 _LINE_BREAKS = re.compile(r"[ \t]*[\r\n\v\f\u2028\u2029]+[ \t]*")
@@ -209,6 +210,8 @@ def format_cell(col: ColumnSpec, row: Mapping[str, Any], lang: str, words: Mappi
     if col.kind == "change":
         return change_label(row, lang)
     value: Any = row.get(col.id)
+    if col.kind in REASON_FIELD:
+        return escape_cell(speed_cell(col.kind, value, row, lang, DASH))
     if is_missing(value):
         return DASH
     if col.kind in TEXT_KINDS:
@@ -311,7 +314,8 @@ def settings_note(ctx: SiteContext, lang: str, key: str = "note_summary", **more
 def fit_spec(server: str, contexts: list[int]) -> TableSpec:
     """The fit table of one server, at the summary KV type: the columns a reader compares (model,
     precision, verdict, plan, sequences per context); the rest of the row is in the explorer."""
-    columns = (_c("model_label", "col_model"), PRECISION, VERDICT, PLAN, *seq_columns(contexts))
+    columns = (_c("model_label", "col_model"), PRECISION, VERDICT, PLAN, _c("speed_users", "col_fit_users", "users"),
+               _c("speed_usd", "col_fit_cost", "usd"), *seq_columns(contexts))
     return TableSpec(f"fit-{server}", columns, lambda ctx: tr.fit_rows(ctx, server),
                      ("checkpoint", "precision", "kv_cache_dtype"), settings_note)
 
@@ -441,6 +445,7 @@ def resolve(table: TableSpec | pd.DataFrame, ctx: SiteContext | None) -> tuple[t
 
 
 CELL_CONTEXT = ("plan", "tp", "pp", "dp", "change", "change_value", "change_plan", "reason", "currency",
+                "speed_reason", "cost_reason", "speed_top",
                 "fits", "weight_only", "verdict", "verdict_context", "server_gpus")
 """Row fields that formatters read besides a column's own value (plan sizes, advice, currency)."""
 

@@ -17,7 +17,7 @@ import pandas as pd
 from sizing.catalog.loader import DEFAULT_DIR
 from sizing.catalog.workloads import ClassConstants, Workload, load_constants, load_workloads
 from sizing.engine import throughput as tp
-from sizing.engine.throughput_frame import Shape, Target, ladder, workload_shapes
+from sizing.engine.throughput_frame import Shape, Target, ladder, users_within_target, workload_shapes
 from sizing.engine.throughput_inputs import inputs
 from sizing.views.bundle import SiteContext
 from sizing.views.series import chosen_rows
@@ -53,6 +53,50 @@ def throughput_view(ctx: SiteContext) -> ThroughputView:
         if server.kind == "offer"
     }
     return ThroughputView(ladders, constants, workloads, target)
+
+
+@functools.lru_cache(maxsize=4)
+def chosen_ladders(ctx: SiteContext) -> pd.DataFrame:
+    """The chat ladder of every recommended plan (``ctx.frame``'s chosen rows, in the matrix's order), each
+    row's :data:`PAGE_WORKLOAD` concurrencies contiguous: what the fit tables and the explorer show."""
+    view = throughput_view(ctx)
+    shapes = [s for s in workload_shapes(view.workloads) if s.workload == PAGE_WORKLOAD]
+    return ladder(ctx.frame[ctx.frame["chosen"]], ctx.catalog, dict(view.constants), shapes, view.target)
+
+
+SPEED_KEY = ("checkpoint", "precision", "server", "kv_cache_dtype", "plan", "tp", "pp", "dp")
+"""The columns that name one recommended plan (a fit-table row)."""
+
+
+def speed_reason(frame: pd.DataFrame) -> pd.Series:
+    """Why a ladder row has no published figure: ``no-peak`` (no dense peak for the GPU), ``no-start`` (no KV
+    cache), ``roofline`` (an uncalibrated class: the bound only), else ""."""
+    refused = frame["refused"].astype(str)
+    reason = np.where(refused.str.startswith("no dense"), "no-peak", np.where(refused != "", "no-start", ""))
+    return pd.Series(np.where((reason == "") & ~frame["calibrated"], "roofline", reason), index=frame.index)
+
+
+@functools.lru_cache(maxsize=4)
+def fit_speed(ctx: SiteContext) -> pd.DataFrame:
+    """Per recommended plan (:data:`SPEED_KEY` columns): ``speed_users``, the most clients of the chat ladder
+    whose cautious TPOT and TTFT meet the speed target (0 when none does; ``speed_top`` when that is the
+    ladder's top step, so more may be served); ``speed_usd``, the cautious USD per
+    million output tokens at that concurrency; NaN where there is no figure, ``speed_reason``
+    (:func:`speed_reason`) and ``cost_reason`` (that, or ``slow``: no step meets the target, or ``no-price``:
+    the server has no monthly price) saying why."""
+    frame = chosen_ladders(ctx)
+    frame = frame.assign(speed_reason=speed_reason(frame))
+    users = users_within_target(frame).rename("speed_users").reset_index()
+    at = frame[frame["within_target"]].drop_duplicates(list(SPEED_KEY), keep="last")
+    out = users.merge(at[[*SPEED_KEY, "usd_per_mtok_high"]], on=list(SPEED_KEY), how="left")
+    out = out.merge(frame.drop_duplicates(list(SPEED_KEY))[[*SPEED_KEY, "speed_reason"]], on=list(SPEED_KEY))
+    shown = out["speed_reason"] == ""
+    out["speed_users"] = out["speed_users"].astype(float).where(shown)
+    out["speed_usd"] = out.pop("usd_per_mtok_high").where(shown)
+    out["speed_top"] = out["speed_users"] == frame["concurrency"].max()
+    out["cost_reason"] = np.select([~shown, out["speed_users"] == 0, out["speed_usd"].isna()],
+                                   [out["speed_reason"], "slow", "no-price"], "")
+    return out[[*SPEED_KEY, "speed_users", "speed_top", "speed_usd", "speed_reason", "cost_reason"]]
 
 
 def example_breakdown(ctx: SiteContext, example_id: str, concurrency: int) -> dict[str, Any]:

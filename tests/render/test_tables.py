@@ -276,3 +276,26 @@ def test_catalog_text_cells_are_bounded_on_the_site_only() -> None:
     col = tables.ColumnSpec("interconnect", "col_interconnect", "catalog")
     assert tables.html_cell(col, {"interconnect": "PCIe"}, "PCIe") == '<span class="sz-long">PCIe</span>'
     assert tables.html_cell(tables.ColumnSpec("gpu", "col_id", "text"), {"gpu": "l40s"}, "l40s") == "l40s"
+
+
+@pytest.mark.parametrize(("lang", "users", "cost", "slow"), [
+    ("en", "Users within the speed target", "$ per 1M output tokens", "— (none within target)"),
+    ("zh", "满足速度目标的用户数", "每百万输出 token 费用（美元）", "— （无人达标）"),
+    ("ru", "Пользователей в пределах целевой скорости", "$ за 1 млн выходных токенов", "— (никто не укладывается)"),
+])
+def test_fit_tables_show_users_and_cost_of_the_chat_ladder(ctx: site.SiteContext, lang: str, users: str,
+                                                          cost: str, slow: str) -> None:
+    """The two speed columns sit before the grouped sequence columns, with the view's figures (cautious end)."""
+    from sizing.render.i18n import fmt_money
+    from sizing.views.throughput import fit_speed
+
+    spec = tables.fit_spec("gpu-l40s", ctx.contexts)
+    page = tables.html_rows_table(spec.columns, spec.rows(ctx), lang)
+    heads = re.findall(r"<th>(.*?)</th>", page)
+    assert heads[4:6] == [users, cost] and 'class="sz-head-group"' in page
+    speed = fit_speed(ctx).set_index(["checkpoint", "server", "kv_cache_dtype"])
+    fp8 = speed.loc[("Qwen/Qwen3-14B-FP8", "gpu-l40s", "fp8")]
+    cells = [re.findall(r"<td>(.*?)</td>", line) for line in page.splitlines() if line.startswith("<tr")]
+    row = next(c for c in cells if c[1] == "FP8 (E4M3)" and c[0] == "Qwen3 14B")
+    assert row[5] == html.escape(fmt_money(fp8["speed_usd"], "USD", lang, 3)) and int(row[4].split()[-1]) > 0
+    assert [c[5] for c in cells if c[0] == "Qwen3 14B" and c[1] == "BF16"] == [html.escape(slow)]

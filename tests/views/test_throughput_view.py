@@ -38,3 +38,34 @@ def test_worked_example_steps_add_up(ctx: site.SiteContext) -> None:
     tps = steps["tp_cautious"].result[0].value
     assert steps["tp_cost"].result[0].value == pytest.approx(979.0 / (tps * 730 * 3600) * 1e6)
     assert tps < steps["tp_server"].result[0].value  # the cautious end is below the estimate
+
+
+def test_fit_speed_equals_the_engine_ladder(ctx: site.SiteContext) -> None:
+    """Users within the target and the cautious cost are the engine's own ladder figures, row by row."""
+    from sizing.engine.throughput_frame import Target, ladder, workload_shapes
+    from sizing.views.throughput import chosen_ladders, fit_speed
+
+    speed = fit_speed(ctx).set_index(["checkpoint", "server", "kv_cache_dtype"])
+    row = ctx.frame[ctx.frame["chosen"] & (ctx.frame["checkpoint"] == "Qwen/Qwen3-14B-FP8")
+                    & (ctx.frame["server"] == "gpu-l40s") & (ctx.frame["kv_cache_dtype"] == "fp8")]
+    view = throughput_view(ctx)
+    shapes = [s for s in workload_shapes(view.workloads) if s.workload == "chat"]
+    own = ladder(row, ctx.catalog, dict(view.constants), shapes, Target.of(ctx.catalog))
+    served = own[own["within_target"]].iloc[-1]
+    got = speed.loc[("Qwen/Qwen3-14B-FP8", "gpu-l40s", "fp8")]
+    assert got["speed_users"] == served["concurrency"] > 0 and got["speed_reason"] == ""
+    assert got["speed_usd"] == pytest.approx(served["usd_per_mtok_high"])
+    assert got["speed_usd"] > served["usd_per_mtok"]  # the cautious end costs more than the estimate
+    assert len(chosen_ladders(ctx)) == 5 * int(ctx.frame["chosen"].sum())
+
+
+def test_fit_speed_says_why_a_figure_is_missing(ctx: site.SiteContext) -> None:
+    from sizing.views.throughput import fit_speed
+
+    speed = fit_speed(ctx).set_index(["checkpoint", "server", "kv_cache_dtype"])
+    slow = speed.loc[("Qwen/Qwen3-14B", "gpu-l40s", "fp8")]
+    assert slow["speed_users"] == 0 and slow["cost_reason"] == "slow" and slow["speed_usd"] != slow["speed_usd"]
+    unpriced = speed.loc[("Qwen/Qwen3-14B-FP8", "ref-8x-h100", "fp8")]
+    assert unpriced["speed_users"] > 0 and unpriced["cost_reason"] == "no-price"
+    big = speed.loc[("deepseek-ai/DeepSeek-V3", "gpu-l40s", "fp8")]
+    assert big["speed_reason"] == big["cost_reason"] == "no-start" and big["speed_users"] != big["speed_users"]
