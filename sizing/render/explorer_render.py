@@ -6,7 +6,10 @@ Two kinds of JSON file are written at the site root (``data/``, by ``scripts/doc
   widths and its ``vllm serve`` command, the heatmap (best row per model, server and context), and
   ``advice``: for each row that does not start at its length, its nearest change as data (row index ->
   ``[kind, value, target]``, :func:`advice_entries`), so the page can link each suggestion to its case;
-- ``explorer.<lang>.json``: every label and every number of every row, already formatted.
+- ``explorer.<lang>.json``: every label and every number of every row, already formatted;
+- ``ladder.<server>.<lang>.json``: the chat ladders (concurrency → tokens/s, per user, TTFT, TPOT, $ per 1M)
+  of the server's rows, formatted (:mod:`sizing.render.explorer_ladder`); a neutral row's ``ladder`` indexes
+  its server's file, which explorer.js fetches when the answer shows that server.
 
 Both are column-oriented (``fields`` names the columns, ``columns`` holds one array per field, all
 in the same row order), and repeated strings are stored once: a column holds indices into a string
@@ -36,11 +39,13 @@ from sizing.render import explorer_data as xd
 from sizing.launch.commands import CONTINUATION, vllm_command
 from sizing.render.catalog_text import server_name
 from sizing.render.explain import Quantity, fmt_quantity
+from sizing.render.explorer_ladder import HEAD as LADDER_HEAD, file_name, server_ladders
 from sizing.render.explorer_targets import targets
 from sizing.render.i18n import LANGS, fmt_gib, fmt_number, t
 from sizing.views.bundle import SiteContext
 from sizing.render.tables import change_label, context_label, plan_label
 from sizing.views.advice import suggestion
+from sizing.views.throughput import ladder_blocks
 from sizing.views.verdict import STARTS
 from sizing.units import MiB
 
@@ -52,7 +57,7 @@ LABELS = ("explorer_model", "explorer_precision", "explorer_server", "explorer_c
           "explorer_verdict", "explorer_plan", "explorer_why", "explorer_sequences", "explorer_decode",
           "explorer_memory", "explorer_weights", "explorer_overhead", "explorer_kvcache", "explorer_free",
           "explorer_command", "explorer_change", "explorer_link", "explorer_copy", "explorer_copied",
-          "explorer_budget", "explorer_kv_auto", "explorer_tried", "explorer_settings")
+          "explorer_budget", "explorer_kv_auto", "explorer_tried", "explorer_settings", "explorer_ladder")
 HEAT_KEYS = {"fits": "heat_fits", "tight": "heat_tight", "borderline": "heat_borderline",
              "no-fit": "heat_no_fit", "beyond": "heat_beyond"}
 STATUS_KEYS = {"fits": "verdict_fits", "tight": "verdict_tight", "borderline": "verdict_borderline",
@@ -117,7 +122,8 @@ def neutral_payload(ctx: SiteContext, rows: pd.DataFrame) -> dict[str, Any]:
     out = [[ids["model"].index(r["model"]), r["checkpoint"], ids["precision"].index(r["precision"]),
             ids["server"].index(r["server"]), ids["kv_cache_dtype"].index(r["kv_cache_dtype"]),
             "".join(str(xd.STATUSES.index(r[f"status_{c}"])) for c in ctx.contexts),
-            interned(command_template(r, ctx), lines), bar_widths(r), to] for r, to in zip(records, targets(rows, ctx.contexts, ctx.catalog))]
+            interned(command_template(r, ctx), lines), bar_widths(r), to, ladder]
+           for r, to, ladder in zip(records, targets(rows, ctx.contexts, ctx.catalog), ladder_blocks(ctx)[1])]
     table, commands = by_frequency(lines, [r[6] for r in out])
     for r, command in zip(out, commands):
         r[6] = command
@@ -224,7 +230,7 @@ def language_payload(ctx: SiteContext, rows: pd.DataFrame, neutral: dict[str, An
     cat, table = ctx.catalog, dict[str, int]()
     texts, out = by_frequency(table, [language_row(r, ctx.contexts, lang, table) for r in rows.to_dict("records")])
     return {
-        "lang": lang, "labels": {k: t(lang, k) for k in LABELS},
+        "lang": lang, "labels": {k: t(lang, k) for k in LABELS}, "ladder_head": [t(lang, k) for k in LADDER_HEAD],
         "status": {s: t(lang, k) for s, k in STATUS_KEYS.items()},
         "heat": {s: t(lang, k) for s, k in HEAT_KEYS.items()},
         "contexts": [context_label(c) for c in ctx.contexts],
@@ -237,10 +243,12 @@ def language_payload(ctx: SiteContext, rows: pd.DataFrame, neutral: dict[str, An
     }
 
 
-NEUTRAL_FIELDS = ("model", "checkpoint", "precision", "server", "kv", "status", "command", "bars", "targets")
+NEUTRAL_FIELDS = ("model", "checkpoint", "precision", "server", "kv", "status", "command", "bars", "targets",
+                  "ladder")
 """A neutral row's fields: indices into models, checkpoints, precisions, servers and kv; one status
 digit per context; the command's line indices; the memory bar in per cent; per context, the case its
-suggestion leads to, ``[row, context]`` or null (:mod:`sizing.render.explorer_targets`)."""
+suggestion leads to, ``[row, context]`` or null (:mod:`sizing.render.explorer_targets`); the index of the
+row's chat ladder in the language file's ``ladders`` (:mod:`sizing.render.explorer_ladder`)."""
 
 
 def language_fields(contexts: list[int]) -> list[str]:
@@ -255,7 +263,16 @@ def explorer_payloads(ctx: SiteContext) -> dict[str, dict[str, Any]]:
     rows, neutral = neutral_of(ctx)
     files = {"explorer.json": neutral}
     files.update({f"explorer.{lang}.json": language_payload(ctx, rows, neutral, lang) for lang in LANGS})
+    for lang in LANGS:
+        files.update({name: ladder_file(ladders) for name, ladders in server_ladders(ctx, lang).items()})
     return files
+
+
+def ladder_file(ladders: list[list[str]]) -> dict[str, Any]:
+    """One server's ladder file: ``ladders`` as indices into its own ``texts`` (most-used first)."""
+    table: dict[str, int] = {}
+    texts, used = by_frequency(table, [interned(strings, table) for strings in ladders])
+    return {"texts": texts, "ladders": used}
 
 
 @functools.lru_cache(maxsize=2)
@@ -287,7 +304,8 @@ def rows_of(data: dict[str, Any]) -> list[list[Any]]:
 
 def explorer_files(ctx: SiteContext) -> dict[str, str]:
     """``{file name: JSON text}`` of the explorer's data files (written under ``data/``), column-oriented."""
-    files = {name: column_file(data, list(NEUTRAL_FIELDS) if name == "explorer.json" else language_fields(ctx.contexts))
+    files = {name: data if name.startswith("ladder.") else
+             column_file(data, list(NEUTRAL_FIELDS) if name == "explorer.json" else language_fields(ctx.contexts))
              for name, data in (ctx.explorer or explorer_payloads(ctx)).items()}
     return {name: json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n" for name, data in files.items()}
 
@@ -340,8 +358,9 @@ def explorer_page(ctx: SiteContext, lang: str, root: str) -> str:
     fields = "".join(f'<label class="sz-explorer__field">{html.escape(t(lang, key))}<select name="{name}">'
                      f"</select></label>" for name, key in CONTROLS)
     caption = t(lang, "explorer_heatmap_caption", context=context_label(DEFAULT_CONTEXT))
+    ladders = root + "data/" + file_name("{server}", lang)
     return (f'\n<div id="sz-explorer" class="sz-explorer" data-search-exclude data-matrix="{root}data/explorer.json" '
-            f'data-strings="{root}data/explorer.{lang}.json">'
+            f'data-strings="{root}data/explorer.{lang}.json" data-ladders="{ladders}">'
             f'<form class="sz-explorer__controls" hidden>{fields}</form>'
             f'<div class="sz-explorer__result" aria-live="polite" hidden></div>'
             f'<noscript><p class="sz-explorer__noscript">{html.escape(t(lang, "explorer_noscript"))}</p></noscript>'

@@ -9,7 +9,8 @@ class shows its roofline bound, marked.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import pandas as pd
 
@@ -39,7 +40,7 @@ def _ms(seconds: float, lang: str) -> str:
     return f"{fmt_number(seconds, lang, 1)}{NBSP}{t(lang, 'unit_seconds')}"
 
 
-def _cautious(row: pd.Series) -> dict[str, float]:
+def _cautious(row: Mapping[str, Any]) -> dict[str, float]:
     """The published figures of a ladder row: the cautious end when calibrated, else the roofline point."""
     if bool(row["calibrated"]):
         return {
@@ -61,12 +62,12 @@ def _model_name(ctx: SiteContext, row: pd.Series) -> str:
     return f"{model.name if model else row['model']} ({row['checkpoint']})"
 
 
-def ladder_cells(lang: str, row: pd.Series) -> list[str]:
+def ladder_cells(lang: str, row: Mapping[str, Any]) -> list[str]:
     """One table row's cells: users (✓ within the speed target), tokens/s of the server and per user, TTFT,
     TPOT, $ per 1M, limit."""
     c = _cautious(row)
     mark = "" if bool(row["calibrated"]) else " *"
-    usd = "—" if math.isnan(c["usd"]) else fmt_money(c["usd"], "USD", lang, 3)
+    usd = fmt_money(c["usd"], "USD", lang, 3) if math.isfinite(c["usd"]) else "—"
     return [
         fmt_number(int(row["concurrency"]), lang) + (" ✓" if bool(row["within_target"]) else ""),
         fmt_number(c["tps"], lang, 0) + mark,

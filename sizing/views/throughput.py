@@ -99,6 +99,39 @@ def fit_speed(ctx: SiteContext) -> pd.DataFrame:
     return out[[*SPEED_KEY, "speed_users", "speed_top", "speed_usd", "speed_reason", "cost_reason"]]
 
 
+LADDER_VALUES = ("concurrency", "calibrated", "within_target", "output_tps", "output_tps_low", "tpot_s",
+                 "tpot_s_high", "ttft_s", "ttft_s_high", "usd_per_mtok", "usd_per_mtok_high")
+"""The ladder columns a page shows (with ``limited_by`` and ``refused``): equal values, equal ladder."""
+
+
+Ladder = list[dict[str, Any]]
+"""One plan's chat ladder: a row (dict of :data:`sizing.engine.columns.THROUGHPUT` values, with
+``speed_reason``) per concurrency step, ascending."""
+
+
+@functools.lru_cache(maxsize=4)
+def ladder_blocks(ctx: SiteContext) -> tuple[dict[str, list[Ladder]], list[int]]:
+    """The distinct chat ladders of :func:`chosen_ladders` by server (each server's in order of first
+    appearance) and, per recommended plan in the matrix's order, the index of its ladder among its server's:
+    the explorer stores each distinct ladder once (plans share one where the figures shown are equal)."""
+    frame = chosen_ladders(ctx)
+    frame = frame.assign(speed_reason=speed_reason(frame))
+    steps = int(frame["concurrency"].nunique())
+    codes = [frame["limited_by"].cat.codes, frame["refused"].cat.codes, pd.factorize(frame["server"])[0]]
+    values = np.column_stack([frame[list(LADDER_VALUES)].to_numpy(float), *codes])
+    blocks = np.nan_to_num(values, nan=-1.0).reshape(-1, steps * values.shape[1])
+    _, first, inverse = np.unique(blocks, axis=0, return_index=True, return_inverse=True)
+    records = frame.iloc[(first[:, None] * steps + np.arange(steps)).reshape(-1)].to_dict("records")
+    by_server: dict[str, list[Ladder]] = {}
+    position = np.zeros(len(first), dtype=np.int64)
+    for k in np.argsort(first):
+        block = records[k * steps: (k + 1) * steps]
+        ladders = by_server.setdefault(str(block[0]["server"]), [])
+        position[k] = len(ladders)
+        ladders.append(block)
+    return by_server, [int(p) for p in position[inverse.reshape(-1)]]
+
+
 def example_breakdown(ctx: SiteContext, example_id: str, concurrency: int) -> dict[str, Any]:
     """The worked example's figures at ``concurrency`` clients of the chat workload: the engine's
     breakdown (:func:`sizing.engine.throughput.breakdown`) plus the inputs and constants it used."""

@@ -201,6 +201,34 @@
     return box;
   };
 
+  /* The chat ladder of the row (the build's strings, fetched per server): concurrency → tokens/s, per
+   * user, TTFT, TPOT, $ per 1M, and its note; or the reason it has none. Filled when the file arrives,
+   * if the answer still shows this row. */
+  Explorer.prototype.ladder = function (row, index) {
+    var s = this.s, self = this, box = el("div", "sz-explorer__ladder");
+    box.appendChild(el("p", "sz-explorer__label", s.labels.explorer_ladder));
+    var url = this.root.getAttribute("data-ladders").replace("{server}", this.m.servers[row[3]]);
+    load(url).then(function (data) {
+      if (self.current() !== index) return;
+      var cells = data.ladders[row[9]].map(function (i) { return data.texts[i]; });
+      if (cells.length === 1) { box.appendChild(el("p", "sz-explorer__ladder-none", cells[0])); return; }
+      var wide = s.ladder_head.length, table = el("table", "sz-explorer__ladder-table");
+      var tr = el("tr");
+      s.ladder_head.forEach(function (h) { tr.appendChild(el("th", "", h)); });
+      table.appendChild(el("thead")).appendChild(tr);
+      var body = table.appendChild(el("tbody"));
+      for (var k = 1; k < cells.length; k += wide) {
+        tr = body.appendChild(el("tr"));
+        cells.slice(k, k + wide).forEach(function (c) { tr.appendChild(el("td", "", c)); });
+      }
+      var wrap = el("div", "sz-explorer__ladder-wrap");
+      wrap.appendChild(table);
+      box.appendChild(wrap);
+      box.appendChild(el("p", "sz-explorer__ladder-note", cells[0]));
+    });
+    return box;
+  };
+
   Explorer.prototype.command = function (row, ctx) {
     var m = this.m, labels = this.s.labels;
     var text = row[6].map(function (i) { return m.lines[i]; }).join(m.joiner).replace(m.slot, ctx);
@@ -246,6 +274,7 @@
     fact(facts, labels.explorer_decode, texts[local[4 + position]]);
     fact(facts, labels.explorer_memory, this.bars(row, texts, local, s.server_memory[row[3]]));
     this.out.appendChild(facts);
+    this.out.appendChild(this.ladder(row, index));
     if (state === "fits" || state === "tight") {
       this.out.appendChild(el("p", "sz-explorer__label", labels.explorer_command));
       this.out.appendChild(this.command(row, this.fields.ctx.value));
