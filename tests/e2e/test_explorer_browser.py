@@ -18,6 +18,8 @@ from sizing.render import explorer_data as xd
 from sizing.site import context as site
 from sizing.launch.commands import vllm_command
 from sizing.render.i18n import t
+from sizing.render.throughput_render import ladder_cells
+from sizing.views.throughput import chosen_ladders
 from test_browser import PAGES, PREFIXES, SCREENSHOT_MS, SCREENSHOTS, SEARCH_UI, TIMEOUT_MS, Problems, visit
 from test_browser import browser, chromium, site_url  # noqa: F401 - fixtures used by these tests
 
@@ -251,4 +253,25 @@ def test_chinese_search_finds_gpu_names(desktop: object, site_url: str, engine: 
     english = search_results(desktop, site_url, "L40S", engine)
     assert english >= 2
     assert search_results(desktop, f"{site_url}zh/", "L40S", engine) >= english
+    assert desktop.problems.items == []
+
+
+@pytest.mark.parametrize("lang", ["en", "ru"])
+def test_explorer_shows_the_chat_ladder_of_the_answer(desktop: object, site_url: str, lang: str) -> None:  # noqa: F811
+    """Assert the answer carries the build's chat ladder for that model × server: five concurrency steps,
+    the Throughput and cost page's cells (cautious end), its note; a GPU without peaks says why instead."""
+    frame = chosen_ladders(site.context())
+    own = frame[(frame["checkpoint"] == "Qwen/Qwen3-14B-FP8") & (frame["server"] == "gpu-l40s")
+                & (frame["kv_cache_dtype"] == "fp8") & (frame["precision"] == "fp8")]
+    state = "model=Qwen/Qwen3-14B&checkpoint=Qwen/Qwen3-14B-FP8&precision=fp8&server=gpu-l40s&kv=fp8&ctx=4096"
+    visit(desktop, f"{site_url}{PREFIXES[lang]}explorer/#{state}")
+    explorer_ready(desktop)
+    desktop.wait_for_selector(".sz-explorer__ladder-table tbody tr")
+    cells = desktop.eval_on_selector_all(".sz-explorer__ladder-table tbody tr",
+                                         "rows => rows.map(r => Array.from(r.cells, c => c.textContent))")
+    assert cells == [ladder_cells(lang, row)[:6] for row in own.to_dict("records")]
+    assert desktop.inner_text(".sz-explorer__ladder-note").startswith(t(lang, "tp_ladder_note")[:20])
+    desktop.select_option("select[name='server']", "ref-1x-rtx-4090")
+    desktop.wait_for_selector(".sz-explorer__ladder-none")
+    assert t(lang, "speed_reason_no_peak") in desktop.inner_text(".sz-explorer__ladder-none")
     assert desktop.problems.items == []
