@@ -29,7 +29,7 @@ def speed_cell(kind: str, value: Any, row: Mapping[str, Any], lang: str, dash: s
     or the users cell beside it gives the same one)."""
     if not is_missing(value):
         if kind == "users":
-            return ("≥ " if row.get("speed_top") else "") + fmt_number(int(value), lang)
+            return ("≥\u00a0" if row.get("speed_top") else "") + fmt_number(int(value), lang)
         return fmt_money(float(value), "USD", lang, USD_DECIMALS)
     reason = str(row.get(REASON_FIELD[kind]) or "")
     said = kind == "usd" and reason == row.get(REASON_FIELD["users"])

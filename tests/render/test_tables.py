@@ -281,7 +281,7 @@ def test_catalog_text_cells_are_bounded_on_the_site_only() -> None:
 @pytest.mark.parametrize(("lang", "users", "cost", "slow"), [
     ("en", "Users within the speed target", "$ per 1M output tokens", "— (none within target)"),
     ("zh", "满足速度目标的用户数", "每百万输出 token 费用（美元）", "— （无人达标）"),
-    ("ru", "Пользователей в пределах целевой скорости", "$ за 1 млн выходных токенов", "— (никто не укладывается)"),
+    ("ru", "Клиентов в пределах целевой скорости", "$ за 1 млн токенов ответа", "— (слишком медленно)"),
 ])
 def test_fit_tables_show_users_and_cost_of_the_chat_ladder(ctx: site.SiteContext, lang: str, users: str,
                                                           cost: str, slow: str) -> None:
