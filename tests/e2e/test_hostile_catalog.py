@@ -3,8 +3,11 @@
 Every case copies the catalog into a temporary folder, breaks one thing, and expects
 ``python -m sizing --catalog DIR table`` to exit 2 with exactly one line on stderr that names the
 file, the entry and the field (``gpus.yaml: l40s.memory_mib: must be greater than 0, got -1``) and
-no traceback. A few representative cases (marker ``site``) also build the English site against the
-broken catalog (``SIZING_CATALOG``) and expect the build to stop with the same line.
+no traceback. The CLI runs in this process (:func:`sizing.cli.main`, an exception would fail the test
+with its traceback); two cases run ``python -m sizing`` as a real process, for its exit status and its
+one stderr line. A few representative cases also render a page macro against the broken catalog
+(``SIZING_CATALOG``), as a site build does, and expect the same line; one of them (marker ``site``)
+builds the English site for real and expects the build to stop with it.
 
 Odd-but-valid text (table pipes, HTML, Jinja, backticks, right-to-left and CJK scripts) in names and
 notes must come out of the CLI intact and, in Markdown and on built pages, escaped.
@@ -28,6 +31,11 @@ from typing import Any
 
 import pytest
 import yaml
+
+from sizing.cli import main
+from sizing.errors import CatalogError
+from sizing.site.context import ENV_VAR
+from sizing.site.docs_macros import define_env
 
 ROOT = Path(__file__).resolve().parents[2]
 BASE = ROOT / "catalog"
@@ -303,9 +311,18 @@ CASES = [
 
 
 def run_cli(catalog: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """``python -m sizing --catalog CATALOG ARGS`` from the repository root."""
+    """``python -m sizing --catalog CATALOG ARGS`` from the repository root, as a real process."""
     command = [sys.executable, "-m", "sizing", "--catalog", str(catalog), *args]
     return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)
+
+
+def cli(capsys: pytest.CaptureFixture[str], catalog: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``python -m sizing --catalog CATALOG ARGS`` in this process (:func:`sizing.cli.main`), its exit status
+    and output captured as :func:`run_cli` gives them."""
+    capsys.readouterr()
+    status = main(["--catalog", str(catalog), *args])
+    out, err = capsys.readouterr()
+    return subprocess.CompletedProcess(["sizing", *args], status, out, err)
 
 
 def assert_one_line(output: str, case: Case, where: str) -> str:
@@ -320,15 +337,32 @@ def assert_one_line(output: str, case: Case, where: str) -> str:
     return line
 
 
+def assert_stops(result: subprocess.CompletedProcess[str], case: Case, where: str) -> str:
+    """Assert exit status 2, nothing on stdout and the one error line on stderr; that line."""
+    assert result.returncode == 2, f"{case.id}: exit {result.returncode}\n{result.stderr}"
+    assert result.stdout == ""
+    return assert_one_line(result.stderr, case, where)
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
-def test_cli_stops_with_one_line(tmp_path: Path, case: Case) -> None:
+def test_cli_stops_with_one_line(tmp_path: Path, case: Case, capsys: pytest.CaptureFixture[str]) -> None:
     """Assert the CLI exits 2 with one stderr line naming file, entry and field, and prints nothing else."""
     draft = draft_of(tmp_path)
     where = case.mutate(draft)
-    result = run_cli(draft.folder, "table")
-    assert result.returncode == 2, f"{case.id}: exit {result.returncode}\n{result.stderr}"
-    assert result.stdout == ""
-    assert_one_line(result.stderr, case, where)
+    assert_stops(cli(capsys, draft.folder, "table"), case, where)
+
+
+PROCESS_CASES = ("gpu-memory_mib-negative", "non-utf8-bytes")
+"""Cases also run as ``python -m sizing`` in a process of its own (exit status, stderr, no traceback)."""
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c.name in PROCESS_CASES],
+                         ids=[c.id for c in CASES if c.name in PROCESS_CASES])
+def test_cli_process_stops_with_one_line(tmp_path: Path, case: Case) -> None:
+    """Assert ``python -m sizing`` itself exits 2 with the one line on stderr and nothing on stdout."""
+    draft = draft_of(tmp_path)
+    where = case.mutate(draft)
+    assert_stops(run_cli(draft.folder, "table"), case, where)
 
 
 def test_there_are_at_least_thirty_distinct_cases() -> None:
@@ -343,6 +377,8 @@ def test_there_are_at_least_thirty_distinct_cases() -> None:
 
 SITE_CASES = ("gpu-memory_mib-negative", "duplicate-gpu-id", "non-utf8-bytes", "server-unknown-gpu",
               "missing-required-assumption", "example-longer-than-model-context")
+BUILT_CASE = "gpu-memory_mib-negative"
+"""The case whose English site is built for real (the others render a page macro in this process)."""
 
 
 def build_english(catalog: Path, out: Path) -> subprocess.CompletedProcess[str]:
@@ -353,14 +389,37 @@ def build_english(catalog: Path, out: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300, check=False)
 
 
-@pytest.mark.site
+def render_page_macro(catalog: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The English fit tables as a page build renders them: the site's macros registered on Zensical's
+    macro environment (what mkdocs-macros and Zensical call) and read from ``SIZING_CATALOG``."""
+    from zensical.extensions.macros import MacroEnv  # requirements-zensical.txt
+
+    monkeypatch.setenv(ENV_VAR, str(catalog))
+    env = MacroEnv(conf={"theme": {"language": "en"}})
+    define_env(env)
+    return env.macros["sz_table"]("what-fits")
+
+
 @pytest.mark.parametrize("case", [c for c in CASES if c.name in SITE_CASES],
                          ids=[c.id for c in CASES if c.name in SITE_CASES])
-def test_site_build_stops_with_the_same_line(tmp_path: Path, case: Case) -> None:
-    """Assert the English build fails and its output carries the CLI's one-line message."""
+def test_page_macro_stops_with_the_same_line(tmp_path: Path, case: Case, capsys: pytest.CaptureFixture[str],
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """Assert a page macro on the broken catalog raises the error whose message is the CLI's one line."""
     draft = draft_of(tmp_path)
     case.mutate(draft)
-    expected = run_cli(draft.folder, "table").stderr.strip()
+    expected = cli(capsys, draft.folder, "table").stderr.strip()
+    with pytest.raises(CatalogError) as raised:
+        render_page_macro(draft.folder, monkeypatch)
+    assert expected and str(raised.value) == expected
+
+
+@pytest.mark.site
+def test_site_build_stops_with_the_same_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Assert the English build fails and its output carries the CLI's one-line message."""
+    case = next(c for c in CASES if c.name == BUILT_CASE)
+    draft = draft_of(tmp_path)
+    case.mutate(draft)
+    expected = cli(capsys, draft.folder, "table").stderr.strip()
     result = build_english(draft.folder, tmp_path / "site")
     output = result.stdout + result.stderr
     assert result.returncode != 0, f"{case.id}: the site built from a broken catalog"
@@ -399,23 +458,23 @@ def markdown_cells(line: str) -> list[str]:
     return [cell.strip() for cell in re.split(r"(?<!\\)\|", line.strip().strip("|"))]
 
 
-def test_odd_text_round_trips_through_json_and_csv(tmp_path: Path) -> None:
+def test_odd_text_round_trips_through_json_and_csv(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Assert JSON and CSV tables carry the odd names exactly as written in the catalog."""
     folder, server = odd_catalog(tmp_path)
-    as_json = run_cli(folder, "table", "--model", ODD_ID, "--server", server, "--format", "json")
+    as_json = cli(capsys, folder, "table", "--model", ODD_ID, "--server", server, "--format", "json")
     assert as_json.returncode == 0, as_json.stderr
     rows = json.loads(as_json.stdout)
     assert rows and {row["model"] for row in rows} == {ODD_ID}
-    as_csv = run_cli(folder, "table", "--model", ODD_ID, "--server", server, "--format", "csv")
+    as_csv = cli(capsys, folder, "table", "--model", ODD_ID, "--server", server, "--format", "csv")
     assert as_csv.returncode == 0, as_csv.stderr
     table = list(csv.DictReader(io.StringIO(as_csv.stdout)))
     assert len(table) == len(rows) and {row["model"] for row in table} == {ODD_ID}
 
 
-def test_odd_text_is_escaped_in_markdown_tables(tmp_path: Path) -> None:
+def test_odd_text_is_escaped_in_markdown_tables(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Assert the Markdown table keeps one cell per column, escapes HTML, pipes and braces, keeps the text."""
     folder, server = odd_catalog(tmp_path)
-    result = run_cli(folder, "table", "--server", server, "--format", "markdown")
+    result = cli(capsys, folder, "table", "--server", server, "--format", "markdown")
     assert result.returncode == 0, result.stderr
     rows = [line for line in result.stdout.splitlines() if line.startswith("|")]
     assert len(rows) >= 3

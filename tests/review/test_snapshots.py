@@ -128,10 +128,11 @@ def memory_change(repo: Path, tmp_path_factory: pytest.TempPathFactory) -> dict:
     cat = load_catalog(repo / "catalog")
     old_dir = catalog_at(repo, "HEAD~1", tmp_path_factory.mktemp("old") / "catalog")
     servers = {s for s, server in cat.servers.items() if server.gpu == GPU}
-    report = snapshots.compare(build_context(load_catalog(old_dir)), build_context(cat), {}, "HEAD~1", "HEAD")
+    contexts = (build_context(load_catalog(old_dir)), build_context(cat))
+    report = snapshots.compare(*contexts, {}, "HEAD~1", "HEAD")
     assert all(f["server"] in servers for f in json.loads(snapshots.report_json(report))["flips"])
     tables = {t["table"]: t for t in json.loads(snapshots.report_json(report))["tables"]}
-    return {"mib": mib, "cat": cat, "old_dir": old_dir, "servers": servers, "tables": tables}
+    return {"mib": mib, "cat": cat, "old_dir": old_dir, "servers": servers, "tables": tables, "contexts": contexts}
 
 
 def test_gpu_memory_change_lists_exactly_the_cells_that_depend_on_it(repo: Path, memory_change: dict) -> None:
@@ -145,7 +146,7 @@ def test_gpu_memory_change_lists_exactly_the_cells_that_depend_on_it(repo: Path,
                                                                                "recommendations-671b"}
     gpus = tables["catalog-gpus"]["changed"]
     assert [(c["row"], c["column"], c["new"]) for c in gpus] == [(GPU, "nvidia-smi total (MiB)", f"{mib + 1024:,}")]
-    contexts = (build_context(load_catalog(memory_change["old_dir"])), build_context(memory_change["cat"]))
+    contexts = memory_change["contexts"]
     for tid in set(tables) - fit_ids - {"catalog-gpus"}:
         assert tid in {"what-fits", "gpu-classes", "recommendations-32b", "recommendations-671b", "quick-reference",
                        "throughput"}, tid
@@ -235,9 +236,9 @@ def test_export_removes_snapshots_of_tables_that_no_longer_exist(tmp_path: Path)
     assert sorted(p.name for p in out.iterdir()) == ["a.md"]
 
 
-def test_snapshots_are_english_markdown_with_a_banner() -> None:
+def test_snapshots_are_english_markdown_with_a_banner(real_ctx) -> None:
     """Assert each table snapshot starts with the banner, has one line per row and no padding."""
-    ctx = build_context(load_catalog(ROOT / "catalog"))
+    ctx = real_ctx
     files = snapshots.snapshot_files(ctx)
     text = files["price-per-gb.md"]
     assert text.startswith(snapshots.BANNER + "\n\n# price-per-gb\n\n| Server |")
@@ -255,17 +256,17 @@ def test_committed_snapshots_are_up_to_date(capsys: pytest.CaptureFixture[str]) 
 # --- the matrix and the downloads ------------------------------------------------------------
 
 
-def test_matrix_ids_are_unique_and_sorted() -> None:
+def test_matrix_ids_are_unique_and_sorted(real_ctx) -> None:
     """Assert every matrix row has its own id (online-quantised variants included), sorted."""
-    frame = snapshots.matrix_frame(build_context(load_catalog(ROOT / "catalog")))
+    frame = snapshots.matrix_frame(real_ctx)
     assert frame["id"].is_unique and list(frame["id"]) == sorted(frame["id"])
     online = frame[frame["id"].str.contains("|fp8|", regex=False)]
     assert len(online)
 
 
-def test_write_downloads(tmp_path: Path) -> None:
+def test_write_downloads(tmp_path: Path, real_ctx) -> None:
     """Assert fits.csv and fits.json are written, the JSON naming the revision and the vLLM version."""
-    ctx = build_context(load_catalog(ROOT / "catalog"), ROOT / "catalog")
+    ctx = real_ctx
     paths = snapshots.write_downloads(tmp_path / "zh", ctx)
     assert [p.relative_to(tmp_path).as_posix() for p in paths] == ["zh/downloads/fits.csv", "zh/downloads/fits.json"]
     data = json.loads(paths[1].read_text(encoding="utf-8"))
@@ -276,10 +277,10 @@ def test_write_downloads(tmp_path: Path) -> None:
     assert all(v is None or not (isinstance(v, float) and math.isnan(v)) for v in data["columns"]["seq_131072"])
 
 
-def test_json_download_decodes_to_the_csv_rows(tmp_path: Path) -> None:
+def test_json_download_decodes_to_the_csv_rows(real_ctx) -> None:
     """Assert decoding fits.json as its page says (text columns through their string tables) gives
     the CSV's columns and rows: the two downloads hold the same data."""
-    ctx = build_context(load_catalog(ROOT / "catalog"), ROOT / "catalog")
+    ctx = real_ctx
     texts = snapshots.download_texts(ctx)
     data = json.loads(texts["fits.json"])
     frame = pd.DataFrame({name: [data["strings"][name][i] for i in values] if name in data["strings"] else values

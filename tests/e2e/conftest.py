@@ -1,0 +1,41 @@
+"""Browser tests keep evidence only when they fail: a full-page screenshot of every page the failing test had
+open, under ``test-artifacts/failures/``. (The curated screenshots of a passing run are taken by
+``test_explorer_browser.test_page_is_clean``.)"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+FAILURES = Path(__file__).resolve().parents[2] / "test-artifacts" / "failures"
+
+
+def failure_name(nodeid: str, index: int) -> str:
+    """A file name for the ``index``-th page of the test ``nodeid``: ``test_browser-test_x-en-1.png``."""
+    test = nodeid.split("::", 1)[-1].split("@", 1)[0]
+    module = Path(nodeid.split("::", 1)[0]).stem
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", f"{module}-{test}").strip("-") + f"-{index}.png"
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    """After a failed browser test's call, save its open pages (best effort: a screenshot that fails too
+    must not hide the test's own failure)."""
+    outcome = yield
+    report = outcome.get_result()
+    browser = sys.modules.get("test_browser")
+    if report.when != "call" or not report.failed or browser is None:
+        return
+    for index, tab in enumerate(browser.OPEN_TABS, 1):
+        FAILURES.mkdir(parents=True, exist_ok=True)
+        path = FAILURES / failure_name(item.nodeid, index)
+        try:
+            tab.screenshot(path=str(path), full_page=True, timeout=browser.SCREENSHOT_MS)
+        except Exception as exc:  # the report must keep the test's own error
+            report.sections.append(("failure screenshot", f"{path}: {exc}"))
+        else:
+            report.sections.append(("failure screenshot", str(path)))
