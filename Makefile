@@ -18,9 +18,9 @@ ENGINE ?= mkdocs
 export NO_MKDOCS_2_WARNING := 1
 export DISABLE_MKDOCS_2_WARNING := true
 
-# pytest: two workers (pytest-xdist); every site and browser test in one group, on one worker, which builds
-# the site once per engine while the other worker runs the unit tests.
-PYTEST := $(BIN)/python -m pytest -q -n 2 --dist loadgroup
+# pytest on two workers (pytest-xdist; idle workers take tests from the busy one). The site is built once
+# per engine for both (tests/conftest.py).
+PYTEST := $(BIN)/python -m pytest -q -n 2 --dist worksteal
 CHROMIUM := /usr/bin/chromium
 NO_APT = make: $(CHROMIUM) or a Chinese font is missing and cannot be installed here (needs apt-get and root): \
 	install chromium and fonts-wqy-zenhei, then run make setup again
@@ -33,7 +33,7 @@ setup: $(STAMP) browser
 # covers Chinese (the /zh/ screenshots), installed with apt-get when missing.
 browser:
 	@if [ -x $(CHROMIUM) ] && fc-list :lang=zh 2>/dev/null | grep -q .; then exit 0; fi; \
-	if [ "$$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then echo "$(NO_APT)" >&2; exit 1; fi; \
+	if [ "$$(id -u 2>/dev/null)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then echo "$(NO_APT)" >&2; exit 1; fi; \
 	export DEBIAN_FRONTEND=noninteractive; apt-get update -qq && apt-get install -y -qq chromium \
 		$$(fc-list :lang=zh 2>/dev/null | grep -q . || echo fonts-wqy-zenhei)
 

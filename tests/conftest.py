@@ -2,10 +2,12 @@
 engine for the whole test run.
 
 The site is built once per engine and run (``scripts/docs.py build``), also under ``pytest -n 2``: the
-workers share one folder and a file lock, so the first worker to ask builds and the other reads the result.
-Tests that use a built site or a browser are marked ``site`` / ``browser`` from the fixtures they ask for
-(``make test-fast`` deselects them) and grouped onto one xdist worker (``--dist loadgroup``), which keeps
-the one Chromium of the run busy while the other worker runs the unit tests.
+workers share one folder and a file lock, so the first worker to ask builds and the other waits for it and
+reads the result. Tests that use a built site or a browser are marked ``site`` / ``browser`` from the
+fixtures they ask for (``make test-fast`` deselects them). They are not pinned to one worker: the browser
+visits are most of the run's work, and split over both workers they keep both cores busy. (xdist 3.8's
+``--dist loadgroup`` would not pin them anyway under pytest 9.2: it renames ``item._nodeid``, which pytest
+9.2 no longer reads.)
 """
 
 from __future__ import annotations
@@ -43,18 +45,14 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "browser: drives Chromium (not in make test-fast)")
 
 
-@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark tests by the fixtures they use; put every site and browser test into one xdist group (before
-    xdist's own hook reads the group into the test id)."""
+    """Mark tests by the fixtures they use: ``browser`` (Chromium), ``site`` (a built site, or a browser)."""
     for item in items:
         names = set(getattr(item, "fixturenames", ()))
-        browser = bool(names & BROWSER_FIXTURES)
-        if browser:
+        if names & BROWSER_FIXTURES:
             item.add_marker(pytest.mark.browser)
-        if browser or names & SITE_FIXTURES or item.get_closest_marker("site"):
+        if names & (BROWSER_FIXTURES | SITE_FIXTURES) and not item.get_closest_marker("site"):
             item.add_marker(pytest.mark.site)
-            item.add_marker(pytest.mark.xdist_group("site"))
 
 
 @pytest.fixture(scope="session")
