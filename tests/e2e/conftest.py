@@ -4,7 +4,6 @@ open, under ``test-artifacts/failures/``. (The curated screenshots of a passing 
 
 from __future__ import annotations
 
-import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -12,13 +11,6 @@ from pathlib import Path
 import pytest
 
 FAILURES = Path(__file__).resolve().parents[2] / "test-artifacts" / "failures"
-
-
-def failure_name(nodeid: str, index: int) -> str:
-    """A file name for the ``index``-th page of the test ``nodeid``: ``test_browser-test_x-en-1.png``."""
-    test = nodeid.split("::", 1)[-1].split("@", 1)[0]
-    module = Path(nodeid.split("::", 1)[0]).stem
-    return re.sub(r"[^A-Za-z0-9_.-]+", "-", f"{module}-{test}").strip("-") + f"-{index}.png"
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -32,7 +24,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         return
     for index, tab in enumerate(browser.OPEN_TABS, 1):
         FAILURES.mkdir(parents=True, exist_ok=True)
-        path = FAILURES / failure_name(item.nodeid, index)
+        path = FAILURES / browser.failure_name(item.nodeid, index)
         try:
             tab.screenshot(path=str(path), full_page=True, timeout=browser.SCREENSHOT_MS)
         except Exception as exc:  # the report must keep the test's own error

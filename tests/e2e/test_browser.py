@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import atexit
 import functools
+import re
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -153,6 +154,12 @@ def close_tabs() -> None:
     """Close every page the test opened."""
     while OPEN_TABS:
         OPEN_TABS.pop().context.close()
+
+
+def failure_name(nodeid: str, index: int) -> str:
+    """The file of the ``index``-th page a failing test had open: ``test_browser-test_x-mkdocs-en-1.png``."""
+    path, _, test = nodeid.partition("::")
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", f"{Path(path).stem}-{test}").strip("-") + f"-{index}.png"
 
 
 @pytest.fixture
@@ -296,3 +303,11 @@ def test_code_blocks_have_a_copy_button(page: object, site_url: str) -> None:
             assert page.locator(COPY_BUTTON).count() >= 1, f"/{path}: code block without copy button"
             return
     pytest.fail("no English page has a code block")
+
+
+def test_failure_screenshots_are_named_by_test_and_page() -> None:
+    """Assert each page of each failing test gets its own plain file name."""
+    nodeid = "tests/e2e/test_browser.py::test_search_finds_a_word_in_each_language[zensical-zh]"
+    names = {failure_name(nodeid, 1), failure_name(nodeid, 2), failure_name(nodeid.replace("zh]", "ru]"), 1)}
+    assert len(names) == 3
+    assert failure_name(nodeid, 1) == "test_browser-test_search_finds_a_word_in_each_language-zensical-zh-1.png"
