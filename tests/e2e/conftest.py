@@ -4,6 +4,8 @@ open, under ``test-artifacts/failures/``. (The curated screenshots of a passing 
 
 from __future__ import annotations
 
+import os
+import shutil
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -11,6 +13,12 @@ from pathlib import Path
 import pytest
 
 FAILURES = Path(__file__).resolve().parents[2] / "test-artifacts" / "failures"
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Start each run without the failure screenshots of an earlier one (once: in the main process)."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        shutil.rmtree(FAILURES, ignore_errors=True)
 
 
 @pytest.hookimpl(hookwrapper=True)
