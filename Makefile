@@ -18,9 +18,10 @@ ENGINE ?= mkdocs
 export NO_MKDOCS_2_WARNING := 1
 export DISABLE_MKDOCS_2_WARNING := true
 
-# pytest on two workers (pytest-xdist; idle workers take tests from the busy one). The site is built once
-# per engine for both (tests/conftest.py).
-PYTEST := $(BIN)/python -m pytest -q -n 2 --dist worksteal
+# pytest on two workers (pytest-xdist; an idle worker takes tests from the busy one; WORKERS=0 runs in one
+# process). The site is built once per engine for both (tests/conftest.py).
+WORKERS ?= 2
+PYTEST := $(BIN)/python -m pytest -q -n $(WORKERS) --dist worksteal
 CHROMIUM := /usr/bin/chromium
 NO_APT = make: $(CHROMIUM) or a Chinese font is missing and cannot be installed here (needs apt-get and root): \
 	install chromium and fonts-wqy-zenhei, then run make setup again
