@@ -23,8 +23,8 @@ export DISABLE_MKDOCS_2_WARNING := true
 WORKERS ?= 2
 PYTEST := $(BIN)/python -m pytest -q -n $(WORKERS) --dist worksteal
 CHROMIUM := /usr/bin/chromium
-NO_APT = make: $(CHROMIUM) or a Chinese font is missing and cannot be installed here (needs apt-get and root): \
-	install chromium and fonts-wqy-zenhei, then run make setup again
+NO_APT = make: $(CHROMIUM) or a Chinese font is missing and cannot be installed here \
+	(needs apt-get and root): install chromium and fonts-wqy-zenhei, then run make setup again
 
 .PHONY: setup browser serve build test test-fast check-generated check-python check-port clean distclean
 
@@ -34,7 +34,8 @@ setup: $(STAMP) browser
 # covers Chinese (the /zh/ screenshots), installed with apt-get when missing.
 browser:
 	@if [ -x $(CHROMIUM) ] && fc-list :lang=zh 2>/dev/null | grep -q .; then exit 0; fi; \
-	if [ "$$(id -u 2>/dev/null)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then echo "$(NO_APT)" >&2; exit 1; fi; \
+	if [ "$$(id -u 2>/dev/null)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then \
+		echo "$(NO_APT)" >&2; exit 1; fi; \
 	export DEBIAN_FRONTEND=noninteractive; apt-get update -qq && apt-get install -y -qq chromium \
 		$$(fc-list :lang=zh 2>/dev/null | grep -q . || echo fonts-wqy-zenhei)
 
