@@ -55,23 +55,24 @@ $(STAMP): requirements.txt requirements-zensical.txt constraints.txt
 
 NO_PY = make: $(PY) not found; give one: make setup PY=python3.12
 OLD_PY = make: Python $(PY_MIN) or newer is needed, $(PY) is %d.%d; give another: make setup PY=python3.12
-BUSY_PORT = make: port $(PORT) on 127.0.0.1 is in use; choose another: make serve PORT=8001
 
 check-python:
 	@command -v $(PY) >/dev/null 2>&1 || { echo "$(NO_PY)" >&2; exit 1; }
 	@$(PY) -c 'import sys; v = sys.version_info[:2]; \
 		sys.exit(0 if v >= tuple(map(int, "$(PY_MIN)".split("."))) else "$(OLD_PY)" % v)'
 
-# Fails at once, before the build, when PORT is taken.
+# Fails at once, before the build, when PORT is not a port number or is taken. PORT reaches the
+# recipes only through the environment ("$$PORT"), never pasted into a shell line or Python code.
+override PORT := $(value PORT)
+export PORT
 check-port:
-	@$(PY) -c 'import socket; s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); \
-		s.bind(("127.0.0.1", $(PORT)))' 2>/dev/null || { echo "$(BUSY_PORT)" >&2; exit 1; }
+	@$(PY) -m scripts.check_port "$$PORT"
 
 build: $(STAMP)
 	$(BIN)/python -m scripts.docs build --engine $(ENGINE)
 
 serve: check-port build
-	$(BIN)/python -m scripts.docs serve --port $(PORT)
+	$(BIN)/python -m scripts.docs serve --port "$$PORT"
 
 # generated/ and calibration/ are checked by the tests (tests/review/test_snapshots.py,
 # test_calibration.py), so once. The last line is pytest's summary; "no tests ran" (exit 5) is a failure.

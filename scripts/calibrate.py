@@ -4,9 +4,11 @@
     python -m scripts.calibrate --check    # exit 1 when the committed coefficients or results are stale
 
 The fit (sizing/review/calibration_fit.py) uses every reproducible log with an "Available KV cache
-memory" line; each such log is also predicted by a fit that never saw it (leave one out), and the
-error band every estimate carries is the 10th–90th percentile of those out-of-sample errors.
-Idempotent: the output depends only on the catalog, calibration/ and sizing/.
+memory" line, each near-duplicate group counted once; each log is also predicted by a fit that never saw
+its model (leave one model out, any checkpoint) and by one that never saw its GPU type. The band every
+estimate carries is, per architecture class, the 10th–90th percentile of the leave-one-model-out errors
+(sizing/review/calibration_stats.py). --check also fails when those errors break the bounds of
+calibration_stats.BOUNDS. Idempotent: the output depends only on the catalog, calibration/ and sizing/.
 """
 
 from __future__ import annotations
@@ -17,8 +19,9 @@ import re
 import sys
 from pathlib import Path
 
-from sizing.review.calibration import DIR, Check, Run, group_summary, run, summary
-from sizing.review.calibration_fit import band, fit
+from sizing.review.calibration import DIR, Check, Run, run
+from sizing.review.calibration_fit import fit
+from sizing.review.calibration_stats import BOUNDS, class_bands, coverage, failures, group_summary, summary
 from sizing.catalog.loader import load_catalog
 from sizing.errors import CatalogError
 
@@ -31,8 +34,11 @@ ASSUMPTIONS = ROOT / "catalog" / "assumptions.yaml"
 def fitted_values(result: Run) -> dict[str, float]:
     """The coefficients and band the logs imply, rounded to 4 significant digits."""
     coef = fit(result.fit_cases)
-    errors = [c.loo_error for c in result.checks if c.metric == "available_kv"]
-    coef["kv_band_optimistic"], coef["kv_band_pessimistic"] = band(errors)
+    bands = class_bands(result.checks)
+    for name, (optimistic, pessimistic) in bands.items():
+        coef[f"kv_band_optimistic_{name}"], coef[f"kv_band_pessimistic_{name}"] = optimistic, pessimistic
+    coef["kv_band_optimistic"] = max(b[0] for b in bands.values())
+    coef["kv_band_pessimistic"] = min(b[1] for b in bands.values())
     return {k: float(f"{v:.4g}") + 0.0 for k, v in coef.items()}
 
 
@@ -48,29 +54,48 @@ def pct(x: float) -> str:
 
 
 def case_table(checks: list[Check]) -> list[str]:
-    lines = ["| case | metric | logged | predicted | error | left-out error | within |",
-             "|---|---|---|---|---|---|---|"]
+    lines = ["| case | metric | logged | predicted | error | model out | GPU out | weight | within |",
+             "|---|---|---|---|---|---|---|---|---|"]
     return lines + [f"| {c.case} | {c.metric} | {c.logged:.4g} | {c.predicted:.4g} | {pct(c.error)} | "
-                    f"{pct(c.loo_error) if c.loo is not None else '—'} | {'yes' if c.ok else 'NO'} |"
-                    for c in checks]
+                    f"{pct(c.lomo_error) if c.lomo is not None else '—'} | "
+                    f"{pct(c.logo_error) if c.logo is not None else '—'} | {c.weight:.3g} | "
+                    f"{'yes' if c.ok else 'NO'} |" for c in checks]
 
 
 def summary_table(stats: dict[str, dict[str, float]], first: str) -> list[str]:
-    lines = [f"| {first} | cases | median | worst | left-out median | left-out worst | "
-             "left-out signed median |",
-             "|---|---|---|---|---|---|---|"]
-    return lines + [f"| {k} | {s['cases']} | {s['median']:.2%} | {s['worst']:.2%} | {s['loo_median']:.2%} | "
-                    f"{s['loo_worst']:.2%} | {pct(s['loo_signed_median'])} |" for k, s in stats.items()]
+    lines = [f"| {first} | logs | groups | in-sample median | model-out median | model-out p90 | "
+             "model-out signed median | GPU-out median | GPU-out p90 | GPU-out signed median |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    return lines + [f"| {k} | {s['cases']:.0f} | {s['groups']:.3g} | {s['median']:.2%} | {s['lomo_median']:.2%} | "
+                    f"{s['lomo_p90']:.2%} | {pct(s['lomo_signed_median'])} | {s['logo_median']:.2%} | "
+                    f"{s['logo_p90']:.2%} | {pct(s['logo_signed_median'])} |" for k, s in stats.items()]
+
+
+def band_lines(checks: list[Check]) -> list[str]:
+    """The band per class and how often it holds the logged available KV (nested leave-one-model-out)."""
+    held = coverage(checks)
+    lines = ["| class | optimistic (90th pct) | pessimistic (10th pct) |", "|---|---|---|"]
+    lines += [f"| {k} | {pct(o)} | {pct(p)} |" for k, (o, p) in class_bands(checks).items()]
+    return lines + ["", f"Around the leave-one-model-out prediction, the band of each log's classes holds the "
+                        f"logged available KV memory in {held['pooled']:.1%} of the independent groups "
+                        f"({held['pooled_logs']:.1%} of the {held['cases']:.0f} logs; the bound is "
+                        f"{BOUNDS['coverage']:.0%}); built without the log's own model as well, in "
+                        f"{held['nested']:.1%} ({held['nested_logs']:.1%} of the logs)."]
 
 
 def markdown(result: Run) -> str:
-    """Every check (in sample and left out), per-metric, per-class and per-release summaries, skipped logs."""
+    """Per-metric, per-class, per-release and per-GPU summaries, the band, every check, the logs left out."""
     checks = result.checks
-    lines = [BANNER, "", *case_table(checks), "", *summary_table(summary(checks), "metric"), "",
-             "Available KV memory by architecture class:", "",
-             *summary_table(group_summary(checks, "classes"), "class"), "",
-             "Available KV memory by vLLM release line:", "",
-             *summary_table(group_summary(checks, "line"), "line"),
+    bounds = failures(checks)
+    lines = [BANNER, "", "Errors are weighted so that each near-duplicate group (one source, model, GPU, TP and "
+             "release) counts once. 'Model out': predicted by a fit that saw no log of the model (any checkpoint); "
+             "'GPU out': by a fit that saw no log of the GPU type.", "",
+             *summary_table(summary(checks), "metric"), "",
+             "Available KV memory by architecture class:", "", *summary_table(group_summary(checks, "classes"), "class"),
+             "", "Available KV memory by vLLM release line:", "", *summary_table(group_summary(checks, "line"), "line"),
+             "", "Available KV memory by GPU type:", "", *summary_table(group_summary(checks, "gpu"), "GPU"),
+             "", "Band of each class:", "", *band_lines(checks), "",
+             "Bounds: " + ("all hold." if not bounds else "; ".join(bounds)), "", *case_table(checks),
              "", "Logs not reproduced:", "", "| log | reason |", "|---|---|"]
     lines += [f"| {case} | {reason} |" for case, reason in result.skipped.items()]
     return "\n".join(lines) + "\n"
@@ -78,10 +103,13 @@ def markdown(result: Run) -> str:
 
 def outputs(result: Run) -> dict[Path, str]:
     """The files this script writes, by path."""
-    data = {"summary": summary(result.checks), "by_class": group_summary(result.checks, "classes"),
-            "by_line": group_summary(result.checks, "line"), "skipped": result.skipped,
-            "checks": [{**c.__dict__, "classes": list(c.classes), "error": c.error, "loo_error": c.loo_error,
-                        "ok": c.ok} for c in result.checks]}
+    checks = result.checks
+    data = {"summary": summary(checks), "by_class": group_summary(checks, "classes"),
+            "by_line": group_summary(checks, "line"), "by_gpu": group_summary(checks, "gpu"),
+            "bands": class_bands(checks), "coverage": coverage(checks), "bounds_broken": failures(checks),
+            "skipped": result.skipped,
+            "checks": [{**c.__dict__, "classes": list(c.classes), "error": c.error, "lomo_error": c.lomo_error,
+                        "logo_error": c.logo_error, "ok": c.ok} for c in checks]}
     return {DIR / "results.md": markdown(result),
             DIR / "results.json": json.dumps(data, indent=2, sort_keys=True) + "\n"}
 
@@ -104,8 +132,10 @@ def main() -> int:
     stale = [p for p, body in files.items() if not p.exists() or p.read_text(encoding="utf-8") != body]
     stale += [ASSUMPTIONS] if fitted != text else []
     if args.check:
+        broken = failures(run(load_catalog()).checks)
         print("stale: " + ", ".join(map(str, stale)) + "; run python -m scripts.calibrate" if stale else "up to date")
-        return 1 if stale else 0
+        print("\n".join(f"bound broken: {line}" for line in broken) or "bounds hold")
+        return 1 if stale or broken else 0
     for path, body in files.items():
         path.write_text(body, encoding="utf-8")
     print(files[DIR / "results.md"])

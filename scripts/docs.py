@@ -16,20 +16,26 @@ prints the engine's output, exits non-zero and leaves the old site folder as it 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import fcntl
 import functools
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
 import time
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any, Iterator
 
 from scripts.engines import ENGINES, INSTALL_HINT, Engine
 from scripts.i18n_checks import CONFIGS, all_problems
+from sizing.cli_types import port as port_number
 from sizing.errors import CatalogError
+from sizing.safeio import may_write_into
 from sizing.site.context import SNAPSHOT_VAR
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -49,13 +55,69 @@ HOST = "127.0.0.1"
 # ---------------------------------------------------------------------------------------------
 
 
+class Interrupted(Exception):
+    """SIGINT (Ctrl+C) or SIGTERM arrived during a build; the argument is the signal's name."""
+
+
+CHILDREN: list[subprocess.Popen[bytes]] = []
+"""The build's running child processes, each the leader of its own process group."""
+SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+SPAWNING: dict[str, str | bool] = {"now": False, "pending": ""}
+"""While a child is being started, a signal is held (``pending``) until it is in :data:`CHILDREN`."""
+
+
+def _on_signal(signum: int, _frame: object) -> None:
+    if SPAWNING["now"]:
+        SPAWNING["pending"] = signal.Signals(signum).name
+        return
+    raise Interrupted(signal.Signals(signum).name)
+
+
+def _spawn(command: list[str], **options: Any) -> subprocess.Popen[bytes]:
+    """Start ``command`` in the repository as the leader of a new process group (so the whole group can be
+    ended, and a Ctrl+C in the terminal reaches only this script, which ends them). A signal that arrives
+    while it starts is raised once the child is recorded, so no child escapes :func:`stop_children`."""
+    SPAWNING["now"] = True
+    try:
+        child = subprocess.Popen(command, cwd=ROOT, start_new_session=True, **options)
+        CHILDREN.append(child)
+    finally:
+        SPAWNING["now"] = False
+    if SPAWNING["pending"]:
+        name, SPAWNING["pending"] = str(SPAWNING["pending"]), ""
+        raise Interrupted(name)
+    return child
+
+
+def stop_children(grace: float = 5.0) -> None:
+    """End every process group the build started: SIGTERM, then SIGKILL after ``grace`` seconds."""
+    for child in CHILDREN:
+        if child.poll() is None:
+            _kill_group(child.pid, signal.SIGTERM)
+    deadline = time.monotonic() + grace
+    for child in CHILDREN:
+        try:
+            child.wait(timeout=max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            _kill_group(child.pid, signal.SIGKILL)
+            child.wait()
+    CHILDREN.clear()
+
+
+def _kill_group(pid: int, sig: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, sig)
+
+
 def _start_build(lang: str, work: Path, engine: Engine) -> subprocess.Popen[bytes]:
     """Start the engine's strict build of one language (pages in ``engine.output``), logging to a file."""
     command = engine.command(CONFIGS[lang], work, lang)
     log = (work / f"{lang}.log").open("wb")
     env = {**os.environ, **CHILD_ENV, SNAPSHOT_VAR: str(work / CONTEXT_FILE)}
     with log:
-        return subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+        return _spawn(command, env=env, stdout=log, stderr=subprocess.STDOUT)
 
 
 def _run_builds(work: Path, engine: Engine) -> dict[str, int]:
@@ -94,8 +156,7 @@ def _prepare(work: Path) -> bool:
     """Validate and evaluate the catalog once, in a process of its own that exits before the language
     builds start (so its memory is gone): it saves the context and stages the downloads. False (after
     the catalog's one-line message) when the catalog is broken."""
-    command = [sys.executable, "-m", "scripts.docs", "prepare", str(work)]
-    return subprocess.run(command, cwd=ROOT, check=False).returncode == 0
+    return _spawn([sys.executable, "-m", "scripts.docs", "prepare", str(work)]).wait() == 0
 
 
 def prepare(work: Path) -> int:
@@ -182,27 +243,90 @@ def _swap(new: Path, site: Path, trash: Path) -> None:
         raise
 
 
+SITE_MARKER = ".gpu-sizing-site"
+"""Written at the root of every site ``build`` assembles: the mark of a folder it may replace."""
+MARKER_TEXT = "Built by `python -m scripts.docs build`; the next build replaces this folder whole.\n"
+
+
+def owns_site(folder: Path) -> bool:
+    """Whether ``build`` may replace ``folder``: new, empty, or a site it built (:data:`SITE_MARKER`; a site
+    built before the marker existed is known by its three language home pages)."""
+    def built_here(d: Path) -> bool:
+        return (d / SITE_MARKER).is_file() or all((d / sub / "index.html").is_file() for sub in ("", "zh", "ru"))
+    return may_write_into(folder, built_here)
+
+
+@contextlib.contextmanager
+def _signals_deferred(folder: Path) -> Iterator[None]:
+    """Hold SIGINT/SIGTERM and an exclusive lock on ``folder`` (two builds swap one after the other) while
+    the body runs; a signal that arrives meanwhile is dropped, as the build is then complete."""
+    signal.pthread_sigmask(signal.SIG_BLOCK, SIGNALS)
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+        for sig in SIGNALS:
+            signal.signal(sig, signal.SIG_IGN)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, SIGNALS)
+
+
+def _assemble_into(work: Path, site: Path) -> None:
+    """Put the built languages together and swap them in for ``site`` (under the lock, signals held)."""
+    _place_shared(work)
+    _drop_source_maps(work)
+    _drop_unused_lunr(work)
+    new = _assemble(work)
+    (new / SITE_MARKER).write_text(MARKER_TEXT, encoding="utf-8")
+    with _signals_deferred(site.parent):
+        if not owns_site(site):
+            raise OSError(f"{site} changed during the build and is no longer a site folder")
+        _swap(new, site, work / "previous")
+
+
 def build(site: Path, engine: str = "mkdocs") -> int:
-    """Build all languages with ``engine`` and, only if all succeed, replace ``site`` with the result."""
+    """Build all languages with ``engine`` and, only if all succeed, replace ``site`` with the result.
+
+    ``site`` must be new, empty, or a site this command built (:func:`owns_site`); anything else is refused
+    with one line, exit 2, before anything is touched. SIGINT/SIGTERM end every child process, remove the
+    work folder and keep the old site (exit 130/143).
+    """
+    site = site.absolute()  # a symbolic link is refused as it is, not followed
+    if not owns_site(site):
+        print(f"--site {site}: holds files the build did not write (no {SITE_MARKER}); give a new or empty "
+              "folder, or a site folder built before. Nothing was changed.", file=sys.stderr)
+        return 2
     if not ENGINES[engine].installed():
         print(f"{engine} is not installed: {INSTALL_HINT}", file=sys.stderr)
         return 1
-    site = site.resolve()
     site.parent.mkdir(parents=True, exist_ok=True)
+    previous = {sig: signal.signal(sig, _on_signal) for sig in SIGNALS}
     work = Path(tempfile.mkdtemp(prefix=f".{site.name}-build-", dir=site.parent))
     try:
-        failed = _build_languages(work, ENGINES[engine]) if _prepare(work) else ["catalog"]
-        if failed:
-            print(f"Build failed for {', '.join(failed)}; {site} left unchanged.", file=sys.stderr)
-            return 1
-        _place_shared(work)
-        _drop_source_maps(work)
-        _drop_unused_lunr(work)
-        _swap(_assemble(work), site, work / "previous")
-        print(f"Site ready in {site}")
-        return 0
+        return _build_into(work, site, engine)
+    except Interrupted as why:
+        for sig in SIGNALS:
+            signal.signal(sig, signal.SIG_IGN)
+        stop_children()
+        print(f"Build interrupted ({why}): child processes ended, work folder removed, {site} left unchanged.",
+              file=sys.stderr)
+        return 130 if str(why) == "SIGINT" else 143
     finally:
+        stop_children()
         shutil.rmtree(work, ignore_errors=True)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def _build_into(work: Path, site: Path, engine: str) -> int:
+    failed = _build_languages(work, ENGINES[engine]) if _prepare(work) else ["catalog"]
+    if failed:
+        print(f"Build failed for {', '.join(failed)}; {site} left unchanged.", file=sys.stderr)
+        return 1
+    _assemble_into(work, site)
+    print(f"Site ready in {site}")
+    return 0
 
 
 # ---------------------------------------------------------------------------------------------
@@ -281,7 +405,7 @@ def _parser() -> argparse.ArgumentParser:
         command.add_argument("--site", type=Path, default=ROOT / "site", help="site folder (site/)")
     commands.choices["build"].add_argument("--engine", choices=ENGINES, default=next(iter(ENGINES)),
                                            help="site generator (mkdocs: MkDocs + Material)")
-    commands.choices["serve"].add_argument("--port", type=int, default=8000, help="port (8000)")
+    commands.choices["serve"].add_argument("--port", type=port_number, default=8000, help="port (8000)")
     commands.add_parser("check-i18n", help="check message files, page structure and nav parity")
     commands.add_parser("prepare", help="(internal) evaluate the catalog once for a build").add_argument(
         "work", type=Path)

@@ -31,15 +31,16 @@ SIGPIPE_STATUS = 141
 
 def add_case_arguments(p: argparse.ArgumentParser) -> None:
     """The arguments that describe one deployment, with vLLM's own flag names."""
-    p.add_argument("--model", required=True, help="catalog model or checkpoint id (any case), a config.json "
+    p.add_argument("--model", required=True, type=ty.ident, help="catalog model or checkpoint id (any case), a config.json "
                                                   "or a folder holding one")
     where = p.add_mutually_exclusive_group()
-    where.add_argument("--server", help="catalog server id (sets GPU type and count); see `list servers`")
-    where.add_argument("--gpu", help="catalog GPU id; see `list gpus`")
+    where.add_argument("--server", type=ty.ident, help="catalog server id (sets GPU type and count); see `list servers`")
+    where.add_argument("--gpu", type=ty.ident, help="catalog GPU id; see `list gpus`")
     where.add_argument("--gpu-memory-mib", type=ty.count("mib"), help="total memory per GPU as nvidia-smi "
                                                                         "reports it, MiB")
     p.add_argument("--gpus", type=ty.count("gpus"), help="number of GPUs (at most the server's)")
-    p.add_argument("--vllm-version", help="vLLM release whose accounting to model (default: the catalog's)")
+    p.add_argument("--vllm-version", type=ty.release, help="vLLM release whose accounting to model "
+                                                            "(default: the catalog's)")
     for flag, short in (("--tensor-parallel-size", "-tp"), ("--pipeline-parallel-size", "-pp"),
                         ("--data-parallel-size", "-dp")):
         p.add_argument(flag, short, type=ty.count("gpus"), help="default: the plan the tables choose")
@@ -52,7 +53,7 @@ def add_case_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-num-seqs", type=ty.count("seqs"), help="default: vLLM's for the GPU")
     p.add_argument("--block-size", type=ty.block_size, help="tokens per KV block (default: vLLM's)")
     p.add_argument("--enforce-eager", action="store_true", help="no CUDA graphs")
-    p.add_argument("--quantization", "-q", help="vLLM's method (awq, gptq, fp8, modelopt_fp4, …) or a "
+    p.add_argument("--quantization", "-q", type=ty.ident, help="vLLM's method (awq, gptq, fp8, modelopt_fp4, …) or a "
                                                 "catalog precision; picks the model's checkpoint of it")
     p.add_argument("--kv-cache-memory-bytes", type=ty.count("bytes"), help="KV-cache bytes per GPU; skips "
                                                                              "the memory budget")
@@ -136,7 +137,8 @@ def cmd_command(ns: argparse.Namespace, cat: Catalog) -> int:
 def cmd_explain(ns: argparse.Namespace, cat: Catalog) -> int:
     """Print a worked example step by step, every intermediate value with its unit."""
     from sizing.render.explain import explain_text  # noqa: PLC0415
-    print(explain_text(estimate(cat, request_of(ns)), cat, "en"))
+    from sizing.views.bundle import judged  # noqa: PLC0415
+    print(explain_text(judged(estimate(cat, request_of(ns)), cat), cat, "en"))
     return 0
 
 
@@ -234,7 +236,7 @@ def add_catalog_commands(sub: argparse._SubParsersAction) -> None:
     table.add_argument("--model", help="only this model or checkpoint (any case)")
     table.add_argument("--server", help="only this server")
     table.add_argument("--precision", help="only this precision (catalog id, e.g. fp8)")
-    table.add_argument("--vllm-version", help="vLLM release whose accounting to model")
+    table.add_argument("--vllm-version", type=ty.release, help="vLLM release whose accounting to model")
     table.add_argument("--format", choices=("text", "markdown", "csv", "json"), default="text",
                        help="text (for a terminal, the default), markdown, csv, json")
     table.set_defaults(handler=cmd_table)

@@ -12,10 +12,11 @@ from sizing.engine.evaluate import as_text, evaluate
 from sizing.render.tables import CELL_CONTEXT, NUMERIC, cell_words, format_cell, frame_columns
 from sizing.render.terminal import text_table
 from sizing.views.matrix import Filter, fit_view, select
+from sizing.views.verdict import tight_below
 
 
 SHORT = {"checkpoint": "Checkpoint", "precision": "Precision", "server": "Server", "kv_cache_dtype": "KV",
-         "plan": "Plan", "fits": "Verdict", "weights_gib": "Weights GiB/GPU", "kv_cache_gib": "KV GiB/GPU",
+         "plan": "Plan", "verdict": "Verdict", "weights_gib": "Weights GiB/GPU", "kv_cache_gib": "KV GiB/GPU",
          "kv_cache_tokens": "KV tokens", "change": "Why this plan, or what would fit"}
 """Terminal headers (short, units as vLLM prints them); the other columns are left to --format markdown."""
 
@@ -33,7 +34,8 @@ def cli_text_table(cat: Catalog, model: str | None, server: str | None, precisio
     The checkpoint names the model, so the model column is left out, as are columns a filter fixes.
     """
     df = as_text(evaluate(cat, version))
-    view = fit_view(select(df, Filter(model=model, server=server, precision=precision)), df.attrs["contexts"])
+    view = fit_view(select(df, Filter(model=model, server=server, precision=precision)), df.attrs["contexts"],
+                    tight_below(cat.assume))
     if view.empty:
         return "No rows match.\n"
     dropped = {"model", *(name for name, given in (("server", server), ("precision", precision)) if given)}

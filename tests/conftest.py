@@ -24,6 +24,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
+from scripts.docs import SITE_MARKER  # noqa: E402
 from scripts.engines import ENGINES  # noqa: E402
 
 SITE_FIXTURES = frozenset({"built_site", "zensical_site", "engine_site", "session_build"})
@@ -77,6 +78,7 @@ def _site(engine: str, root: Path) -> Path:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not (folder / "built").exists():
             (folder / "site").mkdir(exist_ok=True)
+            (folder / "site" / SITE_MARKER).write_text("", encoding="utf-8")  # a site an earlier build wrote
             (folder / "site" / STALE).write_text("old", encoding="utf-8")
             result = _run_docs("build", "--engine", engine, "--site", str(folder / "site"))
             (folder / "output.txt").write_text(f"{result.returncode}\n{result.stdout}\n{result.stderr}",

@@ -85,14 +85,14 @@ def copy_catalog(tmp_path: Path) -> Path:
 
 
 def test_command_prints_the_nearest_launch_that_starts(capsys, catalog):
-    """`command --model openai/gpt-oss-120b --gpu h100-80gb`: the estimate advises a shorter context."""
+    """`command --model openai/gpt-oss-120b --gpu h100-80gb`: the estimate advises the highest utilisation."""
     advice = estimate(catalog, Request(model="openai/gpt-oss-120b", gpu="h100-80gb"))
-    assert not advice["fits"] and advice["change"] == "max-model-len"
+    assert not advice["fits"] and advice["change"] == "gpu-memory-utilization"
     status, out, err = cli(capsys, "command", "--model", "openai/gpt-oss-120b", "--gpu", "h100-80gb")
-    assert status == 0 and f"--max-model-len {advice['change_value']}" in out
+    assert status == 0 and f"--gpu-memory-utilization {advice['change_value']}" in out
     assert err.startswith("note:") and err.count("\n") == 1 and "--force" in err
     fixed = estimate(catalog, Request(model="openai/gpt-oss-120b", gpu="h100-80gb",
-                                      max_model_len=int(advice["change_value"])))
+                                      gpu_memory_utilization=float(advice["change_value"])))
     assert fixed["fits"]
 
 
@@ -371,7 +371,7 @@ def test_estimate_is_a_labelled_summary_within_the_width(capsys, monkeypatch, ca
 def test_a_case_that_does_not_fit_says_so_with_the_advice(capsys, monkeypatch):
     monkeypatch.setenv("COLUMNS", "80")
     status, out, _ = cli(capsys, "estimate", "--model", "openai/gpt-oss-120b", "--gpu", "h100-80gb")
-    assert status == 0 and "❌ will not start" in out and "Lower the context: --max-model-len" in out
+    assert status == 0 and "❌ will not start" in out and "Try --gpu-memory-utilization 0.95" in out
     assert "will not start; `command` prints the nearest" in out
 
 
@@ -381,7 +381,7 @@ def test_text_table_fits_the_terminal(capsys, monkeypatch, width):
     columns the longest ids fold instead of crushing the advice to a few letters a line)."""
     monkeypatch.setenv("COLUMNS", str(width))
     status, out, _ = cli(capsys, "table", "--server", "gpu-l40s")
-    assert status == 0 and "Needs 8 GPUs" in out and "Why this plan, or" in out
+    assert status == 0 and "Needs 8 GPUs," in out and "Why this plan," in out
     assert ("Qwen/Qwen3-14B-FP8" in out) == (width >= 100)
     assert all(len(line) <= width for line in out.splitlines())
 

@@ -40,3 +40,42 @@ def test_parser_errors_are_one_line(capsys):
     with pytest.raises(SystemExit) as exit_info:
         parser.parse_args(["--n", "x"])
     assert exit_info.value.code == 2 and capsys.readouterr().err.count("\n") == 1
+
+
+@pytest.mark.parametrize("text", ["10.0.0.10", "0.0.0.0", "::", "fe80::1", "localhost", "gpu-01.example.org",  # noqa: S104
+                                  "node_1", "example.org."])
+def test_hosts_accept_names_and_addresses(text):
+    assert ty.host(text) == text and ty.valid_host(text)
+
+
+@pytest.mark.parametrize("text", ["", "a;id", "$(id)", "`id`", "two words", "-x", "a..b", "x" * 64, "é.org",
+                                  "a\nb", "host:80"])
+def test_hosts_refuse_what_a_shell_would_read(text):
+    assert not ty.valid_host(text)
+    with pytest.raises(argparse.ArgumentTypeError, match="host name or an IP address"):
+        ty.host(text)
+
+
+def test_ports_are_ints_from_1_to_65535():
+    assert ty.valid_port(1) and ty.valid_port(65535)
+    assert not any(ty.valid_port(v) for v in (0, 65536, -1, True, "80", 80.0))
+
+
+@pytest.mark.parametrize("text", ["", " ", "a\nb", "l40s\x1b[31m", "x" * 4097])
+def test_ids_refuse_empty_and_control_characters(text):
+    with pytest.raises(argparse.ArgumentTypeError, match="non-empty id"):
+        ty.ident(text)
+
+
+def test_ids_keep_paths_with_spaces():
+    assert ty.ident("my models/Qwen 3") == "my models/Qwen 3"
+
+
+@pytest.mark.parametrize("text, ok", [("0.34.0", True), ("0.8", True), ("", False), ("abc", False),
+                                      ("0.34.0\n", False), ("1.2.3.4", False)])
+def test_releases_are_numbers(text, ok):
+    if ok:
+        assert ty.release(text) == text
+    else:
+        with pytest.raises(argparse.ArgumentTypeError, match="release number"):
+            ty.release(text)

@@ -16,8 +16,9 @@ PACKAGE = ROOT / "sizing"
 RANK = {"base": 0, "catalog": 1, "engine": 2, "launch": 3, "views": 4, "render": 5, "review": 6, "site": 7,
         "entry": 8}
 """A module may import modules of its own rank or below, never above."""
-BASE = {"sizing", "sizing.errors", "sizing.units", "sizing.kvdtypes", "sizing.cli_types", "sizing.launch.vllm_flags"}
-"""Foundations any layer may use: errors, units, the KV dtypes, command-line value types (no sizing imports)
+BASE = {"sizing", "sizing.errors", "sizing.safeio", "sizing.units", "sizing.kvdtypes", "sizing.cli_types",
+        "sizing.launch.vllm_flags"}
+"""Foundations any layer may use: errors, the bounded file reader (``safeio``), units, the KV dtypes, command-line value types (no sizing imports)
 and the pinned vLLM release's flag lists (data read from ``sizing/launch/data/``, no sizing imports)."""
 ENTRY = {"sizing.cli", "sizing.__main__", "sizing.cli_tables", "sizing.completion"}
 """The command line and its own modules (terminal tables, shell completion)."""

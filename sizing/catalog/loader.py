@@ -13,6 +13,7 @@ from typing import Annotated, Any, Mapping, TypeVar
 import yaml
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
+from sizing import safeio
 from sizing.catalog import plans
 from sizing.errors import CatalogError
 from sizing.kvdtypes import CatalogKvDtype
@@ -47,33 +48,12 @@ class Catalog:
         return self.assumptions[key].value
 
 
-class _UniqueKeyLoader(yaml.SafeLoader):
-    """SafeLoader that refuses duplicate mapping keys."""
-
-
-def _construct_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode, deep: bool = False) -> dict:
-    seen: dict[Any, Any] = {}
-    for key_node, value_node in node.value:
-        key = loader.construct_object(key_node, deep=deep)
-        if key in seen:
-            raise yaml.constructor.ConstructorError(
-                None, None, f"duplicate key {key!r}", key_node.start_mark)
-        seen[key] = loader.construct_object(value_node, deep=deep)
-    return seen
-
-
-_UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
-
-
 def read_yaml(text: str, label: str) -> dict[str, Any]:
-    """Parse one catalog file's text into ``{id: raw entry}``; ``label`` names the file in errors."""
-    try:
-        data = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - SafeLoader subclass
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}" if mark else "(file)"
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise CatalogError(label, where, "", f"YAML error: {problem}") from None
+    """Parse one catalog file's text into ``{id: raw entry}``; ``label`` names the file in errors.
+
+    Parsed by :func:`sizing.safeio.parse_yaml`: duplicate keys, deep nesting and alias bombs are refused.
+    """
+    data = safeio.parse_yaml(text, label)
     if not isinstance(data, dict) or not data:
         raise CatalogError(label, "", "", "must be a non-empty mapping of id -> entry")
     return data
@@ -120,12 +100,7 @@ def display_path(path: Path) -> str:
 def _read_file(directory: Path, stem: str) -> tuple[str, str]:
     path = directory / f"{stem}.yaml"
     label = display_path(path)
-    if not path.is_file():
-        raise CatalogError(label, "", "", "file is missing")
-    try:
-        return path.read_bytes().decode("utf-8"), label
-    except UnicodeDecodeError as exc:
-        raise CatalogError(label, f"byte {exc.start}", "", "file is not valid UTF-8") from None
+    return safeio.read_text(path, label, safeio.MAX_YAML_BYTES), label
 
 
 def load_section(stem: str, text: str, label: str) -> dict[str, BaseModel]:
@@ -247,6 +222,8 @@ def check_references(cat: Catalog) -> None:
 
 
 _NonNeg = Annotated[float, Field(ge=0, le=1e12, allow_inf_nan=False)]
+BAND_CLASSES = ("dense", "moe", "mla", "hybrid", "multimodal")
+"""The architecture classes that each carry their own available-KV error band (``kv_band_<end>_<class>``)."""
 _ASSUMPTION_TYPES: dict[str, Any] = {
     "gpu_memory_utilization": Fraction, "max_model_len": PosInt, "nvme_read_gbs": PosFloat,
     "contexts": Annotated[list[PosInt], Field(min_length=1)],
@@ -256,10 +233,14 @@ _ASSUMPTION_TYPES: dict[str, Any] = {
                      "consumed_mib", "cudagraph_mib_per_capture", "cuda_context_mib", "extensible_margin_gib"), _NonNeg),
     "kv_band_optimistic": Annotated[float, Field(ge=0, lt=1, allow_inf_nan=False)],
     "kv_band_pessimistic": Annotated[float, Field(gt=-1, le=0, allow_inf_nan=False)],
+    **{f"kv_band_optimistic_{name}": Annotated[float, Field(ge=0, lt=1, allow_inf_nan=False)]
+       for name in BAND_CLASSES},
+    **{f"kv_band_pessimistic_{name}": Annotated[float, Field(gt=-1, le=0, allow_inf_nan=False)]
+       for name in BAND_CLASSES},
     "cpu_cores_recommended": Annotated[list[Annotated[list[PosInt], Field(min_length=3, max_length=3)]],
                                        Field(min_length=1)],
     "serve_host": Text, "serve_port": Annotated[int, Field(gt=0, le=65535)], "max_num_seqs_floor": PosInt,
-    "dp_min_capacity_share": Fraction,
+    "dp_min_capacity_share": Fraction, "gpu_memory_utilization_max": Fraction, "tight_below_sequences": PosInt,
 }
 ASSUMPTION_TYPES = {key: TypeAdapter(kind) for key, kind in _ASSUMPTION_TYPES.items()}
 """Every assumption the engine reads, with the type and range its value must have (all required)."""

@@ -14,6 +14,9 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, m
 from sizing.kvdtypes import CatalogKvDtype
 
 Text = Annotated[str, Field(min_length=1, max_length=500)]
+PrimarySource = Annotated[str, Field(pattern=r"^https://[^\s;]+$", max_length=300,
+                                     description="one URL of the primary source: the vendor's datasheet or "
+                                                 "product page, the model's card or its repository's config.json")]
 Slug = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9.\-]*$", max_length=80)]
 PosInt = Annotated[int, Field(gt=0, le=10**12), Field(strict=True)]
 NonNegInt = Annotated[int, Field(ge=0, le=10**12), Field(strict=True)]
@@ -58,6 +61,7 @@ class Gpu(Strict):
     fp8: StrictBool
     fp4: StrictBool
     interconnect: Interconnect
+    primary_source: PrimarySource | None = None
     source: Text
 
 
@@ -232,6 +236,7 @@ class Model(Strict):
                        "when set, the other blocks hold no MLP")
     gated_mlp: StrictBool = Field(True, description="gate, up and down projections; False: up and down only (ReLU^2)")
     checkpoints: Annotated[list[Checkpoint], Field(min_length=1)]
+    primary_source: PrimarySource | None = None
     source: Text
     notes: Text | None = None
 

@@ -1,14 +1,20 @@
-"""For every recommended row that does not fit, the nearest change that would make it fit.
+"""For every recommended row that does not start, the nearest change the reader can make that would.
 
 Tried in this order, the first that works wins:
 
-1. ``max-model-len``: a shorter ``--max-model-len`` (the longest context the pool holds, rounded
+1. ``gpu-memory-utilization``: the catalog's highest ``--gpu-memory-utilization``
+   (``gpu_memory_utilization_max``) on the same server, with the row's own plan if it then starts, else the
+   simplest plan of the combination that does (``change_plan``: TP 8 instead of DP+EP, say);
+2. ``max-model-len``: a shorter ``--max-model-len`` (the longest context the pool holds, rounded
    down to 1024 tokens, if that is at least 4096);
-2. ``kv-fp8``: ``--kv-cache-dtype fp8`` on the same checkpoint and server;
-3. ``checkpoint``: the largest lower-precision checkpoint of the model that fits on this server;
-4. ``more-gpus``: the smallest power of two of these GPUs whose budgets hold the weights (split by
-   tensor parallelism) and the KV cache of one request of ``max_model_len`` tokens, at the cautious
-   (low) end of the available-KV band.
+3. ``kv-fp8``: ``--kv-cache-dtype fp8`` on the same checkpoint and server;
+4. ``checkpoint``: the largest lower-precision checkpoint of the model that fits on this server;
+5. ``more-gpus``: more of these GPUs than the server has — the smallest power of two above its count whose
+   budgets hold the weights (split by tensor parallelism) and the KV cache of one request of
+   ``max_model_len`` tokens, at the cautious (low) end of the available-KV band.
+
+The advice is data (``change``: the kind, ``change_value``: its argument, ``change_plan``: the plan of the
+suggested case); :mod:`sizing.views.advice` turns it into the suggested case's ids.
 """
 
 from __future__ import annotations
@@ -17,15 +23,19 @@ import numpy as np
 import pandas as pd
 
 from sizing.engine import kvcache as kv
+from sizing.engine import memory
 from sizing.engine.cases import Grouping, Groups, group_ids, spread, text_categorical
+from sizing.engine.overhead import Coefficients
+from sizing.engine.versions import Rules
 
 MIN_CONTEXT = 4096
 GPU_COUNTS = (1, 2, 4, 8, 16, 32, 64)
 STEP = 1024
-CHANGES = ("", "max-model-len", "kv-fp8", "checkpoint", "more-gpus")
+CHANGES = ("", "gpu-memory-utilization", "max-model-len", "kv-fp8", "checkpoint", "more-gpus")
 CODE = {change: number for number, change in enumerate(CHANGES)}
 GPU_COLUMNS = ["budget_bytes", "activation_bytes", "nontorch_bytes", "cudagraph_bytes", "is_mla", "kv_heads",
-               "head_dim", "mla_dim", "kv_bytes", "full_layers", "sliding_layers", "max_model_len", "w_total"]
+               "head_dim", "mla_dim", "kv_bytes", "full_layers", "sliding_layers", "max_model_len", "w_total",
+               "server_gpus"]
 """The columns :func:`_gpus_needed` reads (of the rows advised more GPUs only)."""
 Rows = dict[str, np.ndarray]
 """Columns of some rows, one array each."""
@@ -93,16 +103,18 @@ def cautious_free(printed: pd.Series | np.ndarray, kv_band_optimistic: float) ->
 
 
 def _gpus_needed(rows: Rows, kv_band_optimistic: float) -> np.ndarray:
-    """The smallest power of two of these GPUs whose budgets hold the weights and one full request,
-    on the cautious (low) end of the available-KV band, as the published verdicts are."""
+    """The smallest power of two of these GPUs, above the server's own count (every plan of the server was
+    tried), whose budgets hold the weights and one full request, on the cautious (low) end of the
+    available-KV band, as the published verdicts are."""
     free = rows["budget_bytes"] - rows["activation_bytes"] - rows["nontorch_bytes"] - rows["cudagraph_bytes"]
     tokens = (rows["full_layers"] + rows["sliding_layers"]) * rows["max_model_len"]
     needed = np.zeros(len(free), dtype=np.int64)
-    for gpus in GPU_COUNTS:
+    for gpus in (g for g in GPU_COUNTS if g > 1):
+        enough_gpus = gpus > rows["server_gpus"]
         per_layer = kv.attention_bytes_per_token_layer(rows["is_mla"], rows["kv_heads"], rows["head_dim"],
                                                        rows["mla_dim"], gpus, rows["kv_bytes"])
         enough = cautious_free(free - rows["w_total"] / gpus, kv_band_optimistic) >= per_layer * tokens
-        needed[enough & (needed == 0)] = gpus
+        needed[enough & enough_gpus & (needed == 0)] = gpus
     return np.where(needed > 0, needed, GPU_COUNTS[-1] * 2)
 
 
@@ -113,12 +125,14 @@ def _number_texts(numbers: np.ndarray) -> tuple[np.ndarray, list[str]]:
 
 
 def _argument_texts(df: pd.DataFrame, at: np.ndarray, change: np.ndarray, shorter: np.ndarray, smaller: np.ndarray,
-                    kv_band_optimistic: float) -> list[tuple[np.ndarray, np.ndarray, list[str]]]:
+                    kv_band_optimistic: float, utilization: float) -> list[tuple[np.ndarray, np.ndarray, list[str]]]:
     """Per change: (its advised rows, as positions in ``at``, their codes, the distinct texts the codes index) of
-    the argument: tokens, fp8, 'checkpoint (precision)' or GPUs."""
+    the argument: the utilisation, tokens, fp8, 'checkpoint (precision)' or GPUs."""
     pick = {name: np.flatnonzero(change == CODE[name]) for name in CHANGES[1:]}
     more = _gpus_needed(_columns_at(df, GPU_COLUMNS, at[pick["more-gpus"]]), kv_band_optimistic)
-    return [(pick["max-model-len"], *_number_texts(shorter[pick["max-model-len"]])),
+    return [(pick["gpu-memory-utilization"], np.zeros(len(pick["gpu-memory-utilization"]), dtype=np.int64),
+             [f"{utilization:.2f}"]),
+            (pick["max-model-len"], *_number_texts(shorter[pick["max-model-len"]])),
             (pick["kv-fp8"], np.zeros(len(pick["kv-fp8"]), dtype=np.int64), ["fp8"]),
             (pick["checkpoint"], *_checkpoint_labels(df, smaller[pick["checkpoint"]])),
             (pick["more-gpus"], *_number_texts(more))]
@@ -135,19 +149,64 @@ def _text_column(parts: list[tuple[np.ndarray, np.ndarray, list[str]]], at: np.n
     return text_categorical(column, texts)
 
 
-def add_nearest_change(df: pd.DataFrame, kv_band_optimistic: float, groups: Groups | None = None) -> None:
-    """Add ``change`` (a code) and ``change_value`` (its argument) to recommended non-fitting rows.
+def starts_at_utilization(df: pd.DataFrame, rows: np.ndarray, utilization: float, rules: Rules,
+                          coef: Coefficients) -> np.ndarray:
+    """Whether each of the rows ``rows`` starts with ``--gpu-memory-utilization utilization``, everything else
+    unchanged: the budget, the available-KV band and the blocks recomputed by the engine's own rules
+    (:func:`sizing.engine.memory.add_budget`, :func:`sizing.engine.memory.add_capacity`)."""
+    if not len(rows):
+        return np.zeros(0, dtype=bool)
+    part = df.iloc[rows].copy()
+    part["gpu_memory_utilization"] = utilization
+    memory.add_budget(part, rules, coef)
+    memory.add_capacity(part, rules)
+    return part["fits"].to_numpy(dtype=bool)
 
-    ``kv_band_optimistic`` is the calibrated optimistic error of the available KV memory
-    (``catalog/assumptions.yaml``): the GPU count advised holds one request at the band's low end.
+
+def _utilization_plans(df: pd.DataFrame, at: np.ndarray, by: Grouping, utilization: float, rules: Rules,
+                       coef: Coefficients) -> np.ndarray:
+    """Of the rows ``at`` (one per combination ``by``): the row of the plan that starts at ``utilization`` —
+    the row's own if it does, else the simplest (lowest rank) of its combination — or -1 if none does."""
+    wanted = np.zeros(by.bound, dtype=bool)
+    wanted[by.ids[at]] = True
+    rows = np.flatnonzero(wanted[by.ids] & (df["gpu_memory_utilization"].to_numpy() < utilization))
+    starts = starts_at_utilization(df, rows, utilization, rules, coef)
+    rank = df["rank"].to_numpy(np.int64)[rows]
+    best = np.full(by.bound, np.iinfo(np.int64).max)
+    np.minimum.at(best, by.ids[rows[starts]], rank[starts] * len(df) + rows[starts])
+    own = np.zeros(len(df), dtype=bool)
+    own[rows[starts]] = True
+    simplest = np.where(best[by.ids[at]] < np.iinfo(np.int64).max, best[by.ids[at]] % len(df), -1)
+    return np.where(own[at], at, simplest)
+
+
+def _plan_texts(df: pd.DataFrame, at: np.ndarray, target: np.ndarray) -> pd.Categorical:
+    """``change_plan`` of the rows ``at`` whose suggested case runs another plan (row ``target``):
+    ``<plan>-tp<N>-pp<N>-dp<N>``; "" elsewhere."""
+    other = np.flatnonzero((target >= 0) & (target != at))
+    parts = df[["plan", "tp", "pp", "dp"]].iloc[target[other]].astype(str)
+    labels = (parts["plan"] + "-tp" + parts["tp"] + "-pp" + parts["pp"] + "-dp" + parts["dp"]).tolist()
+    return _text_column([(other, np.arange(len(other)), labels)], at, len(df))
+
+
+def add_nearest_change(df: pd.DataFrame, coef: Coefficients, rules: Rules, utilization: float,
+                       groups: Groups | None = None) -> None:
+    """Add ``change`` (a code), ``change_value`` (its argument) and ``change_plan`` (the suggested case's plan
+    when it differs) to recommended rows that do not start.
+
+    ``coef``: the calibrated coefficients (the KV band's optimistic error sizes the GPU count advised);
+    ``utilization``: the highest ``--gpu-memory-utilization`` the advice may suggest.
     ``groups``: the frame's groupings when known, else found from its key columns.
     """
     groups = groups or Groups.of(df)
     at = np.flatnonzero(df["chosen"].to_numpy() & ~df["fits"].to_numpy())
+    target = _utilization_plans(df, at, groups.combination, utilization, rules, coef)
     shorter = _shorter_context(df["longest_context"].to_numpy()[at])
     smaller = _smaller_checkpoint(df, at, groups.model_server_kv)
-    change = np.select([shorter > 0, _fp8_kv_fits(df, at, groups.checkpoint_server), smaller >= 0],
-                       [CODE["max-model-len"], CODE["kv-fp8"], CODE["checkpoint"]], CODE["more-gpus"])
+    change = np.select([target >= 0, shorter > 0, _fp8_kv_fits(df, at, groups.checkpoint_server), smaller >= 0],
+                       [CODE["gpu-memory-utilization"], CODE["max-model-len"], CODE["kv-fp8"], CODE["checkpoint"]],
+                       CODE["more-gpus"])
     df["change"] = text_categorical(spread(change, at, len(df), CODE[""]), CHANGES)
-    df["change_value"] = _text_column(_argument_texts(df, at, change, shorter, smaller, kv_band_optimistic),
-                                      at, len(df))
+    df["change_value"] = _text_column(_argument_texts(df, at, change, shorter, smaller, coef.kv_band_optimistic,
+                                                      utilization), at, len(df))
+    df["change_plan"] = _plan_texts(df, at, np.where(change == CODE["gpu-memory-utilization"], target, -1))

@@ -176,7 +176,7 @@ def server_frame(cat: Catalog) -> pd.DataFrame:
 
 def plan_frame(max_gpus_per_node: int, max_nodes: int) -> pd.DataFrame:
     """Candidate plans: data parallel, tensor parallel within a node, data-parallel attention with
-    expert parallelism (``dp-ep``: MoE models, one node), TP × pipeline across nodes.
+    expert parallelism (``dp-ep``: MoE models, across every node of the server), TP × pipeline across nodes.
 
     ``rank`` orders plans by how simple they are to run; ``expert_parallel`` marks ``dp-ep``.
     """

@@ -119,6 +119,8 @@ PLAN = (
     _c("dp", "int", "count", "--data-parallel-size (engine replicas)"),
     _c("expert_parallel", "bool", "flag", "--enable-expert-parallel (the dp-ep plan)"),
     _c("ep", "int", "count", "expert-parallel ranks (TP × DP with expert parallelism, else 1)"),
+    _c("nodes_per_engine", "int", "count", "nodes one engine spans (PP stages or the DP+EP group across nodes, else 1)"),
+    _c("dp_per_node", "int", "count", "--data-parallel-size-local: data-parallel ranks (replicas) on each node"),
 )
 SETTINGS = (
     _c("gpu_memory_utilization", "float", "fraction", "--gpu-memory-utilization"),
@@ -167,6 +169,7 @@ MEMORY = (
     _c("max_concurrency", "float", "count", "'Maximum concurrency' at max_model_len, per engine"),
     _c("kv_cache_tokens", "int", "tokens", "'GPU KV cache size' as vLLM prints it"),
     _c("fits", "bool", "", "the engine starts and holds one max_model_len request"),
+    _c("fits_optimistic", "bool", "", "it starts at the optimistic end of the available-KV band"),
     _c("moe_workspace_bytes", "float", "bytes", "fused-MoE workspaces of the profile run, per GPU"),
     _c("mla_prefill_bytes", "float", "bytes", "MLA decompressed-prefill buffers of the profile run (V0), per GPU"),
     _c("sampler_bytes", "float", "bytes", "the sampler's dummy run over max_num_seqs rows, per GPU"),
@@ -183,7 +186,9 @@ MEMORY = (
 )
 PER_CONTEXT = (
     _c("concurrency_<ctx>", "float", "count", "requests of <ctx> tokens one engine holds (NaN beyond the model)"),
-    _c("sequences_<ctx>", "float", "count", "whole sequences of <ctx> tokens the server holds (0 where none)"),
+    _c("sequences_<ctx>", "float", "count",
+       "whole sequences of <ctx> tokens the server holds launched with --max-model-len <ctx> (0 where none)"),
+    _c("starts_optimistic_<ctx>", "bool", "", "a launch at --max-model-len <ctx> starts at the band's optimistic end"),
     _c("decode_tps_<ctx>", "float", "tokens/s", "decode ceiling of one sequence at <ctx> tokens"),
 )
 SERVICE = (
@@ -198,8 +203,9 @@ SERVICE = (
 CHOICE = (
     _c("chosen", "bool", "", "the recommended plan of its model × checkpoint × server × KV type"),
     _c("reason", "str", "text", "why that plan was chosen"),
-    _c("change", "str", "text", "nearest change that makes a non-fitting row fit (empty if none)"),
+    _c("change", "str", "text", "nearest change that makes a row start (empty if none): its kind"),
     _c("change_value", "str", "text", "the value of that change"),
+    _c("change_plan", "str", "text", "the suggested case's plan, <plan>-tp<N>-pp<N>-dp<N>, when it differs"),
 )
 
 COLUMNS: tuple[Column, ...] = (*MODEL, *CHECKPOINT, *HARDWARE, *PLAN, *SETTINGS, *KV_GEOMETRY, *MEMORY,

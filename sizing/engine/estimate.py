@@ -172,10 +172,19 @@ def _gpus_of(req: Request, cols: dict[str, Any]) -> dict[str, int]:
 
 
 def plans_for(req: Request, per_node: int, nodes: int) -> pd.DataFrame:
-    """The explicit plan of the request, or every candidate plan when it names no parallelism."""
+    """The explicit plan of the request, or every candidate plan when it names no parallelism.
+
+    This is the one place ``expert_parallel`` is decided for a request. With ``--enable-expert-parallel``
+    and no sizes, the single-node TP plans split the experts too: vLLM turns EP on whenever
+    ``tp × dp > 1`` and the flag is set, over ``ep = tp × dp`` ranks
+    (``vllm/model_executor/layers/fused_moe/config.py: FusedMoEParallelConfig.make``).
+    """
     sizes = (req.tensor_parallel_size, req.pipeline_parallel_size, req.data_parallel_size)
     if not any(sizes):
-        return plan_frame(per_node, nodes)
+        plans = plan_frame(per_node, nodes)
+        if req.enable_expert_parallel:  # the flag without sizes: every single-node TP plan splits experts too
+            plans["expert_parallel"] = plans["plan"].isin(["tp", "dp-ep"])
+        return plans
     tp, pp, dp = (s or 1 for s in sizes)
     ep = req.enable_expert_parallel and pp == 1
     plan = "dp-ep" if ep else ("tp-pp" if pp > 1 else ("tp" if tp > 1 else "dp"))
@@ -214,8 +223,8 @@ def request_frame(cat: Catalog, req: Request) -> pd.DataFrame:
             "kv_cache_dtype": req.kv_cache_dtype, **spec_columns(req, model, mid, ckpt, spec),
             "prefix_caching": req.enable_prefix_caching}
     config = _config_path(req.model) if ckpt_id is None and mid not in cat.models else None
-    if config is not None and config.name == "config.json":  # a local model folder: vLLM serves the folder
-        base["checkpoint"] = str(config.parent)
+    if config is not None:  # a local model: vLLM is given the folder that holds its config.json
+        base["checkpoint"] = str(config.parent.resolve())
     plans = plans_for(req, int(hw["gpus_per_node"]), int(hw["nodes"]))
     frame = pd.DataFrame([base]).merge(plans, how="cross")
     if "explicit" in frame:
@@ -237,13 +246,12 @@ def estimate_frame(cat: Catalog, req: Request) -> pd.DataFrame:
     version = req.vllm_version or str(cat.assume("vllm_version"))
     rules = rules_for(version)
     frame = consolidated(apply_settings(request_frame(cat, req), rules, knobs_of(cat, req)))
-    frame["expert_parallel"] = req.enable_expert_parallel
     if frame.empty:
         raise UsageError("no valid parallel plan: TP must divide the attention and KV heads and the GPUs per node")
     if req.max_model_len and req.max_model_len > int(frame["max_context"].iloc[0]):
         raise UsageError(f"--max-model-len {req.max_model_len} exceeds the model's context "
                          f"{int(frame['max_context'].iloc[0])}")
-    out = as_text(finish(frame.reset_index(drop=True), cat, rules))
+    out = as_text(finish(frame.reset_index(drop=True), cat, rules)).copy()  # one block per dtype
     out["draft_weights_bytes"] = out["w_draft"] / out["tp"]
     out.attrs["vllm_version"] = version
     return out
@@ -259,7 +267,6 @@ def memory_estimate(cat: Catalog, req: Request) -> pd.Series:
         raise UsageError("memory_estimate needs an explicit --tensor-parallel-size")
     rules = rules_for(req.vllm_version or str(cat.assume("vllm_version")))
     frame = consolidated(apply_settings(request_frame(cat, req), rules, knobs_of(cat, req)))
-    frame["expert_parallel"] = req.enable_expert_parallel
     return memory.compute(frame, rules, coefficients(cat)).iloc[0]
 
 
@@ -275,4 +282,6 @@ def estimate(cat: Catalog, req: Request) -> pd.Series:
     row = frame[frame["chosen"]].iloc[0].copy()
     row["vllm_version"] = frame.attrs["vllm_version"]
     row["dtype"], row["serve_host"], row["serve_port"] = req.dtype, req.host, req.port
+    row["max_num_seqs_set"] = req.max_num_seqs is not None  # printed as given (sizing.launch.commands)
+    row["max_num_batched_tokens_set"] = req.max_num_batched_tokens is not None
     return row

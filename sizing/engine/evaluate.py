@@ -42,17 +42,24 @@ def coefficients(cat: Catalog) -> Coefficients:
 
 
 def size_plans(df: pd.DataFrame) -> None:
-    """tp, pp and dp of each plan template on its server: ``tp-pp`` runs one node's GPUs as TP on every node."""
+    """tp, pp and dp of each plan template on its server: ``tp-pp`` runs one node's GPUs as TP on every node.
+
+    Across nodes: ``dp`` and ``tp`` run whole replicas inside each node (``dp_per_node`` of them, one engine per
+    node: ``nodes_per_engine`` 1); ``dp-ep`` spreads one data-parallel group and the experts over every node's
+    GPUs (``dp_per_node`` ranks on each); ``tp-pp`` runs TP within a node and one pipeline stage per node.
+    The launch commands read ``nodes``, ``gpus_per_node``, ``nodes_per_engine`` and ``dp_per_node``."""
     df["tp"] = np.where(df["pp_nodes"], df["gpus_per_node"], df["tp"])
     df["pp"] = np.where(df["pp_nodes"], df["nodes"], 1)
     df["dp"] = df["server_gpus"] // (df["tp"] * df["pp"])
     df["ep"] = np.where(df["expert_parallel"], df["tp"] * df["dp"], 1)
+    df["nodes_per_engine"] = np.where(df["pp_nodes"], df["pp"], np.where(df["expert_parallel"], df["nodes"], 1))
+    df["dp_per_node"] = np.maximum(df["dp"] // df["nodes"], 1)
 
 
 def server_takes(df: pd.DataFrame) -> pd.Series:
     """Whether the server can run the sized plan: TP divides a node's GPUs, one replica at least, PP on 2+ nodes."""
     ok = (df["tp"] <= df["gpus_per_node"]) & (df["gpus_per_node"] % df["tp"] == 0) & (df["dp"] >= 1)
-    ok &= ~(df["expert_parallel"] & ((df["nodes"] > 1) | (df["server_gpus"] < 2)))  # dp-ep: one node, 2+ GPUs
+    ok &= ~(df["expert_parallel"] & (df["server_gpus"] < 2))  # dp-ep: 2+ GPUs, on one node or across nodes
     return ok & ~(df["pp_nodes"] & (df["nodes"] < 2))
 
 
@@ -75,7 +82,7 @@ def apply_settings(df: pd.DataFrame, rules: Rules, knobs: Knobs) -> pd.DataFrame
     """Add the vLLM settings columns (budget fraction, lengths, batch defaults, block size)."""
     df["gpu_memory_utilization"] = knobs.gpu_memory_utilization
     df["max_model_len"] = np.minimum(df["max_context"], knobs.max_model_len or df["max_context"])
-    tokens, seqs = default_batch(df["total_bytes"], df["is_a100"], llm_class=knobs.llm_class)
+    tokens, seqs = default_batch(df["total_bytes"], df["is_a100"], llm_class=knobs.llm_class, minor=rules.minor)
     if rules.engine == "v0":
         tokens, seqs = v0_batch(df["max_model_len"])
     df["max_num_batched_tokens"] = knobs.max_num_batched_tokens or tokens
@@ -219,16 +226,20 @@ def gpu_memory_utilization(cat: Catalog, requested: float | None = None) -> floa
 
 def context_columns(df: pd.DataFrame, rules: Rules, contexts: list[int],
                     per_class: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
-    """Concurrency per engine and whole sequences per server at each published context length.
+    """Concurrency per engine, whole sequences per server and whether the band's optimistic end starts, at each
+    published context length: each context counted as its own ``--max-model-len`` (a row that does not start at
+    the catalog's length may start at a shorter one; :func:`sizing.engine.memory.starts_at`).
 
     ``per_class``: the per-engine concurrency columns already computed (:func:`usable_concurrency`).
     """
     out: dict[str, np.ndarray] = {}
-    max_context, fits, dp = (df[name].to_numpy() for name in ("max_context", "fits", "dp"))
+    max_context, dp = (df[name].to_numpy() for name in ("max_context", "dp"))
     for ctx in contexts:
         name = f"concurrency_{ctx}"
         out[name] = per_class[name] if per_class else usable_concurrency(df, rules, ctx)
-        out[f"sequences_{ctx}"] = whole_sequences(out[name], (ctx <= max_context) & fits, dp)
+        out[f"sequences_{ctx}"] = whole_sequences(out[name], (ctx <= max_context) & (out[name] >= 1), dp)
+        optimistic = f"starts_optimistic_{ctx}"
+        out[optimistic] = per_class[optimistic] if per_class else memory.starts_at(df, rules, ctx, True)
     return out
 
 
@@ -343,6 +354,7 @@ def class_columns(df: pd.DataFrame, rules: Rules, coef: Coefficients, contexts: 
     (:data:`COMPUTE_KEY`)."""
     out = memory.compute(df, rules, coef)
     extra = {f"concurrency_{ctx}": usable_concurrency(out, rules, ctx) for ctx in contexts}
+    extra.update({f"starts_optimistic_{ctx}": memory.starts_at(out, rules, ctx, True) for ctx in contexts})
     extra["longest_context"] = longest_context(out)
     extra.update(decode_columns(out, contexts))
     return out.assign(**{f"{EXTRA}{name}": np.asarray(values) for name, values in extra.items()})
@@ -395,7 +407,7 @@ def finish(df: pd.DataFrame, cat: Catalog, rules: Rules, classes: Classes | None
                              **service_columns(df, contexts, float(cat.assume("nvme_read_gbs")), per_class)})
     groups = groups or Groups.of(df)
     choose_plans(df, float(cat.assume("dp_min_capacity_share")), groups.combination)
-    add_nearest_change(df, coef.kv_band_optimistic, groups)
+    add_nearest_change(df, coef, rules, float(cat.assume("gpu_memory_utilization_max")), groups)
     df = text_last(df)
     df.attrs.update(rules=rules.line, contexts=contexts)
     return df

@@ -13,6 +13,7 @@ from typing import Any
 
 import yaml
 
+from sizing import safeio
 from sizing.catalog.loader import Catalog, validate_entry
 from sizing.errors import UsageError
 from sizing.catalog.schema import Model
@@ -341,21 +342,10 @@ def raw_entry(cfg: Config, model_id: str) -> dict[str, Any]:
     return {k: v for k, v in entry.items() if v is not None}
 
 
-def _refuse_constant(name: str) -> None:
-    """``json.loads`` hook: NaN and infinities are not numbers a config.json may hold."""
-    raise ValueError(f"non-finite number {name} (a config.json holds finite numbers only)")
-
-
 def read_config(path: Path) -> dict[str, Any]:
-    """Parse ``path`` as JSON; UsageError on unreadable or non-object files."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"), parse_constant=_refuse_constant)
-    except ValueError as exc:
-        if exc.args and str(exc.args[0]).startswith("non-finite"):
-            raise UsageError(f"{path}: {exc.args[0]}") from None
-        raise UsageError(f"{path}: not a readable JSON config ({exc.__class__.__name__})") from None
-    except OSError as exc:
-        raise UsageError(f"{path}: not a readable JSON config ({exc.__class__.__name__})") from None
+    """Parse ``path`` as JSON through :func:`sizing.safeio.read_json` (a regular file, bounded in size, depth
+    and time; NaN, infinities and overflowing numbers refused by field); CatalogError otherwise."""
+    data = safeio.read_json(path, str(path), finite=True)
     if not isinstance(data, dict):
         raise UsageError(f"{path}: a config.json must be a JSON object")
     return data

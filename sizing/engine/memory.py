@@ -229,7 +229,8 @@ def add_budget(df: pd.DataFrame, rules: Rules, coef: oh.Coefficients) -> None:
         margin = np.maximum(coef.extensible_margin_gib * GiB, rules.extensible_activation_share * df["activation_bytes"])
         headroom = df["total_bytes"] - coef.cuda_context_mib * MiB - non_kv - df["cudagraph_bytes"] - margin
         effective = np.minimum(effective, headroom)
-    low, high = oh.kv_band(printed, coef)
+    classes = oh.band_classes(df["is_moe"], df["is_mla"], df["linear_layers"], df["vision_tokens"])
+    low, high = oh.kv_band(printed, coef, classes)
     given = df["kv_cache_memory_bytes"] > 0
     df["available_kv_bytes"] = np.where(given, df["kv_cache_memory_bytes"], printed)
     df["available_kv_low_bytes"] = np.where(given, df["kv_cache_memory_bytes"], low)
@@ -250,14 +251,17 @@ def mamba_blocks(df: pd.DataFrame) -> np.ndarray:
     return _col(df, "groups_linear") * (1 + align + spec_col(df, "spec_tokens"))
 
 
-def concurrency_at(df: pd.DataFrame, rules: Rules, context: np.ndarray | int) -> np.ndarray:
-    """Maximum concurrency vLLM prints for requests of ``context`` tokens."""
+def concurrency_at(df: pd.DataFrame, rules: Rules, context: np.ndarray | int,
+                   blocks: np.ndarray | None = None) -> np.ndarray:
+    """Maximum concurrency vLLM prints for requests of ``context`` tokens (``blocks``: instead of the
+    frame's ``num_gpu_blocks``)."""
+    blocks = df["num_gpu_blocks"] if blocks is None else blocks
     if rules.concurrency_rule == "tokens":
-        return df["num_gpu_blocks"] * df["block_size"] / context
+        return blocks * df["block_size"] / context
     needed = kv.blocks_per_request(context, df["block_size_full"], df["groups_full"], df["groups_sliding"],
                                    mamba_blocks(df), df["window"], df["max_num_batched_tokens"] * df["pp"],
                                    df["block_size_sliding"])
-    return df["num_gpu_blocks"] / needed
+    return blocks / needed
 
 
 def printed_tokens(df: pd.DataFrame, rules: Rules) -> np.ndarray:
@@ -278,6 +282,30 @@ def add_capacity(df: pd.DataFrame, rules: Rules) -> None:
     df["max_concurrency"] = concurrency_at(df, rules, df["max_model_len"])
     df["kv_cache_tokens"] = printed_tokens(df, rules)
     df["fits"] = (df["kv_cache_bytes"] > 0) & (df["max_concurrency"] >= 1) & (df["max_model_len"] <= df["max_context"])
+    df["fits_optimistic"] = df["fits"] | ((optimistic_blocks(df) >= df["blocks_per_request"])
+                                          & (df["max_model_len"] <= df["max_context"]))
+
+
+def optimistic_blocks(df: pd.DataFrame) -> np.ndarray:
+    """KV blocks per GPU at the optimistic (high) end of the available-KV band: the blocks are cut from
+    ``kv_cache_bytes`` (the cautious end) plus the band's width ``high − low``.
+
+    vLLM refuses to start when the blocks cannot hold one ``--max-model-len`` request
+    (``vllm/v1/core/kv_cache_utils.py`` ``check_enough_kv_cache_memory``); a case that starts at this end
+    and not at the cautious one is inside the band: borderline.
+    """
+    width = np.asarray(df["available_kv_high_bytes"]) - np.asarray(df["available_kv_low_bytes"])
+    return kv.num_blocks(np.asarray(df["kv_cache_bytes"]) + np.maximum(width, 0), df["bytes_per_block"])
+
+
+def starts_at(df: pd.DataFrame, rules: Rules, context: int, optimistic: bool = False) -> np.ndarray:
+    """Whether vLLM starts with ``--max-model-len context``: the blocks hold one such request and the
+    model reaches that far. With chunked prefill (V1) the memory profile runs ``max_num_batched_tokens``
+    tokens whatever ``--max-model-len`` is (:func:`profile_tokens`), so the blocks counted at the catalog's
+    length are those of a launch at ``context``; under V0 a shorter length profiles fewer tokens, so the
+    count is cautious. ``optimistic``: at the band's high end (:func:`optimistic_blocks`)."""
+    holds = concurrency_at(df, rules, context, optimistic_blocks(df) if optimistic else None)
+    return np.asarray(holds >= 1) & (context <= np.asarray(df["max_context"]))
 
 
 def compute(df: pd.DataFrame, rules: Rules, coef: oh.Coefficients) -> pd.DataFrame:

@@ -27,6 +27,7 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
+from sizing.catalog.loader import BAND_CLASSES
 from sizing.units import GiB, MiB
 from sizing.engine.versions import BATCH_DEFAULTS
 
@@ -71,23 +72,30 @@ class Coefficients:
     extensible_margin_gib: float
     kv_band_optimistic: float
     kv_band_pessimistic: float
+    class_bands: tuple[tuple[float, float], ...] = ()
+    """(optimistic, pessimistic) per class of :data:`BAND_CLASSES`; empty: the scalar band for every class."""
 
     @classmethod
     def from_assumptions(cls, values: dict[str, float]) -> "Coefficients":
-        """Pick this class's fields out of the catalog's assumption values."""
-        return cls(**{f.name: float(values[f.name]) for f in fields(cls)})
+        """Pick this class's fields out of the catalog's assumption values (``kv_band_<end>_<class>``)."""
+        scalars = {f.name: float(values[f.name]) for f in fields(cls) if f.name != "class_bands"}
+        bands = tuple((float(values[f"kv_band_optimistic_{name}"]), float(values[f"kv_band_pessimistic_{name}"]))
+                      for name in BAND_CLASSES)
+        return cls(**scalars, class_bands=bands)
 
 
-def default_batch(total_bytes: np.ndarray, is_a100: np.ndarray, llm_class: bool) -> tuple[np.ndarray, np.ndarray]:
-    """vLLM's default (max_num_batched_tokens, max_num_seqs) by device memory.
+def default_batch(total_bytes: np.ndarray, is_a100: np.ndarray, llm_class: bool,
+                  minor: int = BATCH_DEFAULTS.big_from_minor) -> tuple[np.ndarray, np.ndarray]:
+    """vLLM's default (max_num_batched_tokens, max_num_seqs) by device memory under release 0.``minor``.
 
     Source: ``vllm/engine/arg_utils.py`` ``EngineArgs.get_batch_defaults`` (``_set_default_args`` before
-    0.11). ≥ 160 GiB: 16384 tokens, 1024 seqs; ≥ 70 GiB and not an A100: 8192 (serve) or 16384
-    (LLM class), 1024 seqs; otherwise 2048 (serve) or 8192 (LLM class), 256 seqs.
+    0.11). ≥ 160 GiB, from 0.28 (:data:`sizing.engine.versions.BATCH_DEFAULTS`): 16384 tokens, 1024 seqs;
+    ≥ 70 GiB and not an A100: 8192 (serve) or 16384 (LLM class), 1024 seqs; otherwise 2048 (serve) or
+    8192 (LLM class), 256 seqs.
     """
     b = BATCH_DEFAULTS
     total = np.asarray(total_bytes, dtype=np.float64)
-    big = total >= b.big_gib * GiB
+    big = (total >= b.big_gib * GiB) & (minor >= b.big_from_minor)
     large = (total >= b.large_gib * GiB) & ~np.asarray(is_a100, dtype=bool)
     tokens = np.where(big, b.big_tokens, np.where(large, b.large_tokens_llm if llm_class else b.large_tokens,
                                                    b.small_tokens_llm if llm_class else b.small_tokens))
@@ -324,6 +332,12 @@ def free_memory_charged(engine: str, minor: int) -> bool:
     return engine == "v1" and minor >= FREE_MEMORY_PROFILER_MINOR
 
 
+NVLS_MIN_RANKS = 3
+"""NCCL sets up NVLink-SHARP only for more than two ranks on an NVSwitch node: ``NVIDIA/nccl``
+``src/transport/nvls.cc`` ``ncclNvlsInit`` leaves ``nvlsSupport`` off when ``localRanks <= 2``; vLLM issue
+vllm-project/vllm#9699 measured the NVLS buffers on H100 NVSwitch nodes at TP 4 and 8, and none at TP 2."""
+
+
 def nontorch_basis(world: np.ndarray, nvls: np.ndarray, init_charged: bool = True,
                    free_charged: bool = False) -> dict[str, np.ndarray]:
     """Bases (bytes per coefficient MiB) of the non-torch growth during the profile run.
@@ -334,16 +348,18 @@ def nontorch_basis(world: np.ndarray, nvls: np.ndarray, init_charged: bool = Tru
     custom all-reduce buffers once ranks talk (``vllm/distributed/device_communicators/``
     ``pynccl.py``, ``custom_all_reduce.py``; ``nccl_mib``), only where the snapshot precedes
     distributed initialisation (``init_charged``, :func:`distributed_init_charged`); and NCCL's
-    NVLink-SHARP buffers on Hopper or newer NVSwitch nodes (``nvls_mib``), charged in every release:
+    NVLink-SHARP buffers on Hopper or newer NVSwitch nodes with more than two ranks (``nvls_mib``,
+    :data:`NVLS_MIN_RANKS`), charged in every release:
     the 0.11+ H200 logs, whose snapshot follows distributed initialisation, still pay them, so they
     are set up by the first large all-reduce of the profiled forward pass, not at communicator init.
     Where the drop in free memory is charged (``free_charged``, :func:`free_memory_charged`), what it
     counts beyond those is ``consumed_mib`` on every GPU.
     """
     multi = np.asarray(world) > 1
+    nvls_on = np.asarray(world) > NVLS_MIN_RANKS - 1
     return {"nontorch_mib": np.full(np.shape(world), float(MiB)),
             "nccl_mib": np.where(multi & init_charged, float(MiB), 0.0),
-            "nvls_mib": np.where(multi & np.asarray(nvls, dtype=bool), float(MiB), 0.0),
+            "nvls_mib": np.where(nvls_on & np.asarray(nvls, dtype=bool), float(MiB), 0.0),
             "consumed_mib": np.full(np.shape(world), float(MiB) if free_charged else 0.0)}
 
 
@@ -375,12 +391,42 @@ def cudagraph_estimate_basis(captures: np.ndarray, full_sizes: np.ndarray, eager
     return cudagraph_basis(np.asarray(captures) + np.asarray(full_sizes), eager)
 
 
-def kv_band(printed: np.ndarray, c: Coefficients) -> tuple[np.ndarray, np.ndarray]:
-    """(low, high) of the printed available KV memory from the leave-one-out error quantiles.
+def band_classes(is_moe: np.ndarray, is_mla: np.ndarray, linear_layers: np.ndarray,
+                 vision_tokens: np.ndarray) -> np.ndarray:
+    """Each row's classes of :data:`BAND_CLASSES` as a bit code (MoE 1, MLA 2, hybrid 4, multimodal 8; a row
+    can be in several, and code 0 is ``dense``): linear-attention layers make a hybrid, an encoder profile run
+    a multimodal model."""
+    return (np.asarray(is_moe, dtype=np.int8) | np.asarray(is_mla, dtype=np.int8) << 1
+            | (np.asarray(linear_layers) > 0).astype(np.int8) << 2 | (np.asarray(vision_tokens) > 0).astype(np.int8) << 3)
+
+
+def classes_in(code: int) -> tuple[str, ...]:
+    """The names of the classes a :func:`band_classes` code stands for."""
+    return tuple(name for bit, name in enumerate(BAND_CLASSES[1:]) if code >> bit & 1) or (BAND_CLASSES[0],)
+
+
+def band_table(c: Coefficients) -> tuple[np.ndarray, np.ndarray]:
+    """(optimistic, pessimistic) for each of the 16 class codes: the widest of the classes in the code."""
+    bands = dict(zip(BAND_CLASSES, c.class_bands))
+    ends = [(max(bands[n][0] for n in classes_in(code)), min(bands[n][1] for n in classes_in(code)))
+            for code in range(16)]
+    return np.array([e[0] for e in ends]), np.array([e[1] for e in ends])
+
+
+def kv_band(printed: np.ndarray, c: Coefficients,
+            classes: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(low, high) of the printed available KV memory from the leave-one-model-out error quantiles of each
+    row's classes (a :func:`band_classes` code; the widest band of the classes in it, :func:`band_table`),
+    or without ``classes`` (or class bands), the scalar band.
 
     An error ``e = (predicted − logged) / logged`` means vLLM logs ``predicted / (1 + e)``: the low
     end divides by the optimistic quantile, the high end by the pessimistic one.
     """
     p = np.asarray(printed, dtype=np.float64)
-    low, high = p / (1 + c.kv_band_optimistic), p / (1 + c.kv_band_pessimistic)
+    if classes is None or not c.class_bands:
+        optimistic, pessimistic = c.kv_band_optimistic, c.kv_band_pessimistic
+    else:
+        table = band_table(c)
+        optimistic, pessimistic = table[0][classes], table[1][classes]
+    low, high = p / (1 + optimistic), p / (1 + pessimistic)
     return np.minimum(low, high), np.maximum(low, high)

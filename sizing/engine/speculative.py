@@ -38,6 +38,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from sizing import safeio
+from sizing.errors import CatalogError
 from sizing.catalog.schema import Checkpoint, Model, PrecisionSpec
 from sizing.engine.weights import BF16_BYTES, attention_params
 
@@ -63,10 +65,10 @@ def parse_speculative_config(text: str) -> SpecConfig:
     ``ngram``; other vLLM methods are refused as not modelled.
     """
     try:
-        raw = json.loads(text)
-    except json.JSONDecodeError:
-        raise ValueError(f"not a JSON object such as '{{\"method\": \"mtp\", \"num_speculative_tokens\": 1}}': "
-                         f"{text!r}") from None
+        raw = safeio.parse_json(text, "--speculative-config")  # bounded depth, finite numbers
+    except CatalogError as exc:
+        raise ValueError(f"not a JSON object such as '{{\"method\": \"mtp\", \"num_speculative_tokens\": 1}}' "
+                         f"({exc.problem}): {text[:80]!r}") from None
     if not isinstance(raw, dict) or not isinstance(raw.get("method"), str):
         raise ValueError(f"expected a JSON object with a \"method\" such as '{{\"method\": \"mtp\"}}', got {text!r}")
     method = "mtp" if raw["method"] in MTP_ALIASES else raw["method"]

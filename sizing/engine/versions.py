@@ -63,6 +63,7 @@ class BatchDefaults:
     """
 
     big_gib: float = 160
+    big_from_minor: int = 28
     large_gib: float = 70
     big_tokens: int = 16384
     large_tokens: int = 8192
@@ -74,7 +75,10 @@ class BatchDefaults:
 
 
 BATCH_DEFAULTS = BatchDefaults()
-"""The batch defaults of the supported release lines (≥ 0.8)."""
+"""The batch defaults of the supported release lines (≥ 0.8). The ≥ 160 GiB tier (``big_*``) exists from
+0.28.0 only (``vllm/engine/arg_utils.py`` ``EngineArgs.get_batch_defaults`` at tag v0.28.0 adds the
+``device_memory >= 160 * GiB_bytes`` branch; v0.27.0 has none), so a B200 or MI300X on 0.27 or older gets
+the ≥ 70 GiB defaults."""
 
 CAPTURE_SIZE_LIMITS: dict[int, int] = {10: 1024}
 """The largest CUDA-graph capture size by SM major version (``max_cudagraph_capture_size``); others 512."""

@@ -1,36 +1,81 @@
 """Ready-to-run ``vllm serve`` and SGLang commands for one evaluated row.
 
+Every command is built as a list of arguments and each argument is quoted for a POSIX shell
+(:func:`shlex.quote`): a model folder with spaces, or a value holding ``$(…)`` or ``;``, is printed as
+text the shell passes on, never runs. The one expansion is the API key (``"$VLLM_API_KEY"``,
+``"$SGLANG_API_KEY"``), written in double quotes. ``--host`` and ``--port`` are checked before printing
+(:func:`sizing.cli_types.valid_host`, 1–65535).
+
 Every flag emitted here is listed in :data:`VLLM_FLAGS` / :data:`SGLANG_FLAGS`; a test checks
 those lists against the flags extracted from the pinned releases' sources
-(``sizing/launch/data/vllm_flags-*.txt``). Numbers come from the row; nothing is typed by hand.
+(``sizing/launch/data/vllm_flags-*.txt``). Numbers come from the row; nothing is typed by hand. Every
+setting that changed the row's computation is in its command: parallelism (with expert parallelism
+whenever the row was computed with it), quantization, KV dtype, the speculative config, the multimodal
+limits, ``--enforce-eager``, ``--block-size``, ``--max-num-batched-tokens`` and ``--kv-cache-memory-bytes``.
 """
 
 from __future__ import annotations
 
+import json
 import math
-from typing import Any, Mapping
+import shlex
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
 
 from sizing.catalog.loader import Catalog
+from sizing.cli_types import valid_host, valid_port
 from sizing.engine.speculative import SpecConfig, flag_value
 from sizing.engine.towers import limit_flag
+from sizing.errors import CatalogError, UsageError
 
 VLLM_FLAGS = (
     "--tensor-parallel-size", "--pipeline-parallel-size", "--data-parallel-size", "--max-model-len",
     "--gpu-memory-utilization", "--kv-cache-dtype", "--quantization", "--max-num-seqs",
     "--distributed-executor-backend", "--host", "--port", "--api-key", "--dtype", "--enable-expert-parallel",
     "--limit-mm-per-prompt", "--language-model-only", "--enable-prefix-caching", "--speculative-config",
+    "--enforce-eager", "--block-size", "--max-num-batched-tokens", "--kv-cache-memory-bytes",
 )
 SGLANG_FLAGS = (
-    "--model-path", "--tp-size", "--dp-size", "--context-length", "--mem-fraction-static", "--kv-cache-dtype", "--quantization",
-    "--nnodes", "--node-rank", "--dist-init-addr", "--host", "--port", "--api-key", "--enable-dp-attention",
-    "--ep-size",
+    "--model-path", "--tp-size", "--pp-size", "--dp-size", "--context-length", "--mem-fraction-static",
+    "--kv-cache-dtype", "--quantization", "--nnodes", "--node-rank", "--dist-init-addr", "--host", "--port",
+    "--api-key", "--enable-dp-attention", "--ep-size", "--dtype", "--max-running-requests",
+    "--disable-cuda-graph", "--chunked-prefill-size", "--limit-mm-data-per-request",
+    "--speculative-algorithm", "--speculative-num-steps", "--speculative-eagle-topk",
+    "--speculative-num-draft-tokens", "--speculative-draft-model-path",
 )
 SGLANG_KV = {"fp8": "fp8_e4m3"}
 CONTINUATION = " \\\n  "
+DIST_INIT_PORT = 20000
+"""The port of SGLang's ``--dist-init-addr`` on the first node."""
+SGLANG_ALGORITHM = {"mtp": "EAGLE", "eagle3": "EAGLE3", "ngram": "NGRAM"}
+"""SGLang's ``--speculative-algorithm`` for each modelled method (docs.sglang.io, "Speculative Decoding":
+MTP heads run through its EAGLE path with no separate draft model; EAGLE-3 takes the draft model path)."""
+VLLM_ONLY = {"language_model_only": "--language-model-only", "kv_cache_memory_bytes": "--kv-cache-memory-bytes",
+             "block_size_override": "--block-size"}
+"""Row settings SGLang has no equivalent for: an SGLang command for such a row is refused by flag."""
+
+
+@dataclass(frozen=True)
+class EnvVar:
+    """A shell variable, printed as ``"$NAME"`` (expanded by the shell, never split)."""
+
+    name: str
+
+
+Arg = str | int | EnvVar
+
+
+def shell_line(args: Sequence[Arg]) -> str:
+    """``args`` as one line of a POSIX shell command: each quoted by :func:`shlex.quote`, variables in
+    double quotes."""
+    return " ".join(f'"${a.name}"' if isinstance(a, EnvVar) else shlex.quote(str(a)) for a in args)
 
 
 def suggested_max_num_seqs(row: Mapping[str, Any], floor: int) -> int:
-    """``--max-num-seqs``: the power of two nearest above the 4K-token concurrency, within vLLM's default."""
+    """``--max-num-seqs``: the power of two nearest above the 4K-token concurrency, within vLLM's default.
+    A value the request set itself (``max_num_seqs_set``) is printed as it was computed."""
+    if bool(row.get("max_num_seqs_set", False)):
+        return int(row["max_num_seqs"])
     keys = [str(k) for k in row.keys() if str(k).startswith("concurrency_")]
     contexts = sorted(keys, key=lambda k: int(k.rsplit("_", 1)[1]))
     concurrency = float(row[contexts[0]]) if contexts else float(row["max_concurrency"])
@@ -45,88 +90,176 @@ def _model_arg(row: Mapping[str, Any]) -> str:
 
 
 def host_port(row: Mapping[str, Any], cat: Catalog) -> tuple[str, int]:
-    """``--host``/``--port`` of the row (from the command line), else the catalog's serve address."""
+    """``--host``/``--port`` of the row (from the command line), else the catalog's serve address; a host
+    that is not a host name or IP address, or a port outside 1–65535, is refused before printing."""
     host, port = row.get("serve_host"), row.get("serve_port")
-    return str(host or cat.assume("serve_host")), int(port or cat.assume("serve_port"))
+    chosen_host = str(host) if host else str(cat.assume("serve_host"))
+    chosen_port = int(port) if port else int(cat.assume("serve_port"))
+    if not valid_host(chosen_host):
+        if host:
+            raise UsageError(f"--host {chosen_host[:40]!r}: not a host name or an IP address")
+        raise CatalogError("catalog/assumptions.yaml", "serve_host", "value",
+                           f"must be a host name or an IP address, got {chosen_host[:40]!r}")
+    if not valid_port(chosen_port):
+        raise UsageError(f"--port {chosen_port}: must be a port number from 1 to 65535")
+    return chosen_host, chosen_port
 
 
-def vllm_args(row: Mapping[str, Any], cat: Catalog) -> list[str]:
-    """The flag/value pairs of ``vllm serve`` for ``row``, one string per line."""
-    args = []
+def _parallel_lines(row: Mapping[str, Any]) -> list[list[Arg]]:
+    lines: list[list[Arg]] = []
     for flag, key in (("--tensor-parallel-size", "tp"), ("--pipeline-parallel-size", "pp"),
                       ("--data-parallel-size", "dp")):
         if int(row[key]) > 1:
-            args.append(f"{flag} {int(row[key])}")
-    if int(row.get("ep", 1)) > 1:
-        args.append("--enable-expert-parallel")
-    args.append(f"--max-model-len {int(row['max_model_len'])}")
+            lines.append([flag, int(row[key])])
+    if bool(row.get("expert_parallel", False)) or int(row.get("ep", 1)) > 1:
+        lines.append(["--enable-expert-parallel"])
+    return lines
+
+
+def _knob_lines(row: Mapping[str, Any]) -> list[list[Arg]]:
+    """``--enforce-eager``, ``--block-size``, ``--max-num-batched-tokens``, ``--kv-cache-memory-bytes``: the
+    settings a request may set that change the memory computed (absent from matrix rows)."""
+    lines: list[list[Arg]] = [["--enforce-eager"]] if bool(row.get("enforce_eager", False)) else []
+    if int(row.get("block_size_override", 0) or 0):
+        lines.append(["--block-size", int(row["block_size_override"])])
+    if bool(row.get("max_num_batched_tokens_set", False)):
+        lines.append(["--max-num-batched-tokens", int(row["max_num_batched_tokens"])])
+    if int(row.get("kv_cache_memory_bytes", 0) or 0):
+        lines.append(["--kv-cache-memory-bytes", int(row["kv_cache_memory_bytes"])])
+    return lines
+
+
+def vllm_lines(row: Mapping[str, Any], cat: Catalog) -> list[list[Arg]]:
+    """The arguments of ``vllm serve`` for ``row``, one list per printed line."""
+    lines = _parallel_lines(row) + [["--max-model-len", int(row["max_model_len"])]]
     if str(row.get("dtype") or "auto") != "auto":
-        args.append(f"--dtype {row['dtype']}")
-    args.append(f"--gpu-memory-utilization {float(row['gpu_memory_utilization']):.2f}")
+        lines.append(["--dtype", str(row["dtype"])])
+    lines.append(["--gpu-memory-utilization", f"{float(row['gpu_memory_utilization']):.2f}"])
     if row["kv_cache_dtype"] != "auto":
-        args.append(f"--kv-cache-dtype {row['kv_cache_dtype']}")
+        lines.append(["--kv-cache-dtype", str(row["kv_cache_dtype"])])
     if row["online_quantization"]:
-        args.append(f"--quantization {cat.precisions[str(row['precision'])].vllm_quantization}")
-    args.append(f"--max-num-seqs {suggested_max_num_seqs(row, int(cat.assume('max_num_seqs_floor')))}")
-    args += multimodal_args(row)
-    args += speculative_args(row)
+        lines.append(["--quantization", str(cat.precisions[str(row["precision"])].vllm_quantization)])
+    lines.append(["--max-num-seqs", suggested_max_num_seqs(row, int(cat.assume("max_num_seqs_floor")))])
+    lines += _knob_lines(row) + multimodal_lines(row) + speculative_lines(row)
     if int(row["pp"]) > 1 and int(row["nodes"]) > 1:
-        args.append("--distributed-executor-backend ray")
+        lines.append(["--distributed-executor-backend", "ray"])
     host, port = host_port(row, cat)
-    args.append(f"--host {host} --port {port}")
-    args.append('--api-key "$VLLM_API_KEY"')
-    return args
+    return lines + [["--host", host, "--port", port], ["--api-key", EnvVar("VLLM_API_KEY")]]
 
 
-def multimodal_args(row: Mapping[str, Any]) -> list[str]:
+def vllm_args(row: Mapping[str, Any], cat: Catalog) -> list[str]:
+    """The flag/value pairs of ``vllm serve`` for ``row``, one shell-quoted string per line."""
+    return [shell_line(line) for line in vllm_lines(row, cat)]
+
+
+def multimodal_lines(row: Mapping[str, Any]) -> list[list[Arg]]:
     """``--language-model-only`` or ``--limit-mm-per-prompt`` when the row sets them for a model with a tower."""
     if not int(row.get("vision_tokens", 0)):
         return []
     if bool(row.get("language_model_only", False)):
-        return ["--language-model-only"]
+        return [["--language-model-only"]]
     if not bool(row.get("limit_mm_set", False)):
         return []
-    return [f"--limit-mm-per-prompt {limit_flag(int(row['limit_mm_per_prompt']))}"]
+    return [["--limit-mm-per-prompt", _unquoted(limit_flag(int(row["limit_mm_per_prompt"])))]]
 
 
-def speculative_args(row: Mapping[str, Any]) -> list[str]:
-    """``--enable-prefix-caching`` and ``--speculative-config`` when the row's plan uses them (none in the matrix)."""
-    args = ["--enable-prefix-caching"] if bool(row.get("prefix_caching", False)) else []
+def _unquoted(value: str) -> str:
+    """A JSON flag value the engine writes in single quotes, without them (:func:`shell_line` quotes)."""
+    return value[1:-1] if value.startswith("'") and value.endswith("'") else value
+
+
+def _spec(row: Mapping[str, Any]) -> SpecConfig | None:
     method = str(row.get("spec_method") or "")
-    if method:
-        cfg = SpecConfig(method, int(row["spec_tokens"]), str(row.get("spec_draft") or "") or None)
-        args.append(f"--speculative-config {flag_value(cfg)}")
-    return args
+    if not method:
+        return None
+    return SpecConfig(method, int(row["spec_tokens"]), str(row.get("spec_draft") or "") or None)
+
+
+def speculative_lines(row: Mapping[str, Any]) -> list[list[Arg]]:
+    """``--enable-prefix-caching`` and ``--speculative-config`` when the row's plan uses them (none in the matrix)."""
+    lines: list[list[Arg]] = [["--enable-prefix-caching"]] if bool(row.get("prefix_caching", False)) else []
+    cfg = _spec(row)
+    if cfg is not None:
+        lines.append(["--speculative-config", _unquoted(flag_value(cfg))])
+    return lines
 
 
 def vllm_command(row: Mapping[str, Any], cat: Catalog) -> str:
     """The full ``vllm serve`` command for ``row``, one flag per continued line."""
-    return CONTINUATION.join([f"vllm serve {_model_arg(row)}", *vllm_args(row, cat)])
+    return CONTINUATION.join([shell_line(["vllm", "serve", _model_arg(row)]), *vllm_args(row, cat)])
+
+
+# ---------------------------------------------------------------------------------------------
+# SGLang
+# ---------------------------------------------------------------------------------------------
+
+
+def sglang_parallel(row: Mapping[str, Any]) -> list[list[Arg]]:
+    """SGLang's parallel flags for the row's plan: ``--tp-size``/``--pp-size`` as the plan names them (a
+    "TP 8 × PP 2" plan runs ``--tp-size 8 --pp-size 2``); DP + EP as SGLang's DP attention inside one TP
+    group of the EP size (``--tp-size N --dp-size N --enable-dp-attention --ep-size N``)."""
+    ep, tp, pp, dp = int(row.get("ep", 1)), int(row["tp"]), int(row["pp"]), int(row["dp"])
+    lines: list[list[Arg]] = [["--tp-size", ep if ep > 1 else tp]]
+    if pp > 1:
+        lines.append(["--pp-size", pp])
+    if dp > 1:
+        lines.append(["--dp-size", dp])
+    if ep > 1:
+        lines.append(["--enable-dp-attention", "--ep-size", ep])
+    return lines
+
+
+def sglang_speculative(row: Mapping[str, Any]) -> list[list[Arg]]:
+    """SGLang's speculative flags for the row's drafter: k draft steps, one candidate per step."""
+    cfg = _spec(row)
+    if cfg is None:
+        return []
+    k = int(cfg.num_speculative_tokens or 1)
+    line: list[Arg] = ["--speculative-algorithm", SGLANG_ALGORITHM[cfg.method]]
+    if cfg.method != "ngram":
+        line += ["--speculative-num-steps", k, "--speculative-eagle-topk", 1]
+    lines: list[list[Arg]] = [line, ["--speculative-num-draft-tokens", k + 1 if cfg.method != "ngram" else k]]
+    return lines + ([["--speculative-draft-model-path", cfg.model]] if cfg.model else [])
+
+
+def _sglang_knobs(row: Mapping[str, Any], cat: Catalog) -> list[list[Arg]]:
+    for key, flag in VLLM_ONLY.items():
+        if row.get(key) and not (key == "language_model_only" and not int(row.get("vision_tokens", 0))):
+            raise UsageError(f"{flag}: SGLang has no equivalent; `command --engine vllm` prints this launch")
+    lines: list[list[Arg]] = [["--disable-cuda-graph"]] if bool(row.get("enforce_eager", False)) else []
+    if bool(row.get("max_num_batched_tokens_set", False)):
+        lines.append(["--chunked-prefill-size", int(row["max_num_batched_tokens"])])
+    if int(row.get("vision_tokens", 0)) and bool(row.get("limit_mm_set", False)):
+        lines.append(["--limit-mm-data-per-request", json.dumps({"image": int(row["limit_mm_per_prompt"])})])
+    seqs = suggested_max_num_seqs(row, int(cat.assume("max_num_seqs_floor")))
+    return [["--max-running-requests", seqs], *lines, *sglang_speculative(row)]
+
+
+def sglang_lines(row: Mapping[str, Any], cat: Catalog, node_rank: int = 0) -> list[list[Arg]]:
+    """The arguments of ``python -m sglang.launch_server`` equivalent to ``row``, one list per line."""
+    lines: list[list[Arg]] = [["--model-path", _model_arg(row)], *sglang_parallel(row),
+             ["--context-length", int(row["max_model_len"])],
+             ["--mem-fraction-static", f"{float(row['gpu_memory_utilization']):.2f}"]]
+    if str(row.get("dtype") or "auto") != "auto":
+        lines.append(["--dtype", str(row["dtype"])])
+    if row["kv_cache_dtype"] != "auto":
+        lines.append(["--kv-cache-dtype", SGLANG_KV.get(str(row["kv_cache_dtype"]), str(row["kv_cache_dtype"]))])
+    if row["online_quantization"]:
+        lines.append(["--quantization", str(cat.precisions[str(row["precision"])].vllm_quantization)])
+    lines += _sglang_knobs(row, cat)
+    host, port = host_port(row, cat)
+    if int(row["nodes"]) > 1 and int(row["pp"]) > 1:
+        first = host_port({}, cat)[0]
+        address = f"[{first}]:{DIST_INIT_PORT}" if ":" in first else f"{first}:{DIST_INIT_PORT}"
+        lines.append(["--nnodes", int(row["nodes"]), "--node-rank", node_rank, "--dist-init-addr", address])
+    if node_rank == 0:  # only the first node serves HTTP
+        lines += [["--host", host, "--port", port], ["--api-key", EnvVar("SGLANG_API_KEY")]]
+    return lines
 
 
 def sglang_args(row: Mapping[str, Any], cat: Catalog, node_rank: int = 0) -> list[str]:
-    """The flag/value pairs of ``python -m sglang.launch_server`` equivalent to ``row``."""
-    ep = int(row.get("ep", 1))
-    world = ep if ep > 1 else int(row["tp"]) * int(row["pp"])  # SGLang's DP attention runs inside one TP group
-    args = [f"--model-path {_model_arg(row)}", f"--tp-size {world}"]
-    if int(row["dp"]) > 1:
-        args.append(f"--dp-size {int(row['dp'])}")
-    if ep > 1:
-        args.append(f"--enable-dp-attention --ep-size {ep}")
-    args += [f"--context-length {int(row['max_model_len'])}",
-             f"--mem-fraction-static {float(row['gpu_memory_utilization']):.2f}"]
-    if row["kv_cache_dtype"] != "auto":
-        args.append(f"--kv-cache-dtype {SGLANG_KV.get(str(row['kv_cache_dtype']), row['kv_cache_dtype'])}")
-    if row["online_quantization"]:
-        args.append(f"--quantization {cat.precisions[str(row['precision'])].vllm_quantization}")
-    if int(row["nodes"]) > 1 and int(row["pp"]) > 1:
-        args.append(f"--nnodes {int(row['nodes'])} --node-rank {node_rank} "
-                    f"--dist-init-addr {cat.assume('serve_host')}:20000")
-    if node_rank == 0:  # only the first node serves HTTP
-        host, port = host_port(row, cat)
-        args.append(f"--host {host} --port {port}")
-        args.append('--api-key "$VLLM_API_KEY"')
-    return args
+    """The flag/value pairs of ``python -m sglang.launch_server`` equivalent to ``row``, shell-quoted."""
+    return [shell_line(line) for line in sglang_lines(row, cat, node_rank)]
 
 
 def sglang_command(row: Mapping[str, Any], cat: Catalog, node_rank: int = 0) -> str:

@@ -20,6 +20,7 @@ from sizing.catalog.loader import Catalog
 from sizing.errors import UsageError
 from sizing.engine.estimate import Request, estimate, estimate_frame, find_model, hardware
 from sizing.engine.evaluate import coefficients
+from sizing.engine.versions import rules_for
 
 MAX_STEPS = 3
 
@@ -60,12 +61,17 @@ def advised(cat: Catalog, req: Request) -> pd.Series:
         frames.append(frame.assign(variant=len(frames)))
     df = pd.concat(frames, ignore_index=True).drop_duplicates(
         ["model", "checkpoint", "precision", "kv_cache_dtype", "plan", "tp", "pp", "dp"])
-    add_nearest_change(df, coefficients(cat).kv_band_optimistic)
+    add_nearest_change(df, coefficients(cat), rules_for(req.vllm_version or str(cat.assume("vllm_version"))),
+                       float(cat.assume("gpu_memory_utilization_max")))
     return df[(df["variant"] == 0) & df["chosen"]].iloc[0]
 
 
-def applied(cat: Catalog, req: Request, change: str, value: str) -> tuple[Request, str] | str:
-    """(changed request, the change as flags), or the reason the change cannot be made here."""
+def applied(cat: Catalog, req: Request, change: str, value: str, plan: str = "") -> tuple[Request, str] | str:
+    """(changed request, the change as flags), or the reason the change cannot be made here.
+
+    ``plan``: the suggested case's plan (``change_plan``, ``tp-tp8-pp1-dp1``) when it differs from the row's."""
+    if change == "gpu-memory-utilization":
+        return _utilization(req, float(value), plan)
     if change == "max-model-len":
         return replace(req, max_model_len=int(value)), f"--max-model-len {value}"
     if change == "kv-fp8":
@@ -79,6 +85,18 @@ def applied(cat: Catalog, req: Request, change: str, value: str) -> tuple[Reques
             return replace(req, model=mid, quantization=precision), f"--quantization {precision} (online)"
         return replace(req, model=ckpt, quantization=None), f"the checkpoint {ckpt}"
     return _more_gpus(cat, req, int(value))
+
+
+def _utilization(req: Request, value: float, plan: str) -> tuple[Request, str]:
+    """The request at ``--gpu-memory-utilization value``, on the plan ``plan`` when one is given."""
+    flags = f"--gpu-memory-utilization {value:.2f}"
+    if not plan:
+        return replace(req, gpu_memory_utilization=value), flags
+    kind, tp, pp, dp = plan.rsplit("-", 3)
+    changed = replace(req, gpu_memory_utilization=value, enable_expert_parallel=kind == "dp-ep",
+                      tensor_parallel_size=int(tp[2:]), pipeline_parallel_size=int(pp[2:]),
+                      data_parallel_size=int(dp[2:]))
+    return changed, f"{flags} -tp {int(tp[2:])} -pp {int(pp[2:])}"
 
 
 def _more_gpus(cat: Catalog, req: Request, gpus: int) -> tuple[Request, str] | str:
@@ -104,7 +122,7 @@ def nearest_launch(cat: Catalog, req: Request) -> Outcome:
         if bool(row["fits"]):
             return Outcome(row, req, tuple(changes))
         advice = advised(cat, req)
-        step = applied(cat, req, str(advice["change"]), str(advice["change_value"]))
+        step = applied(cat, req, str(advice["change"]), str(advice["change_value"]), str(advice["change_plan"]))
         if isinstance(step, str):
             return Outcome(None, req, tuple(changes), step)
         req, change = step

@@ -15,7 +15,7 @@ from sizing.render.flagtext import flag, message_with_code, plain_text
 from sizing.render.i18n import NBSP, fmt_gib, fmt_kib, fmt_number, t
 from sizing.render.plural import plural
 from sizing.views.steps import Quantity, Step, explain_steps
-from sizing.render.tables import change_label, escape_cell, plan_label
+from sizing.render.tables import badge, change_label, escape_cell, plan_label, verdict_state, verdict_text
 from sizing.units import GiB, MiB
 
 __all__ = ["Quantity", "Step", "caption", "explain_markdown", "explain_steps", "explain_text", "fmt_quantity",
@@ -37,10 +37,11 @@ def _with(number: str, lang: str, unit_key: str) -> str:
 
 
 def fmt_quantity(q: Quantity, lang: str) -> str:
-    """A quantity in ``lang`` with its unit (memory in MiB/GiB/KiB from bytes)."""
+    """A quantity in ``lang`` with its unit (memory in MiB/GiB/KiB from bytes). A negative GiB figure reads as a
+    shortfall, ``short by 0.44 GiB`` (no page shows a negative amount of memory)."""
     v = q.value
     if q.unit == "gib":
-        return fmt_gib(v, lang)
+        return fmt_gib(v, lang) if v >= 0 else t(lang, "quantity_short_by", amount=fmt_gib(-v, lang))
     if q.unit == "kib":
         return fmt_kib(v, lang, 0 if (v / 1024).is_integer() else 1)
     if q.unit in COUNTED:
@@ -79,15 +80,20 @@ def caption(row: Row, cat: Catalog, lang: str, markdown: bool = False) -> tuple[
     return title, settings
 
 
+ICONS = {"fits": "✅", "tight": "✅", "borderline": "⚠️", "no-fit": "❌"}
+
+
 def verdict_line(row: Row, lang: str, markdown: bool = False) -> str:
-    """``✅ Fits`` or ``❌ Does not fit`` with the nearest change that would make it fit (escaped
-    Markdown with code spans when ``markdown``, else plain text)."""
-    if bool(row["fits"]):
-        return f"✅ {t(lang, 'verdict_fits')}"
-    change = change_label(row, lang)
+    """The row's verdict (:mod:`sizing.views.verdict`), ``✅ Fits up to 128K`` (a page's verdict badge when
+    ``markdown``: no emoji, which shows as a box without an emoji font), and the nearest change that would
+    make it start at its own length where it does not (escaped Markdown with code spans when ``markdown``,
+    else plain text)."""
+    state = verdict_state(row)
+    text = verdict_text(row, lang)
+    verdict = badge(escape_cell(text), state) if markdown else f"{ICONS[state]} {text}"
+    change = change_label(row, lang) if not bool(row["fits"]) else ""
     if not markdown:
         change = plain_text(change)
-    verdict = f"❌ {t(lang, 'verdict_does_not_fit')}"
     return t(lang, "verdict_with_change", verdict=verdict, change=change) if change else verdict
 
 

@@ -3,7 +3,9 @@
 Two kinds of JSON file are written at the site root (``data/``, by ``scripts/docs.py build``):
 
 - ``explorer.json``, language-neutral: the ids, each row's status per context, its memory bar
-  widths and its ``vllm serve`` command, and the heatmap (best row per model, server and context);
+  widths and its ``vllm serve`` command, the heatmap (best row per model, server and context), and
+  ``advice``: for each row that does not start at its length, its nearest change as data (row index ->
+  ``[kind, value, target]``, :func:`advice_entries`), so the page can link each suggestion to its case;
 - ``explorer.<lang>.json``: every label and every number of every row, already formatted.
 
 Both are column-oriented (``fields`` names the columns, ``columns`` holds one array per field, all
@@ -36,6 +38,8 @@ from sizing.render.explain import Quantity, fmt_quantity
 from sizing.render.i18n import LANGS, fmt_gib, fmt_number, t
 from sizing.views.bundle import SiteContext
 from sizing.render.tables import change_label, context_label, plan_label
+from sizing.views.advice import suggestion
+from sizing.views.verdict import STARTS
 from sizing.units import MiB
 
 DEFAULT_CONTEXT = 32768
@@ -47,8 +51,10 @@ LABELS = ("explorer_model", "explorer_precision", "explorer_server", "explorer_c
           "explorer_memory", "explorer_weights", "explorer_overhead", "explorer_kvcache", "explorer_free",
           "explorer_command", "explorer_change", "explorer_link", "explorer_copy", "explorer_copied",
           "explorer_budget", "explorer_kv_auto")
-HEAT_KEYS = {"fits": "heat_fits", "tight": "heat_tight", "no-fit": "heat_no_fit", "beyond": "heat_beyond"}
-STATUS_KEYS = {"fits": "verdict_fits", "tight": "verdict_tight", "no-fit": "verdict_does_not_fit",
+HEAT_KEYS = {"fits": "heat_fits", "tight": "heat_tight", "borderline": "heat_borderline", "no-fit": "heat_no_fit",
+             "beyond": "heat_beyond"}
+STATUS_KEYS = {"fits": "verdict_fits", "tight": "verdict_tight", "borderline": "verdict_borderline",
+               "no-fit": "verdict_does_not_fit",
                "beyond": "explorer_status_beyond"}
 
 
@@ -114,11 +120,38 @@ def neutral_payload(ctx: SiteContext, rows: pd.DataFrame) -> dict[str, Any]:
     for r, command in zip(out, commands):
         r[6] = command
     heat = {str(c): heatmap(rows, ids["model"], ids["server"], c) for c in ctx.contexts}
+    advice = advice_entries(ctx, records, ids)
     return {"contexts": ctx.contexts, "default_context": DEFAULT_CONTEXT, "default_row": default_row(ctx, rows),
             "slot": CTX_SLOT,
             "joiner": CONTINUATION, "lines": table, "statuses": list(xd.STATUSES),
             "models": ids["model"], "servers": ids["server"], "precisions": ids["precision"],
-            "kv": ids["kv_cache_dtype"], "rows": out, "heat": heat}
+            "kv": ids["kv_cache_dtype"], "rows": out, "heat": heat, "advice": advice}
+
+
+ADVICE_TARGET = ("model", "checkpoint", "precision", "server", "kv", "max_model_len", "gpu_memory_utilization",
+                 "plan", "tp", "pp", "dp")
+"""The fields of a suggested case in ``advice`` (model, precision, server and KV as indices into their lists)."""
+
+
+def advice_entries(ctx: SiteContext, records: list[dict[str, Any]], ids: dict[str, list[str]]) -> dict[str, list[Any]]:
+    """Row index -> ``[kind, value, target]`` of every row with a nearest change (:mod:`sizing.views.advice`);
+    ``target`` lists :data:`ADVICE_TARGET`, null when no catalog server has the GPUs suggested."""
+    out: dict[str, list[Any]] = {}
+    for index, row in enumerate(records):
+        found = suggestion(row, ctx.catalog)
+        if found is None:
+            continue
+        target = found["target"]
+        out[str(index)] = [found["kind"], found["value"], None if target is None else [
+            _position(ids["model"], target["model"]), target["checkpoint"], _position(ids["precision"], target["precision"]),
+            _position(ids["server"], target["server"]), _position(ids["kv_cache_dtype"], target["kv_cache_dtype"]),
+            *(target[k] for k in ADVICE_TARGET[5:])]]
+    return out
+
+
+def _position(values: list[str], value: str) -> int:
+    """The index of ``value`` in ``values``, -1 when the explorer has no row of it."""
+    return values.index(value) if value in values else -1
 
 
 def row_note(row: dict[str, Any], context: int, lang: str) -> str:
@@ -126,8 +159,11 @@ def row_note(row: dict[str, Any], context: int, lang: str) -> str:
     state = row[f"status_{context}"]
     if state == "beyond":
         return t(lang, "explorer_beyond", context=fmt_number(int(row["max_context"]), lang))
-    if state == "no-fit" and bool(row["fits"]):
-        return html.unescape(change_label({"change": "max-model-len", "change_value": row["max_model_len"]}, lang))
+    starts_to = int(row["verdict_context"]) if row["verdict"] in STARTS else 0
+    if state in STARTS and not bool(row["fits"]):  # starts at this context, not at the catalog's length
+        return html.unescape(change_label({"change": "max-model-len", "change_value": context}, lang))
+    if state in ("no-fit", "borderline") and starts_to:  # a shorter context starts
+        return html.unescape(change_label({"change": "max-model-len", "change_value": starts_to}, lang))
     return html.unescape(change_label(row, lang))
 
 
@@ -139,7 +175,7 @@ def language_row(row: dict[str, Any], contexts: list[int], lang: str, texts: dic
 
     def tps(c: int) -> str:
         value = float(row[f"decode_tps_{c}"])
-        return "—" if row[f"status_{c}"] in ("beyond", "no-fit") else fmt_quantity(Quantity(value, "tokens_per_s"), lang)
+        return "—" if row[f"status_{c}"] not in STARTS else fmt_quantity(Quantity(value, "tokens_per_s"), lang)
 
     memory = [fmt_gib(float(row[k]), lang) for k in ("weights_bytes", "overhead_bytes")]
     memory.append(fmt_gib(max(float(row["kv_cache_bytes"]), 0.0), lang))

@@ -23,9 +23,10 @@ from sizing.errors import UsageError
 from sizing.render.explain import Quantity, caption, explain_markdown, fmt_quantity
 from sizing.render.catalog_text import server_name
 from sizing.render.explorer_render import explorer_page, server_caption
+from sizing.catalog.loader import BAND_CLASSES
 from sizing.render.i18n import fmt_number, fmt_percent, t
 from sizing.views.series import check_server, price_rows
-from sizing.render.tables import (BADGE, VERDICT_WORD, badge, context_label, escape_cell, fit_spec, get_spec, html_rows_table,
+from sizing.render.tables import (VERDICT_WORD, badge, header, verdict_text, context_label, escape_cell, fit_spec, get_spec, html_rows_table,
                                   html_table, plan_label, settings_note, to_markdown, verdict_state)
 from sizing.views.policy import fit_table_servers
 
@@ -48,6 +49,18 @@ def sortable(markdown: str, lang: str | None = None) -> str:
 def table(lang: str, ctx: SiteContext, table_id: str) -> str:
     """``{{ sz_table("what-fits") }}``: one published table, sortable, with its settings note."""
     return sortable(to_markdown(get_spec(ctx, table_id), lang, ctx, badges=True), lang)
+
+
+def column(lang: str, ctx: SiteContext, table_id: str, column_id: str) -> str:
+    """``{{ sz_column("quick-reference", "change") }}``: the header of one column of a published table, in bold,
+    as the page shows it. The one checked place a page refers to a column: an unknown table or column stops
+    the build, so no page can name a column its table does not have."""
+    spec = get_spec(ctx, table_id)
+    found = [c for c in spec.columns if c.id == column_id]
+    if not found:
+        known = ", ".join(c.id for c in spec.columns)
+        raise UsageError(f"table {table_id!r} has no column {column_id!r}; its columns: {known}")
+    return f"**{header(found[0], lang)}**"
 
 
 def filter_box(lang: str, target: str) -> str:
@@ -77,10 +90,8 @@ def server_section(ctx: SiteContext, server: str, lang: str) -> str:
 
 
 def verdict_counts(ctx: SiteContext, server: str) -> dict[str, int]:
-    """How many rows of the server's fit table fit, are tight and do not fit (``verdict_state`` keys)."""
-    rows = fit_spec(server, ctx.contexts).rows(ctx)
-    states = [verdict_state(bool(r["fits"]), r) for r in rows[["fits", "seq_32768"]].to_dict("records")] \
-        if "seq_32768" in rows.columns else ["fits" if f else "no-fit" for f in rows["fits"]]
+    """How many rows of the server's fit table fit, are tight, borderline and do not fit (``VERDICT_WORD`` keys)."""
+    states = list(fit_spec(server, ctx.contexts).rows(ctx)["verdict"])
     return {state: states.count(state) for state in VERDICT_WORD}
 
 
@@ -285,29 +296,43 @@ def calibration_error(check: Any, lang: str) -> str:
     return fmt_percent(check.error, lang, 2)
 
 
-def _loo_row(label: str, stats: Mapping[str, float], lang: str) -> str:
-    keys = ("median", "loo_median", "loo_worst", "loo_signed_median")
-    cells = [fmt_percent(stats[k], lang, 2) for k in keys]
-    return f"| {escape_cell(label)} | {fmt_number(stats['cases'], lang)} | " + " | ".join(cells) + " |"
+def _grouped_row(label: str, stats: Mapping[str, float], lang: str) -> str:
+    keys = ("median", "lomo_median", "lomo_p90", "lomo_signed_median", "logo_median")
+    cells = [fmt_number(stats["cases"], lang), fmt_number(round(stats["groups"], 1), lang),
+             *(fmt_percent(stats[k], lang, 2) for k in keys)]
+    return f"| {escape_cell(label)} | " + " | ".join(cells) + " |"
 
 
-def calibration_loo_table(lang: str, ctx: SiteContext) -> str:
-    """``{{ sz_calibration_loo_table() }}``: errors with each log left out, overall, per class and release."""
-    overall, groups = ctx.calibration_summary, ctx.calibration_groups
-    rows = [_loo_row(t(lang, f"calib_group_{m}"), overall[m], lang) for m in ("available_kv", "weights")
-            if m in overall]
-    classes = groups.get("classes", {})
-    rows += [_loo_row(t(lang, f"calib_class_{k.replace('-', '_')}"), s, lang) for k, s in classes.items()]
-    lines = groups.get("line", {})
-    rows += [_loo_row(t(lang, "calib_line", line=k), s, lang) for k, s in lines.items()]
-    head = [t(lang, k) for k in ("col_loo_group", "col_cases", "col_in_sample_median", "col_loo_median",
-                                 "col_loo_worst", "col_loo_signed")]
+def _band_table(lang: str, ctx: SiteContext) -> str:
+    """The cautious and optimistic end of each class's band, as a share of our figure, and its coverage."""
     coef = ctx.catalog.assumptions
-    low, high = (1 / (1 + float(coef[k].value)) - 1  # type: ignore[arg-type]  # validated float
-                 for k in ("kv_band_optimistic", "kv_band_pessimistic"))
-    note = t(lang, "calib_band_note", low=fmt_percent(low, lang, 1), high=fmt_percent(high, lang, 1))
-    table = "\n".join(["| " + " | ".join(head) + " |", "|---|---:|---:|---:|---:|---:|", *rows])
-    return sortable(table) + "\n" + note + "\n"
+    rows = []
+    for name in BAND_CLASSES:
+        low, high = (1 / (1 + float(coef[f"kv_band_{end}_{name}"].value)) - 1  # type: ignore[arg-type]
+                     for end in ("optimistic", "pessimistic"))
+        rows.append(f"| {escape_cell(t(lang, f'calib_class_{name}'))} | {fmt_percent(low, lang, 1)} | "
+                    f"{fmt_percent(high, lang, 1)} |")
+    head = [t(lang, k) for k in ("col_band_class", "col_band_low", "col_band_high")]
+    held = ctx.calibration_groups.get("coverage", {}).get("all", {})
+    note = t(lang, "calib_band_note", share=fmt_percent(held.get("nested", 0.0), lang, 0),
+             logs=fmt_percent(held.get("nested_logs", 0.0), lang, 0))
+    return "\n".join(["| " + " | ".join(head) + " |", "|---|---:|---:|", *rows]) + "\n\n" + note + "\n"
+
+
+def calibration_grouped_table(lang: str, ctx: SiteContext) -> str:
+    """``{{ sz_calibration_grouped_table() }}``: errors on models (and GPU types) the fit never saw, overall,
+    per class, release line and GPU, each near-duplicate group counted once; then each class's band."""
+    overall, groups = ctx.calibration_summary, ctx.calibration_groups
+    rows = [_grouped_row(t(lang, f"calib_group_{m}"), overall[m], lang) for m in ("available_kv", "weights")
+            if m in overall]
+    rows += [_grouped_row(t(lang, f"calib_class_{k.replace('-', '_')}"), s, lang)
+             for k, s in groups.get("classes", {}).items()]
+    rows += [_grouped_row(t(lang, "calib_line", line=k), s, lang) for k, s in groups.get("line", {}).items()]
+    rows += [_grouped_row(t(lang, "calib_gpu", gpu=k), s, lang) for k, s in groups.get("gpu", {}).items()]
+    head = [t(lang, k) for k in ("col_loo_group", "col_cases", "col_groups", "col_in_sample_median",
+                                 "col_lomo_median", "col_lomo_p90", "col_lomo_signed", "col_logo_median")]
+    table = "\n".join(["| " + " | ".join(head) + " |", "|---|---:|---:|---:|---:|---:|---:|---:|", *rows])
+    return sortable(table) + "\n" + _band_table(lang, ctx)
 
 
 def _left_cells(left: Any, lang: str) -> str:
@@ -320,7 +345,7 @@ def _outlier_error(left: Any, checks: Iterable[Any], lang: str) -> str:
     """The left-out available-KV error of an outlier (or its weights error when it has no KV check)."""
     found = {c.metric: c for c in checks if c.case == left.case}
     check = found.get("available_kv") or found.get("weights")
-    return fmt_percent(check.loo_error, lang, 1) if check else "—"
+    return fmt_percent(check.lomo_error, lang, 1) if check else "—"
 
 
 def calibration_left_table(lang: str, ctx: SiteContext) -> str:
@@ -375,8 +400,7 @@ def headline(lang: str, ctx: SiteContext, example_id: str, page_url: str | None 
     answer = t(lang, "headline_answer", model=cat.models[str(row["model"])].name,
                precision=cat.precisions[str(row["precision"])].name, plan=plan_label(row, lang),
                context=context_label(context), sequences=fmt_number(int(row[f"sequences_{context}"]), lang))
-    verdict = badge(html.escape(t(lang, "verdict_fits" if row["fits"] else "verdict_does_not_fit")),
-                    BADGE[bool(row["fits"])])
+    verdict = badge(html.escape(verdict_text(row, lang)), verdict_state(row))
     link = "../" * (0 if page_url is None else page_url.lstrip("/").count("/")) + "explorer/" + headline_hash(row)
     return (f'<div class="sz-headline"><p class="sz-headline__server">{html.escape(server_name(lang, cat.servers[str(row["server"])].name))}'
             f'</p><p class="sz-headline__answer">{verdict} {html.escape(answer)}</p>'

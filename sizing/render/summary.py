@@ -22,16 +22,23 @@ def _num(value: Any, digits: int = 2) -> str:
 
 
 def verdict(rec: Mapping[str, Any]) -> str:
-    """One line: starts or not, whole full-length requests at once, and the reason or the nearest change."""
+    """One line: the verdict (``rec["verdict"]``), whole full-length requests at once, and the reason or what
+    to try (the nearest change)."""
     whole = int(rec["max_concurrency"] or 0)
-    if rec["fits"]:
+    length = f"{rec['max_model_len']:,}"
+    if rec["verdict"] in ("fits", "tight"):
         reason = t("en", f"reason_{str(rec['reason']).replace('-', '_')}") if rec["reason"] else ""
         replicas = rec["data_parallel_size"]
         served = plural("en", "plural_requests", whole * replicas, f"{whole * replicas:,}")
         copies = f" ({plural('en', 'plural_replicas', replicas, str(replicas))})" if replicas > 1 else ""
-        return f"✅ starts: {served} of {rec['max_model_len']:,} tokens at once{copies}. {reason}"
+        tight = (f" Tight: fewer than {rec['tight_below_sequences']} whole requests at once."
+                 if rec["verdict"] == "tight" else "")
+        return f"✅ starts: {served} of {length} tokens at once{copies}.{tight} {reason}".rstrip()
     advice = plain_text(change_label(rec, "en")) if rec["change"] else ""
-    return f"❌ will not start: the KV cache cannot hold one {rec['max_model_len']:,}-token request. {advice}"
+    if rec["verdict"] == "borderline":
+        return (f"⚠️ borderline: the estimate's band straddles the point where vLLM refuses to start with "
+                f"{length}-token requests; it may start or not. What to try: {advice or 'a shorter context'}.")
+    return f"❌ will not start: the KV cache cannot hold one {length}-token request. {advice}".rstrip()
 
 
 def startup_figures(rec: Mapping[str, Any]) -> Pairs:

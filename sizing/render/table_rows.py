@@ -352,6 +352,11 @@ def attention_label(cat: Catalog, model: str) -> str:
     return " + ".join([base, *(e for e in extras if e)])
 
 
+def with_primary(primary: str | None, source: str) -> str:
+    """A catalog entry's sources, its primary source (datasheet, model card, config.json) first."""
+    return "; ".join(part for part in (primary, source) if part)
+
+
 def model_catalog_rows(ctx: SiteContext) -> pd.DataFrame:
     """One row per catalog model: size, shape, context, attention kind, checkpoints, source."""
     cat = ctx.catalog
@@ -360,7 +365,7 @@ def model_catalog_rows(ctx: SiteContext) -> pd.DataFrame:
              "hidden_size": m.hidden_size, "attention_heads": m.attention_heads, "kv_heads": m.kv_heads,
              "head_dim": m.head_dim, "max_context": m.max_context, "attention": attention_label(cat, mid),
              "checkpoints": "; ".join(f"{c.id} ({cat.precisions[c.precision].name})" for c in m.checkpoints),
-             "source": m.source}
+             "source": with_primary(m.primary_source, m.source)}
             for mid, m in cat.models.items()]
     return pd.DataFrame(rows)
 
@@ -370,7 +375,7 @@ def gpu_catalog_rows(ctx: SiteContext) -> pd.DataFrame:
     rows = [{"gpu": gid, "name": g.name, "architecture": g.architecture, "memory_bytes": g.memory_gb * GiB,
              "memory_mib": g.memory_mib, "bandwidth_gbs": g.bandwidth_gbs, "fp8": g.fp8, "fp4": g.fp4,
              "interconnect": interconnect_label(g.interconnect.kind, g.interconnect.generation),
-             "link_gbs": g.interconnect.bandwidth_gbs, "source": g.source}
+             "link_gbs": g.interconnect.bandwidth_gbs, "source": with_primary(g.primary_source, g.source)}
             for gid, g in ctx.catalog.gpus.items()]
     return pd.DataFrame(rows)
 

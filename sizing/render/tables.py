@@ -34,12 +34,11 @@ from sizing.render.i18n import fmt_money, fmt_number, fmt_percent, t
 from sizing.render.plural import plural
 from sizing.units import GB, GiB, KiB
 from sizing.views.matrix import Filter, fit_view, select
+from sizing.views.verdict import tight_below
 
 KINDS = frozenset({"text", "int", "gib", "kib", "gb", "float1", "float2", "fraction", "money", "bool",
                    "verdict", "plan", "change", "tier", "server", "catalog", "places", "source", "code",
                    "fixed1"})
-TIGHT_SEQUENCES = 2
-"""A fitting row that holds at most this many full-length (32K) requests is shown as tight."""
 NUMERIC = frozenset({"int", "gib", "kib", "gb", "float1", "fixed1", "float2", "fraction", "money"})
 KIND_UNIT = {"gib": "unit_gib", "kib": "unit_kib", "gb": "unit_gb"}
 DASH = "—"
@@ -99,7 +98,7 @@ def is_missing(value: Any) -> bool:
     return isinstance(value, float) and math.isnan(value)
 
 
-WORD_KEYS = ("word_yes", "word_no", "verdict_fits", "verdict_tight", "verdict_does_not_fit", "plan_single_gpu")
+WORD_KEYS = ("word_yes", "word_no", "plan_single_gpu")
 
 
 def cell_words(lang: str) -> dict[str, str]:
@@ -152,6 +151,18 @@ def change_label(row: Mapping[str, Any], lang: str) -> str:
     return "; ".join(part for part in (text, note) if part)
 
 
+_PLAN_ID = re.compile(r"^(?P<plan>[a-z-]+)-tp(?P<tp>\d+)-pp(?P<pp>\d+)-dp(?P<dp>\d+)$")
+
+
+def target_plan(text: str) -> dict[str, Any] | None:
+    """The plan of a suggested case, ``tp-tp8-pp1-dp1`` (the engine's ``change_plan``), as plan fields; None
+    when the suggestion keeps the row's plan."""
+    match = _PLAN_ID.match(text)
+    if not match:
+        return None
+    return {"plan": match["plan"], **{k: int(match[k]) for k in ("tp", "pp", "dp")}}
+
+
 def _change_text(row: Mapping[str, Any], lang: str) -> str:
     code, value = row.get("change") or "", str(row.get("change_value") or "")
     reason = str(row.get("reason") or "")
@@ -163,6 +174,12 @@ def _change_text(row: Mapping[str, Any], lang: str) -> str:
         return _code_message(lang, "change_max_model_len", {"flag": flag("--max-model-len", int(value))})
     if code == "kv-fp8":
         return _code_message(lang, "change_kv_fp8", {"flag": "--kv-cache-dtype fp8"})
+    if code == "gpu-memory-utilization":
+        gmu = {"flag": flag("--gpu-memory-utilization", float(value))}
+        plan = target_plan(str(row.get("change_plan") or ""))
+        if plan:
+            return _code_message(lang, "change_gmu_plan", gmu, plan=plan_label(plan, lang))
+        return _code_message(lang, "change_gmu", gmu)
     if code == "more-gpus":
         return escape_cell(t(lang, "change_more_gpus", value=plural(lang, "plural_gpus", int(value),
                                                                     fmt_number(int(value), lang))))
@@ -200,7 +217,7 @@ def format_cell(col: ColumnSpec, row: Mapping[str, Any], lang: str, words: Mappi
     if col.kind == "bool":
         return words["word_yes" if value else "word_no"]
     if col.kind == "verdict":
-        return verdict_cell(bool(value), row, words)
+        return verdict_cell(row, lang)
     if col.kind == "money":
         return fmt_money(float(value), str(row.get("currency") or "USD"), lang, col.decimals)
     return _number(col.kind, float(value), lang, col.decimals)
@@ -218,21 +235,33 @@ TEXT_KINDS: dict[str, Callable[[str, str], str]] = {
 """Text cells: as written, as code, a server name, a translated catalog text, a source, a tier."""
 
 
-def verdict_state(fits: bool, row: Mapping[str, Any]) -> str:
-    """``fits``, ``tight`` (at most :data:`TIGHT_SEQUENCES` full-length requests at 32K) or ``no-fit``:
-    the verdict's word key and its badge class."""
-    if not fits:
-        return "no-fit"
-    long = row.get("seq_32768")
-    return "tight" if long is not None and not is_missing(long) and float(long) <= TIGHT_SEQUENCES else "fits"
+def verdict_state(row: Mapping[str, Any]) -> str:
+    """The row's verdict (:mod:`sizing.views.verdict`): ``fits``, ``tight``, ``borderline`` or ``no-fit``, the
+    word key and the badge class. Decided there; this only reads it."""
+    state = row.get("verdict")
+    if is_missing(state):
+        raise ValueError("a verdict cell needs the row's 'verdict' (sizing.views.verdict.verdicts)")
+    return str(state)
 
 
-VERDICT_WORD = {"fits": "verdict_fits", "tight": "verdict_tight", "no-fit": "verdict_does_not_fit"}
+VERDICT_WORD = {"fits": "verdict_fits", "tight": "verdict_tight", "borderline": "verdict_borderline",
+                "no-fit": "verdict_does_not_fit"}
+VERDICT_AT = {"fits": "verdict_fits_to", "tight": "verdict_tight_to", "borderline": "verdict_borderline_at"}
+"""The verdict with the context it names: fits/tight up to the longest that starts, borderline at one."""
 
 
-def verdict_cell(fits: bool, row: Mapping[str, Any], words: Mapping[str, str]) -> str:
-    """The verdict word, ``Fits``, ``Tight`` or ``Does not fit`` (no emoji: the site draws it as a badge)."""
-    return words[VERDICT_WORD[verdict_state(fits, row)]]
+def verdict_text(row: Mapping[str, Any], lang: str) -> str:
+    """``Fits up to 128K``, ``Tight up to 4K``, ``Borderline at 32K`` or ``Does not fit`` (no emoji: the site
+    draws it as a badge)."""
+    state = verdict_state(row)
+    if state == "no-fit":
+        return t(lang, VERDICT_WORD[state])
+    return t(lang, VERDICT_AT[state], context=context_label(int(row["verdict_context"])))
+
+
+def verdict_cell(row: Mapping[str, Any], lang: str) -> str:
+    """:func:`verdict_text`, escaped for a table cell."""
+    return escape_cell(verdict_text(row, lang))
 
 
 def header(col: ColumnSpec, lang: str) -> str:
@@ -265,7 +294,7 @@ def _c(id_: str, key: str, kind: str = "text", **extra: Any) -> ColumnSpec:
 
 MODEL, PRECISION, SERVER = _c("model_name", "col_model"), _c("precision_name", "col_precision"), \
     _c("server_name", "col_server", "server")
-CHECKPOINT, VERDICT, PLAN = _c("checkpoint_label", "col_checkpoint"), _c("fits", "col_verdict", "verdict"), \
+CHECKPOINT, VERDICT, PLAN = _c("checkpoint_label", "col_checkpoint"), _c("verdict", "col_verdict", "verdict"), \
     _c("plan", "col_plan", "plan")
 
 
@@ -375,7 +404,7 @@ def get_spec(ctx: SiteContext, table_id: str) -> TableSpec:
 FRAME_COLUMNS = {
     "model": _c("model", "col_model"), "checkpoint": _c("checkpoint", "col_checkpoint"),
     "precision": _c("precision", "col_precision"), "server": _c("server", "col_server"),
-    "kv_cache_dtype": _c("kv_cache_dtype", "col_kv_cache_dtype"), "plan": PLAN, "fits": VERDICT,
+    "kv_cache_dtype": _c("kv_cache_dtype", "col_kv_cache_dtype"), "plan": PLAN, "verdict": VERDICT,
     "weights_gib": _c("weights_gib", "col_weights_per_gpu", "float2", unit="unit_gib"),
     "kv_cache_gib": _c("kv_cache_gib", "col_kv_cache_per_gpu", "float2", unit="unit_gib"),
     "kv_kib_per_token": _c("kv_kib_per_token", "col_kv_per_token", "float1", unit="unit_kib"),
@@ -386,7 +415,7 @@ FRAME_COLUMNS = {
 
 def frame_columns(frame: pd.DataFrame) -> tuple[ColumnSpec, ...]:
     """Column specs for a view frame: the known columns it has, in its order (tp/pp/dp fold into plan)."""
-    hidden = {"tp", "pp", "dp", "change_value"}
+    hidden = {"tp", "pp", "dp", "change_value", "change_plan", "verdict_context"}
     specs: list[ColumnSpec] = []
     for name in frame.columns:
         if name.startswith("seq_"):
@@ -410,14 +439,11 @@ def resolve(table: TableSpec | pd.DataFrame, ctx: SiteContext | None) -> tuple[t
     return table.columns, table.rows(_needs(ctx, table))
 
 
-CELL_CONTEXT = ("plan", "tp", "pp", "dp", "change", "change_value", "reason", "currency", "fits", "weight_only",
-                "seq_32768", "server_gpus")
+CELL_CONTEXT = ("plan", "tp", "pp", "dp", "change", "change_value", "change_plan", "reason", "currency", "fits", "weight_only",
+                "verdict", "verdict_context", "server_gpus")
 """Row fields that formatters read besides a column's own value (plan sizes, advice, currency)."""
 
 
-BADGE = {True: "fits", False: "no-fit"}
-"""``sz-badge--<class>`` of a verdict given by its fit alone (overrides/assets/stylesheets/sizing.css
-draws them; a table cell also knows ``tight``, :func:`verdict_state`)."""
 
 
 def badge(text: str, verdict: str) -> str:
@@ -428,7 +454,7 @@ def badge(text: str, verdict: str) -> str:
 def html_cell(col: ColumnSpec, row: Mapping[str, Any], text: str) -> str:
     """A site cell: verdicts become badges, every other cell is its text."""
     if col.kind == "verdict" and not is_missing(row.get(col.id)):
-        return badge(text, verdict_state(bool(row[col.id]), row))
+        return badge(text, verdict_state(row))
     return text
 
 
@@ -502,7 +528,9 @@ def raw_frame(table: TableSpec | pd.DataFrame, ctx: SiteContext | None = None) -
     if any(c.kind == "plan" for c in columns):
         wanted += ["tp", "pp", "dp"]
     if any(c.kind == "change" for c in columns):
-        wanted += ["change_value"]
+        wanted += ["change_value", "change_plan"]
+    if any(c.kind == "verdict" for c in columns):
+        wanted += ["verdict_context"]
     present = [w for w in dict.fromkeys(wanted) if w in rows.columns]
     return rows[present]
 
@@ -539,7 +567,8 @@ def cli_table(cat: Catalog, df: pd.DataFrame, model: str | None, server: str | N
     """The fit table (recommended plans) of the evaluated matrix ``df``, filtered by ids, as ``markdown``,
     ``csv`` or ``json``."""
     check_ids(cat, model, server, precision)
-    view = fit_view(select(df, Filter(model=model, server=server, precision=precision)), df.attrs["contexts"])
+    view = fit_view(select(df, Filter(model=model, server=server, precision=precision)), df.attrs["contexts"],
+                    tight_below(cat.assume))
     if fmt == "csv":
         return to_csv(view)
     if fmt == "json":

@@ -16,16 +16,18 @@ from rich.table import Table
 
 PIPE_WIDTH = 100
 MIN_WIDTH = 40
+MAX_WIDTH = 400
+"""The widest layout, in columns: a larger ``COLUMNS`` (``99999999``) is taken as this."""
 SHORT_CELL = 12
 """Text cells up to this long are never broken; longer ones fold to share the rest."""
 FOLDED_MIN = 16
 
 
 def width_of(width: int | None = None) -> int:
-    """``width``, else the terminal's width (``COLUMNS`` honoured), else :data:`PIPE_WIDTH`."""
-    if width:
-        return max(width, MIN_WIDTH)
-    return max(shutil.get_terminal_size((PIPE_WIDTH, 24)).columns, MIN_WIDTH)
+    """``width``, else the terminal's width (``COLUMNS`` honoured), else :data:`PIPE_WIDTH`; always within
+    :data:`MIN_WIDTH`–:data:`MAX_WIDTH`."""
+    chosen = width or shutil.get_terminal_size((PIPE_WIDTH, 24)).columns
+    return min(max(chosen, MIN_WIDTH), MAX_WIDTH)
 
 
 def render(*items: object, width: int | None = None) -> str:

@@ -16,10 +16,14 @@ from sizing.render.macros import field_source
 from sizing.render.plural import plural
 from sizing.views.bundle import SiteContext
 from sizing.render.table_rows import read_speed_gbs
-from sizing.render.tables import change_label, plan_label
+from sizing.render.explain import fmt_quantity
+from sizing.render.flagtext import flag
+from sizing.render.tables import change_label, context_label, plan_label
 from sizing.units import MiB
+from sizing.views.steps import Quantity
+from sizing.views.verdict import launch_verdict, tight_below
 
-__all__ = ["count", "table_plan", "table_row"]
+__all__ = ["assumption", "count", "table_plan", "table_row", "verdict"]
 
 
 def count(lang: str, ctx: SiteContext, example_id: str, field: str, noun: str) -> str:
@@ -48,6 +52,43 @@ def table_plan(lang: str, ctx: SiteContext, example_id: str) -> str:
 def change(lang: str, ctx: SiteContext, example_id: str) -> str:
     """For an example that does not fit, the nearest change that would make it fit (flags as code)."""
     return change_label(ctx.example(example_id), lang)
+
+
+def verdict(lang: str, ctx: SiteContext, example_id: str) -> str:
+    """``{{ sz_verdict("dh-70b-bf16-2x80") }}``: the worked example's verdict at its own ``--max-model-len``
+    (:func:`sizing.views.verdict.launch_verdict`) as sentences, with what to try where it may not start: a
+    shortfall as a positive amount ("short by"), a borderline case with the band that straddles the refusal."""
+    row, threshold = ctx.example(example_id), tight_below(ctx.catalog.assume)
+    state = launch_verdict(row, threshold)
+    whole = int(float(row["max_concurrency"])) * int(row["dp"]) if bool(row["fits"]) else 0
+    gib = {k: fmt_quantity(Quantity(abs(float(row[f"{k}_bytes"])), "gib"), lang)
+           for k in ("available_kv", "available_kv_low", "available_kv_high", "kv_cache")}
+    args = {"context": context_label(int(row["max_model_len"])), "threshold": fmt_number(threshold, lang),
+            "requests": plural(lang, "plural_full_requests", whole, fmt_number(whole, lang)),
+            "available": gib["available_kv"], "low": _signed(row, "available_kv_low", lang),
+            "high": _signed(row, "available_kv_high", lang), "short": gib["kv_cache"],
+            "tokens": plural(lang, "plural_tokens", int(row["kv_cache_tokens"]),
+                             fmt_number(int(row["kv_cache_tokens"]), lang)),
+            "change": change_label(row, lang)}
+    key = {"fits": "prose_verdict_fits", "tight": "prose_verdict_tight", "borderline": "prose_verdict_borderline",
+           "no-fit": "prose_verdict_no_fit" if float(row["kv_cache_bytes"]) < 0 else "prose_verdict_no_fit_tokens"}
+    return t(lang, key[state], **args)
+
+
+def _signed(row, name: str, lang: str) -> str:  # noqa: ANN001 - a pandas row
+    """A band end in GiB; a negative one reads as a shortfall (:func:`sizing.render.explain.fmt_quantity`)."""
+    return fmt_quantity(Quantity(float(row[f"{name}_bytes"]), "gib"), lang)
+
+
+def assumption(lang: str, ctx: SiteContext, key: str, flag_name: str = "") -> str:
+    """``{{ sz_assumption("tight_below_sequences") }}``: a catalog assumption for prose, a number formatted for
+    ``lang``; with ``flag_name`` the flag and its raw value as code (``--gpu-memory-utilization 0.95``)."""
+    if key not in ctx.catalog.assumptions:
+        raise UsageError(f"unknown assumption {key!r}; see catalog/assumptions.yaml")
+    value = ctx.catalog.assume(key)
+    if flag_name:
+        return f"`{flag(flag_name, value)}`"
+    return fmt_number(value, lang, 0 if float(value).is_integer() else 2)
 
 
 def server_fact(lang: str, ctx: SiteContext, server: str, field: str) -> str:

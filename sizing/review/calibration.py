@@ -8,19 +8,21 @@ to compare). :func:`results` runs every case through :func:`sizing.engine.estima
 
 from __future__ import annotations
 
-import statistics
+import re
+from collections import Counter
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from sizing.review.calibration_fit import FitCase, fit_case, leave_one_out
+from sizing.review.calibration_fit import FitCase, fit_case, leave_group_out
 from sizing.catalog.loader import Catalog
 from sizing.engine.estimate import Request, find_model, memory_estimate
 from sizing.engine.speculative import parse_speculative_config
 from sizing.catalog.schema import Model
-from sizing.engine.versions import rules_for
+from sizing.engine.overhead import band_classes, classes_in
+from sizing.engine.versions import parse_version, rules_for
 from sizing.units import GiB, MiB
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -33,16 +35,21 @@ against printed figures that spread from 0.28 to 1.8 GiB, so only its order of m
 
 @dataclass(frozen=True)
 class Check:
-    """One compared figure: logged vs predicted (in sample and, where a coefficient is fitted, left out)."""
+    """One compared figure: logged vs predicted (in sample and, where a coefficient is fitted, by fits
+    that never saw the log's model (``lomo``) or its GPU type (``logo``)), with what groups it."""
 
     case: str
     metric: str
     logged: float
     predicted: float
     tolerance: float
-    loo: float | None = None
+    lomo: float | None = None
+    logo: float | None = None
     classes: tuple[str, ...] = ()
     line: str = ""
+    model: str = ""
+    gpu: str = ""
+    weight: float = 1.0
 
     @property
     def error(self) -> float:
@@ -51,12 +58,18 @@ class Check:
             return 0.0 if self.predicted == self.logged else 1.0
         return (self.predicted - self.logged) / abs(self.logged)
 
+    def _out(self, value: float | None) -> float:
+        return self.error if value is None else (value - self.logged) / abs(self.logged)
+
     @property
-    def loo_error(self) -> float:
-        """The leave-one-out relative error (the in-sample one where nothing fitted depends on the case)."""
-        if self.loo is None:
-            return self.error
-        return (self.loo - self.logged) / abs(self.logged)
+    def lomo_error(self) -> float:
+        """The leave-one-model-out relative error (the in-sample one where nothing fitted depends on it)."""
+        return self._out(self.lomo)
+
+    @property
+    def logo_error(self) -> float:
+        """The leave-one-GPU-type-out relative error (likewise)."""
+        return self._out(self.logo)
 
     @property
     def ok(self) -> bool:
@@ -64,10 +77,24 @@ class Check:
         return abs(self.error) <= self.tolerance
 
 
+LOG_FILES = ("vllm_logs.yaml", "validation_db_logs.yaml")
+CASE_FILES = ("cases.yaml", "validation_db_cases.yaml")
+"""The log files (one schema) and the files saying how each log is reproduced; the second of each is
+written by ``scripts/import_validation_db.py`` and may be absent."""
+
+
+def _yaml(path: Path) -> Any:
+    return yaml.safe_load(path.read_text(encoding="utf-8")) if path.exists() else None
+
+
 def load(directory: Path = DIR) -> tuple[dict[str, dict[str, Any]], dict[str, Any]]:
-    """(logs by id, the cases file) from ``directory``."""
-    logs = {case["id"]: case for case in yaml.safe_load((directory / "vllm_logs.yaml").read_text(encoding="utf-8"))}
-    return logs, yaml.safe_load((directory / "cases.yaml").read_text(encoding="utf-8"))
+    """(logs by id, the cases files merged section by section) from ``directory``."""
+    logs = {log["id"]: log for name in LOG_FILES for log in (_yaml(directory / name) or [])}
+    spec: dict[str, Any] = {"cases": {}, "skipped": {}, "outliers": {}}
+    for found in (_yaml(directory / name) for name in CASE_FILES):
+        for section in spec:
+            spec[section].update((found or {}).get(section) or {})
+    return logs, spec
 
 
 def request(log: dict[str, Any], spec: dict[str, Any], kv_bytes: int | None = None) -> Request:
@@ -119,12 +146,29 @@ def _measure(log: dict[str, Any], spec: dict[str, Any], row: Any, metric: str) -
     return 0.0, 0.0 if not bool(row["fits"]) else 1.0
 
 
-def classes_of(model: Model, spec: dict[str, Any]) -> tuple[str, ...]:
-    """Architecture classes of a case: dense, MoE, MLA, sliding-window, hybrid, multimodal."""
-    flags = (("moe", model.moe), ("mla", model.mla), ("sliding-window", model.sliding_window),
-             ("hybrid", model.linear_attention), ("multimodal", spec.get("multimodal")))
-    found = [name for name, has in flags if has]
-    return tuple(found) or ("dense",)
+def classes_of(row: Any) -> tuple[str, ...]:
+    """The band classes (:data:`sizing.catalog.loader.BAND_CLASSES`) of an estimate ``row``, as the engine
+    assigns them (:func:`sizing.engine.overhead.band_classes`)."""
+    return classes_in(int(band_classes(row["is_moe"], row["is_mla"], row["linear_layers"], row["vision_tokens"])))
+
+
+def model_key(model: Model) -> str:
+    """What "the same model" means for leave-one-model-out: one architecture (every checkpoint, fine-tune or
+    re-release of it), named by its class, layers and hidden size."""
+    return f"{model.architecture} {model.layers}x{model.hidden_size}"
+
+
+def gpu_key(case: dict[str, Any]) -> str:
+    """The GPU type of a case: the catalog GPU, else ``gpu_type`` (a GPU the catalog lacks), else ``unstated``."""
+    return str(case.get("gpu") or case.get("gpu_type") or "unstated")
+
+
+def duplicate_group(log: dict[str, Any], case: dict[str, Any], model: str) -> tuple[str, ...]:
+    """The near-duplicate group of a log: source (without record or comment), model, GPU, TP and release
+    (runs that differ only in settings such as ``--gpu-memory-utilization`` or in the build of one release)."""
+    source = re.split(r" record | \(comment|;", str(log.get("source", "")))[0]
+    minor = str(parse_version(case["version"])[1])
+    return source, model, gpu_key(case), str(log.get("tp") or case.get("tp") or 1), minor
 
 
 @dataclass(frozen=True)
@@ -144,69 +188,54 @@ def _metrics(case: dict[str, Any]) -> list[str]:
 def _case_checks(case_id: str, log: dict[str, Any], case: dict[str, Any], cat: Catalog,
                  fits: list[FitCase]) -> list[Check]:
     rows = _rows(log, case, cat)
-    req = request(log, case)
     rules = rules_for(case["version"])
-    classes, line = tuple(classes_of(find_model(cat, req.model)[1], case)), rules.line
+    model, row = model_key(find_model(cat, request(log, case).model)[1]), rows[False] if False in rows else rows[True]
     kv = log["available_kv_gib"] * GiB if "available_kv" in case["checks"] else None
     graphs = case["cudagraph_gib"] * GiB if "cudagraph_gib" in case else None
     if kv is not None or graphs is not None:
-        fits.append(fit_case(case_id, kv, rows[False], rules, graphs))
+        fits.append(replace(fit_case(case_id, kv, rows[False], rules, graphs), model=model, gpu=gpu_key(case)))
     measured = {metric: _measure(log, case, rows[metric in GIVEN_KV], metric) for metric in _metrics(case)}
     return [Check(case_id, metric, float(logged), float(predicted), TOLERANCE.get(metric, 0.0),
-                  classes=classes, line=line) for metric, (logged, predicted) in measured.items()]
+                  classes=classes_of(row), line=rules.line, model=model, gpu=gpu_key(case))
+            for metric, (logged, predicted) in measured.items()]
 
 
 FITTED_METRICS = ("available_kv", "cudagraph")
-"""The compared figures that a fitted coefficient depends on, in the order :func:`leave_one_out` returns them."""
+"""The compared figures that a fitted coefficient depends on, in the order :func:`leave_group_out` returns them."""
 
 
-def _with_loo(check: Check, loo: dict[str, tuple[float | None, float | None]]) -> Check:
-    """``check`` with its leave-one-out prediction (GiB) where a fitted coefficient depends on it."""
-    if check.metric not in FITTED_METRICS or check.case not in loo:
-        return check
-    left_out = loo[check.case][FITTED_METRICS.index(check.metric)]
-    return replace(check, loo=None if left_out is None else left_out / GiB)
+def _left_out(check: Check, out: dict[str, tuple[float | None, float | None]]) -> float | None:
+    """The group-out prediction (GiB) of ``check`` where a fitted coefficient depends on it, else None."""
+    if check.metric not in FITTED_METRICS or check.case not in out:
+        return None
+    value = out[check.case][FITTED_METRICS.index(check.metric)]
+    return None if value is None else value / GiB
+
+
+def _weights(logs: dict[str, Any], spec: dict[str, Any], checks: list[Check]) -> dict[str, float]:
+    """Each case's weight: 1 / the size of its near-duplicate group (:func:`duplicate_group`), so each
+    group counts once in the fit and in every statistic."""
+    models = {c.case: c.model for c in checks}
+    groups = {case: duplicate_group(logs[case], spec["cases"][case], models[case]) for case in models}
+    sizes = Counter(groups.values())
+    return {case: 1.0 / sizes[group] for case, group in groups.items()}
 
 
 def run(cat: Catalog, directory: Path = DIR) -> Run:
-    """Every check in file order, with leave-one-out predictions on the fitted available-KV and graph checks."""
+    """Every check in file order, with leave-one-model-out and leave-one-GPU-type-out predictions on the
+    fitted available-KV and graph checks, each weighted by its near-duplicate group."""
     logs, spec = load(directory)
     checks: list[Check] = []
     fits: list[FitCase] = []
     for case_id, case in spec["cases"].items():
         checks += _case_checks(case_id, logs[case_id], case, cat, fits)
-    loo = leave_one_out(fits) if len(fits) > 1 else {}
-    checks = [_with_loo(c, loo) for c in checks]
+    weights = _weights(logs, spec, checks)
+    fits = [replace(f, weight=weights[f.case]) for f in fits]
+    lomo, logo = ((leave_group_out(fits, key) if len(fits) > 1 else {}) for key in ("model", "gpu"))
+    checks = [replace(c, weight=weights[c.case], lomo=_left_out(c, lomo), logo=_left_out(c, logo)) for c in checks]
     return Run(checks, fits, {case: " ".join(entry["reason"].split()) for case, entry in spec["skipped"].items()})
 
 
 def results(cat: Catalog, directory: Path = DIR) -> list[Check]:
     """Every check of every reproducible case, in file order."""
     return run(cat, directory).checks
-
-
-def _stats(errors: list[float], loo: list[float]) -> dict[str, float]:
-    absolute = [abs(e) for e in errors]
-    loo_abs = [abs(e) for e in loo]
-    return {"cases": len(errors), "median": statistics.median(absolute), "worst": max(absolute),
-            "loo_median": statistics.median(loo_abs), "loo_worst": max(loo_abs),
-            "loo_signed_median": statistics.median(loo)}
-
-
-def summary(checks: list[Check]) -> dict[str, dict[str, float]]:
-    """Per metric: median and worst absolute relative error in sample and left out, signed LOO median."""
-    by_metric: dict[str, list[Check]] = {}
-    for check in checks:
-        by_metric.setdefault(check.metric, []).append(check)
-    return {m: _stats([c.error for c in cs], [c.loo_error for c in cs]) for m, cs in by_metric.items()}
-
-
-def group_summary(checks: list[Check], key: str, metric: str = "available_kv") -> dict[str, dict[str, float]]:
-    """The :func:`summary` statistics of one metric per class (``key="classes"``) or per release line."""
-    groups: dict[str, list[Check]] = {}
-    for check in (c for c in checks if c.metric == metric):
-        for name in (check.classes if key == "classes" else (check.line,)):
-            groups.setdefault(name, []).append(check)
-    return {g: _stats([c.error for c in cs], [c.loo_error for c in cs]) for g, cs in sorted(groups.items())}
-
-

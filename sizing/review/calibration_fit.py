@@ -5,8 +5,9 @@ Every fitted term of :mod:`sizing.engine.overhead` is ``coefficient × basis``, 
 less the weights and the terms the vLLM source fixes (:data:`FIXED_TERMS`: sampler, MoE workspaces, MLA
 prefill, linear-attention projections, the encoder profile, Model Runner V2's buffers).
 :func:`fit` solves the non-negative least-squares problem on the *relative* error of every
-reproducible ``available_kv`` case, after the CUDA-graph coefficient is set from the graph memory
-the logs print (:func:`fit_graphs`); :func:`leave_one_out` refits both without each case and predicts it.
+reproducible ``available_kv`` case, each weighted so that a group of near-duplicate runs counts once,
+after the CUDA-graph coefficient is set from the graph memory the logs print (:func:`fit_graphs`);
+:func:`leave_group_out` refits both without every log of a model (or of a GPU type) and predicts them.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from sizing.engine.overhead import FITTED, GRAPH_FITTED
 from sizing.engine.versions import Rules
 
 BAND_QUANTILES = (0.1, 0.9)
-"""The error band covers the 10th to 90th percentile of the leave-one-out available-KV errors."""
+"""The error band covers the 10th to 90th percentile of the leave-one-model-out available-KV errors."""
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,9 @@ class FitCase:
     graph_budgeted: float = 0.0
     graph_basis: float = 0.0
     graph_logged: float | None = None
+    model: str = ""
+    gpu: str = ""
+    weight: float = 1.0
 
     def predict(self, coef: Mapping[str, float]) -> float:
         """Printed available KV memory under the coefficients ``coef`` (by name), bytes."""
@@ -57,7 +61,8 @@ FIXED_TERMS = ("sampler_bytes", "moe_workspace_bytes", "mla_prefill_bytes", "lin
 def fit_case(case: str, logged_bytes: float | None, row: Mapping[str, Any], rules: Rules,
              graph_bytes: float | None = None) -> FitCase:
     """The :class:`FitCase` of an evaluated estimate ``row`` (see :func:`sizing.engine.memory.compute`)
-    under the release line ``rules``, with the logged available KV and CUDA-graph memory (bytes or None)."""
+    under the release line ``rules``, with the logged available KV and CUDA-graph memory (bytes or None);
+    its model, GPU type and weight are set by the caller (:func:`dataclasses.replace`)."""
     fixed = sum(float(row[name]) for name in FIXED_TERMS)
     rest = float(row["budget_bytes"]) - float(row["weights_bytes"]) - fixed
     frame = pd.DataFrame([dict(row)])
@@ -92,37 +97,63 @@ def nnls(a: np.ndarray, b: np.ndarray, iterations: int = 100) -> np.ndarray:
 
 
 def fit_graphs(cases: list[FitCase]) -> float:
-    """The CUDA-graph coefficient: the median of printed graph memory over its basis, across the logs that print it.
+    """The CUDA-graph coefficient: the weighted median of printed graph memory over its basis, across the logs that
+    print it (each near-duplicate group once).
 
     A median, because the printed figures spread widely (0.28–1.8 GiB) around no trend the basis could follow.
     """
-    ratios = [c.graph_logged / c.graph_basis for c in cases if c.graph_logged and c.graph_basis > 0]
-    return float(np.median(ratios)) if ratios else 0.0
+    found = [c for c in cases if c.graph_logged and c.graph_basis > 0]
+    if not found:
+        return 0.0
+    ratios = np.array([float(c.graph_logged or 0.0) / c.graph_basis for c in found])
+    return float(weighted_quantile(ratios, np.array([c.weight for c in found]), 0.5))
 
 
 def fit(cases: list[FitCase]) -> dict[str, float]:
     """Every fitted coefficient by name: the graph one first (:func:`fit_graphs`), then those of :data:`FITTED`,
-    all ≥ 0, minimising the squared relative available-KV error with the graph term subtracted."""
+    all ≥ 0, minimising the weighted squared relative available-KV error with the graph term subtracted."""
     graph = fit_graphs(cases)
     kv = [c for c in cases if c.logged is not None]
     logged = np.array([c.logged for c in kv], dtype=np.float64)
-    a = np.array([c.basis for c in kv]) / np.abs(logged)[:, None]
-    b = (np.array([c.rest - c.graph_budgeted * graph for c in kv]) - logged) / np.abs(logged)
+    root = np.sqrt(np.array([c.weight for c in kv], dtype=np.float64))
+    a = np.array([c.basis for c in kv]) / np.abs(logged)[:, None] * root[:, None]
+    b = (np.array([c.rest - c.graph_budgeted * graph for c in kv]) - logged) / np.abs(logged) * root
     return {**dict(zip(FITTED, nnls(a, b).tolist())), GRAPH_FITTED: graph}
 
 
-def leave_one_out(cases: list[FitCase]) -> dict[str, tuple[float | None, float | None]]:
-    """Each case's (available KV, CUDA-graph memory) predicted by a fit that never saw it, bytes; None
-    where the case logs no such figure."""
+def leave_group_out(cases: list[FitCase], key: str) -> dict[str, tuple[float | None, float | None]]:
+    """Each case's (available KV, CUDA-graph memory), bytes, predicted by a fit that saw no case sharing
+    its ``key`` (``"model"``: every log of the model, any checkpoint; ``"gpu"``: every log of the GPU
+    type); None where the case logs no such figure."""
     out = {}
-    for case in cases:
-        coef = fit([other for other in cases if other is not case])
-        out[case.case] = (case.predict(coef) if case.logged is not None else None,
-                          case.predict_graphs(coef) if case.graph_logged is not None else None)
+    for value in sorted({getattr(c, key) for c in cases}):
+        coef = fit([c for c in cases if getattr(c, key) != value])
+        for case in (c for c in cases if getattr(c, key) == value):
+            out[case.case] = (case.predict(coef) if case.logged is not None else None,
+                              case.predict_graphs(coef) if case.graph_logged is not None else None)
     return out
 
 
-def band(errors: list[float]) -> tuple[float, float]:
-    """(optimistic, pessimistic) error quantiles: ≥ 0 and ≤ 0 (see :func:`sizing.engine.overhead.kv_band`)."""
-    low, high = np.quantile(np.asarray(errors), BAND_QUANTILES)
-    return max(float(high), 0.0), min(float(low), 0.0)
+def weighted_quantile(values: np.ndarray, weights: np.ndarray, q: float | np.ndarray) -> Any:
+    """The ``q`` quantile(s) of ``values`` where each value counts ``weights`` times (midpoint rule)."""
+    order = np.argsort(values, kind="stable")
+    v, w = np.asarray(values, dtype=np.float64)[order], np.asarray(weights, dtype=np.float64)[order]
+    position = (np.cumsum(w) - w / 2) / w.sum()
+    return np.interp(q, position, v)
+
+
+def empirical_quantile(values: np.ndarray, weights: np.ndarray, q: float) -> float:
+    """The weighted empirical ``q`` quantile: the smallest value whose cumulative weight share reaches ``q``
+    (the inverse of the empirical distribution), so that less than ``q`` of the weight lies below it."""
+    order = np.argsort(values, kind="stable")
+    v, w = np.asarray(values, dtype=np.float64)[order], np.asarray(weights, dtype=np.float64)[order]
+    share = np.cumsum(w) / w.sum()
+    return float(v[min(int(np.searchsorted(share, q - 1e-12)), len(v) - 1)])
+
+
+def band(errors: np.ndarray, weights: np.ndarray) -> tuple[float, float]:
+    """(optimistic, pessimistic) empirical error quantiles of :data:`BAND_QUANTILES` (≥ 0 and ≤ 0; see
+    :func:`sizing.engine.overhead.kv_band`): less than 10 % of the weight lies below the low one and at most
+    10 % above the high one, so the band between them holds at least 80 % of it."""
+    low, high = (empirical_quantile(np.asarray(errors), np.asarray(weights), q) for q in BAND_QUANTILES)
+    return max(high, 0.0), min(low, 0.0)

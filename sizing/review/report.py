@@ -12,6 +12,8 @@ from typing import Any, Mapping
 from sizing.catalog.loader import Catalog
 from sizing.launch.commands import vllm_command
 from sizing.units import GiB, KiB
+from sizing.views.advice import suggestion
+from sizing.views.verdict import STARTS, launch_verdict, row_verdict, tight_below
 
 
 def _num(value: Any, digits: int = 4) -> float | int | None:
@@ -50,10 +52,21 @@ def record(row: Mapping[str, Any], cat: Catalog) -> dict[str, Any]:
         "concurrency": {str(c): _num(row[f"concurrency_{c}"], 2) for c in contexts},
         "longest_context": int(row["longest_context"]), "fits": bool(row["fits"]), "reason": row["reason"],
         "change": row["change"] or None, "change_value": row["change_value"] or None,
+        "change_plan": row.get("change_plan") or None, **verdict_fields(row, cat, contexts),
         "decode_tokens_per_s_ceiling": _num(row["decode_tps_ceiling"], 1),
         "speculative_config": speculative_record(row),
         "vllm_command": vllm_command(row, cat),
     }
+
+
+def verdict_fields(row: Mapping[str, Any], cat: Catalog, contexts: list[int]) -> dict[str, Any]:
+    """``verdict`` at the row's own ``--max-model-len`` (``fits``, ``tight``, ``borderline``, ``no-fit``:
+    :mod:`sizing.views.verdict`), ``starts_up_to`` (the longest context that starts, tokens; 0 if none) and
+    ``advice`` (:func:`sizing.views.advice.suggestion`: what to try where it does not start)."""
+    threshold = tight_below(cat.assume)
+    verdict, context = row_verdict(row, contexts, threshold)
+    return {"verdict": launch_verdict(row, threshold), "starts_up_to": context if verdict in STARTS else 0,
+            "tight_below_sequences": threshold, "advice": suggestion(row, cat)}
 
 
 def speculative_record(row: Mapping[str, Any]) -> dict[str, Any] | None:

@@ -28,7 +28,8 @@ from typing import Any
 
 import pandas as pd
 
-from sizing.catalog.loader import FILES, Catalog, catalog_from_texts, fill_assumptions
+from sizing import safeio
+from sizing.catalog.loader import FILES, Catalog, catalog_from_texts, display_path, fill_assumptions
 from sizing.cli_types import count as cli_count, limit as cli_limit
 from sizing.errors import CatalogError, UsageError
 from sizing.views.bundle import SiteContext, build_context
@@ -162,10 +163,25 @@ def snapshot_files(ctx: SiteContext) -> dict[str, str]:
     return files
 
 
+def _snapshot_text(path: Path, expected: bool) -> str | None:
+    """The text of ``path`` if it is ours (a name ``export`` writes, or Markdown starting with :data:`BANNER`:
+    a table since removed), else None (``.DS_Store``, notes). Read by :func:`sizing.safeio.read_bytes`."""
+    if not expected and path.suffix != ".md":
+        return None
+    try:
+        data = safeio.read_bytes(path, display_path(path))
+    except CatalogError:
+        if expected:
+            raise
+        return None
+    ours = expected or data.startswith(BANNER.encode("utf-8"))
+    return data.decode("utf-8", errors="replace") if ours else None
+
+
 def stale_files(out_dir: Path, files: dict[str, str]) -> dict[str, tuple[str, str]]:
-    """``{name: (on disk, expected)}`` for every file that differs, is missing or should not be there."""
-    present = {p.name: p.read_text(encoding="utf-8") for p in sorted(out_dir.glob("*")) if p.is_file()} \
-        if out_dir.is_dir() else {}
+    """``{name: (on disk, expected)}`` of each snapshot that differs, is missing or extra (others ignored)."""
+    entries = sorted(out_dir.iterdir()) if out_dir.is_dir() else []
+    present = {p.name: text for p in entries if (text := _snapshot_text(p, p.name in files)) is not None}
     names = sorted(set(present) | set(files))
     return {n: (present.get(n, ""), files.get(n, "")) for n in names if present.get(n) != files.get(n)}
 
@@ -179,13 +195,14 @@ def file_diff(name: str, old: str, new: str, folder: str) -> str:
 
 
 def write_snapshots(out_dir: Path, files: dict[str, str]) -> list[str]:
-    """Make ``out_dir`` hold exactly ``files``; return the names written or removed."""
+    """Make ``out_dir`` hold exactly ``files`` among its snapshots (other files are left alone); return the
+    names written or removed. The caller checked :func:`owns_folder`."""
     out_dir.mkdir(parents=True, exist_ok=True)
     changed = stale_files(out_dir, files)
     for name in changed:
         path = out_dir / name
         if name in files:
-            path.write_text(files[name], encoding="utf-8")
+            safeio.write_atomic(path, files[name])
         else:
             path.unlink()
     return list(changed)
@@ -193,10 +210,13 @@ def write_snapshots(out_dir: Path, files: dict[str, str]) -> list[str]:
 
 def cmd_export(ns: argparse.Namespace, cat: Catalog) -> int:
     """``export``: write generated/; with ``--check`` print the diff and exit 1 when it is stale."""
-    files = snapshot_files(build_context(cat, Path(ns.catalog)))
     out_dir = Path(ns.out) if ns.out else Path(ns.catalog).resolve().parent / "generated"
     if out_dir.exists() and not out_dir.is_dir():
         raise UsageError(f"--out {out_dir}: exists and is not a folder; give a folder (created if missing)")
+    if not ns.check and not safeio.may_write_into(out_dir, lambda d: _snapshot_text(d / "README.md", False)):
+        raise UsageError(f"--out {out_dir}: holds files `export` did not write (no README.md of its "
+                         "own); give a new or empty folder, or one `export` wrote. Nothing was changed.")
+    files = snapshot_files(build_context(cat, Path(ns.catalog)))
     if not ns.check:
         changed = write_snapshots(out_dir, files)
         print(f"{out_dir}: {len(changed)} file(s) updated" if changed else f"{out_dir}: up to date")
@@ -241,6 +261,8 @@ def catalog_at(catalog_dir: Path, rev: str, current: Catalog | None = None) -> C
         raise UsageError(f"unknown revision {rev!r}")
     texts = {}
     for stem in FILES:
+        if int(git(root, "cat-file", "-s", f"{rev}:{rel}/{stem}.yaml").stdout or 0) > safeio.MAX_YAML_BYTES:
+            raise UsageError(f"{rev}: {rel}/{stem}.yaml is larger than {safeio.MAX_YAML_BYTES} bytes")
         shown = git(root, "show", f"{rev}:{rel}/{stem}.yaml")
         if shown.returncode != 0:
             raise UsageError(f"{rev}: {rel}/{stem}.yaml does not exist at this revision")

@@ -18,7 +18,8 @@ from pathlib import Path
 from types import MappingProxyType
 
 from sizing.views.bundle import SiteContext, build_context, evaluate_examples, example_request
-from sizing.review.calibration import group_summary, results, summary
+from sizing.review.calibration import results
+from sizing.review.calibration_stats import coverage, group_summary, summary
 from sizing.review.calibration_left import left_out
 from sizing.catalog.loader import DEFAULT_DIR, load_catalog
 from sizing.views.series import all_series
@@ -55,7 +56,8 @@ def with_calibration(ctx: SiteContext) -> SiteContext:
     if ctx.calibration:
         return ctx
     checks = tuple(results(ctx.catalog))
-    groups = {key: group_summary(list(checks), key) for key in ("classes", "line")}
+    groups = {key: group_summary(list(checks), key) for key in ("classes", "line", "gpu")}
+    groups["coverage"] = {"all": coverage(list(checks))}
     return dataclasses.replace(ctx, calibration=checks, calibration_summary=MappingProxyType(summary(list(checks))),
                                calibration_groups=MappingProxyType(groups), calibration_left=left_out())
 

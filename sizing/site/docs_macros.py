@@ -78,18 +78,21 @@ def define_env(env: Any) -> None:
     _register(env, "sz_chart_concurrency", macros.concurrency_chart)  # {{ sz_chart_concurrency("gpu-l40s") }}
     _register(env, "sz_chart_price", macros.price_chart)  # {{ sz_chart_price() }}
     _register(env, "sz_table", macros.table)  # {{ sz_table("what-fits") }}
+    _register(env, "sz_column", macros.column)  # {{ sz_column("quick-reference", "change") }}
     _register(env, "sz_example", macros.example)  # {{ sz_example("example-1") }}
     _register(env, "sz_value", macros.value)  # {{ sz_value("example-1", "weights_gib") }}
     _register(env, "sz_command", macros.command)  # {{ sz_command("example-1", engine="sglang") }}
     _register(env, "sz_parallel_tabs", macros.parallel_tabs)  # {{ sz_parallel_tabs(["dh-70b-tp4"]) }}
     _register_linking(env)  # {{ sz_downloads(page.url) }}, {{ sz_fit_tables(page.url) }}
     _register(env, "sz_calibration_table", macros.calibration_table, calibrated_context)  # {{ sz_calibration_table() }}
-    _register(env, "sz_calibration_loo_table", macros.calibration_loo_table, calibrated_context)
+    _register(env, "sz_calibration_grouped_table", macros.calibration_grouped_table, calibrated_context)
     _register(env, "sz_calibration_left_table", macros.calibration_left_table, calibrated_context)
     _register(env, "sz_explorer", macros.explorer)  # {{ sz_explorer(page.url) }}
     _register(env, "sz_headline", macros.headline)  # {{ sz_headline("example-1", page.url) }}
     _register(env, "sz_count", wording_macros.count)  # {{ sz_count("example-1", "seq_32768", "requests") }}
     _register(env, "sz_table_plan", wording_macros.table_plan)  # {{ sz_table_plan("dh-70b-tp4") }}
     _register(env, "sz_change", wording_macros.change)  # {{ sz_change("dh-70b-bf16-2x80") }}
+    _register(env, "sz_verdict", wording_macros.verdict)  # {{ sz_verdict("dh-70b-bf16-2x80") }}
+    _register(env, "sz_assumption", wording_macros.assumption)  # {{ sz_assumption("tight_below_sequences") }}
     _register(env, "sz_gpu_fact", wording_macros.gpu_fact)  # {{ sz_gpu_fact("a100-80gb", "smi_mib") }}
     _register(env, "sz_server_fact", wording_macros.server_fact)  # {{ sz_server_fact("gpu-l40s", "cpu") }}

@@ -20,6 +20,7 @@ from sizing.engine.estimate import Request, estimate
 from sizing.engine.evaluate import as_text, evaluate
 from sizing.catalog.schema import Example
 from sizing.engine.speculative import SpecConfig
+from sizing.views.verdict import judge, tight_below, with_verdicts
 
 
 @dataclass(frozen=True, eq=False)
@@ -36,13 +37,14 @@ class SiteContext:
     calibration: tuple[Any, ...] = ()
     """Calibration checks (:class:`sizing.review.calibration.Check`) computed by the build's prepare step."""
     calibration_summary: Mapping[str, Mapping[str, float]] = field(default_factory=lambda: MappingProxyType({}))
-    """Median and worst error per metric of those checks (:func:`sizing.review.calibration.summary`)."""
+    """Grouped error statistics per metric of those checks (:func:`sizing.review.calibration_stats.summary`)."""
     series: Mapping[str, tuple[Any, ...]] = field(default_factory=lambda: MappingProxyType({}))
     """Each server's concurrency-chart series (:class:`sizing.views.series.Series`), computed likewise."""
     calibration_groups: Mapping[str, Mapping[str, Mapping[str, float]]] = field(
         default_factory=lambda: MappingProxyType({}))
-    """The available-KV error statistics per architecture class (``"classes"``) and per release line
-    (``"line"``) (:func:`sizing.review.calibration.group_summary`)."""
+    """The available-KV error statistics per architecture class (``"classes"``), release line (``"line"``)
+    and GPU type (``"gpu"``) (:func:`sizing.review.calibration_stats.group_summary`), and under ``"coverage"``
+    / ``"all"`` how often the band holds the logs (:func:`sizing.review.calibration_stats.coverage`)."""
     calibration_left: tuple[Any, ...] = ()
     """The skipped and outlying logs (:class:`sizing.review.calibration_left.LeftOut`), computed likewise."""
     explorer: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
@@ -74,11 +76,20 @@ def example_request(example: Example) -> Request:
 
 
 def evaluate_examples(cat: Catalog) -> dict[str, pd.Series]:
-    """Every catalog example evaluated once with :func:`sizing.engine.estimate.estimate`, by id."""
-    return {eid: estimate(cat, example_request(ex)) for eid, ex in cat.examples.items()}
+    """Every catalog example evaluated once with :func:`sizing.engine.estimate.estimate`, by id, with its
+    verdict (:func:`sizing.views.verdict.row_verdict`)."""
+    return {eid: judged(estimate(cat, example_request(ex)), cat) for eid, ex in cat.examples.items()}
+
+
+def judged(row: pd.Series, cat: Catalog) -> pd.Series:
+    """An estimate row with ``verdict`` and ``verdict_context`` added (:func:`sizing.views.verdict.judge`)."""
+    return judge(row, [int(c) for c in cat.assume("contexts")], tight_below(cat.assume))
 
 
 def build_context(cat: Catalog, catalog_dir: Path | None = None) -> SiteContext:
     """An uncached context for ``cat`` (no build-time views; used for other git revisions too)."""
     examples = MappingProxyType(evaluate_examples(cat))
-    return SiteContext(cat, as_text(evaluate(cat)), examples, catalog_dir)
+    frame = as_text(evaluate(cat))
+    judged = with_verdicts(frame, list(frame.attrs["contexts"]), tight_below(cat.assume))
+    judged.attrs.update(frame.attrs)
+    return SiteContext(cat, judged, examples, catalog_dir)

@@ -145,7 +145,7 @@ def capacity_steps(row: Row, rules: Rules) -> list[Step]:
     mml, conc = _q(row["max_model_len"], "count"), _q(row["max_concurrency"], "ratio")
     token_terms = {"blocks": (("blocks", blocks), ("block_size", bs)),
                    "groups": (("blocks", blocks), ("groups", _q(row["kv_groups"], "count")), ("block_size", bs)),
-                   "concurrency": (("concurrency", _q(row["max_concurrency"], "plain2")),
+                   "concurrency": (("blocks", blocks), ("per_request", _q(row["blocks_per_request"], "blocks")),
                                    ("max_model_len", mml))}[rules.token_rule]
     conc_terms = ((("blocks", blocks), ("per_request", _q(row["blocks_per_request"], "blocks")))
                   if rules.concurrency_rule == "requests" else (("blocks", blocks), ("block_size", bs),
@@ -164,13 +164,13 @@ def contexts_of(row: Row) -> list[int]:
 
 
 def sequence_steps(row: Row) -> list[Step]:
-    """Whole sequences per server at each published context the model supports (fitting rows only)."""
-    if not bool(row["fits"]):
-        return []
+    """Whole sequences per server at each published context the model supports, each counted as its own
+    ``--max-model-len``: every context for a row that starts at its length, else those that start."""
+    starts = bool(row["fits"])
     return [Step(f"seq_{c}", "step_sequences", (_q(row[f"sequences_{c}"], "count"),), "formula_sequences",
                  (("concurrency", _q(row[f"concurrency_{c}"], "plain2")), ("replicas", _q(row["dp"], "replicas"))),
                  (("context", _q(c, "tokens")),))
-            for c in contexts_of(row) if c <= int(row["max_context"])]
+            for c in contexts_of(row) if c <= int(row["max_context"]) and (starts or float(row[f"sequences_{c}"]) >= 1)]
 
 
 def decode_step(row: Row) -> list[Step]:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from sizing.catalog.loader import ASSUMPTION_TYPES, load_catalog, read_yaml
+from sizing.catalog.loader import ASSUMPTION_TYPES, BAND_CLASSES, load_catalog, read_yaml
 from sizing.engine.overhead import Coefficients
 from sizing.errors import CatalogError
 
@@ -64,7 +64,8 @@ def test_loading_twice_gives_equal_catalogs(catalog):
 def _assumptions_read_by_code() -> set[str]:
     """Every ``cat.assume("key")`` key written in ``sizing/``, plus the overhead coefficients read by name."""
     root = Path(__file__).resolve().parents[2] / "sizing"
-    keys = {f.name for f in dataclasses.fields(Coefficients)}
+    keys = {f.name for f in dataclasses.fields(Coefficients)} - {"class_bands"}
+    keys |= {f"kv_band_{end}_{name}" for end in ("optimistic", "pessimistic") for name in BAND_CLASSES}
     for path in root.rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "assume"
@@ -106,3 +107,55 @@ def test_the_2026_gpus_carry_nvidia_smi_totals_and_say_no_log_backs_them(catalog
         assert "no vLLM log in calibration/" in gpu.source
     assert catalog.gpus["rtx-pro-6000-blackwell-ws"].bandwidth_gbs > catalog.gpus["rtx-pro-6000-blackwell"].bandwidth_gbs
     assert "A100" not in catalog.gpus["a800-80gb"].name  # vLLM's A100 defaults key on the device name
+
+
+ROOT = Path(__file__).resolve().parents[2]
+PRIMARY_GPU_HOSTS = ("https://www.nvidia.com/", "https://www.nvidia.cn/", "https://docs.nvidia.com/",
+                     "https://www.amd.com/")
+"""Where a GPU's primary source may live: the vendor's own datasheets, product pages and documentation."""
+SECONDARY_ONLY = ("hf.qhduan.com", "ai-nexus", "amallo.ai", "apxml.com", "b-lab.team")
+"""Mirrors and aggregators a review found among the sources: never a source of a catalog entry."""
+
+
+def test_every_model_has_its_repositorys_config_or_card_as_primary_source():
+    """Assert each model names a primary source on the Hub: its own repository's config.json or card (or one of
+    its checkpoints'), so a reader can check every architecture figure where vLLM reads it."""
+    cat = load_catalog(ROOT / "catalog")
+    missing = [mid for mid, m in cat.models.items() if not m.primary_source]
+    assert missing == []
+    for mid, m in cat.models.items():
+        repos = {mid, *(c.id for c in m.checkpoints)}
+        assert any(str(m.primary_source).startswith(f"https://huggingface.co/{repo}/") or
+                   str(m.primary_source) == f"https://huggingface.co/{repo}" for repo in repos), mid
+
+
+def test_every_gpu_has_a_vendor_document_as_primary_source():
+    """Assert each GPU names a vendor datasheet, product page or document as its primary source."""
+    cat = load_catalog(ROOT / "catalog")
+    bad = [gid for gid, g in cat.gpus.items() if not str(g.primary_source or "").startswith(PRIMARY_GPU_HOSTS)]
+    assert bad == []
+
+
+def test_no_source_is_a_mirror_or_an_aggregator():
+    """Assert the catalog cites no mirror or aggregator the review found."""
+    text = "".join((ROOT / "catalog" / f"{stem}.yaml").read_text(encoding="utf-8") for stem in ("models", "gpus"))
+    assert [host for host in SECONDARY_ONLY if host in text] == []
+
+
+def test_a800_and_h800_bandwidths_are_nvidias():
+    """Assert the A800 SXM (the A100 80GB SXM's HBM2e) and the H800 SXM (the H100 SXM's HBM3): 2,039 and 3,350 GB/s."""
+    cat = load_catalog(ROOT / "catalog")
+    assert (cat.gpus["a800-80gb"].bandwidth_gbs, cat.gpus["h800"].bandwidth_gbs) == (2039, 3350)
+
+
+def test_a_primary_source_must_be_one_url(tmp_path):
+    """Assert a primary source that is not one https URL stops with one line naming file, entry and field."""
+    copy = tmp_path / "catalog"
+    shutil.copytree(ROOT / "catalog", copy)
+    data = yaml.safe_load((copy / "gpus.yaml").read_text(encoding="utf-8"))
+    data["l40s"]["primary_source"] = "NVIDIA datasheet"
+    (copy / "gpus.yaml").write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    result = subprocess.run([sys.executable, "-m", "sizing", "--catalog", str(copy), "list", "gpus"],
+                            capture_output=True, text=True, cwd=ROOT, check=False)
+    assert result.returncode == 2 and "gpus.yaml" in result.stderr and "primary_source" in result.stderr
+    assert "Traceback" not in result.stderr

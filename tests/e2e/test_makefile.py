@@ -47,9 +47,18 @@ def test_a_free_port_passes():
     assert make("check-port", f"PORT={port}").returncode == 0
 
 
-def test_serve_passes_the_port_to_the_server():
+def test_serve_passes_the_port_to_the_server_through_the_environment():
     dry = make("-n", "serve", "PORT=8123")
-    assert "-m scripts.docs serve --port 8123" in dry.stdout
+    assert '-m scripts.docs serve --port "$PORT"' in dry.stdout and "8123" not in dry.stdout
+
+
+@pytest.mark.parametrize("port", ["abc", "0", "65536", "", "1; touch {mark}", "$(shell touch {mark})",
+                                  "'$(touch {mark})'", "`touch {mark}`"])
+def test_a_port_that_is_not_a_number_is_named_and_runs_nothing(tmp_path, port):
+    mark = tmp_path / "ran"
+    result = make("check-port", f"PORT={port.format(mark=mark)}")
+    assert result.returncode != 0 and "is not a port number from 1 to 65535" in result.stderr
+    assert "in use" not in result.stderr and not mark.exists()
 
 
 def test_the_stamp_is_written_only_after_pip_succeeds():

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from scripts.bench_pages import TARGETS, site_sizes
-from scripts.docs import lunr_files
+from scripts.docs import SITE_MARKER, lunr_files
 from scripts.engines import ENGINES
 from tests.conftest import STALE
 
@@ -171,10 +171,10 @@ def test_unused_search_languages_are_not_shipped(engine_site: Path, engine: str)
 
 
 def test_build_replaces_an_existing_site(engine_site: Path) -> None:
-    """Assert a successful build replaced the old site whole (the session's build went over a site folder
-    holding a stale page) and left no work folder behind."""
+    """Assert a successful build replaced the old site whole (the session's build went over a site folder an
+    earlier build wrote, holding a stale page), marked the new one and left no work folder behind."""
     site = engine_site
-    assert not (site / STALE).exists()
+    assert not (site / STALE).exists() and (site / SITE_MARKER).is_file()
     assert (site / "zh" / "index.html").is_file()
     assert sorted(p.name for p in site.parent.iterdir() if p.name.startswith(".")) == []
 
@@ -202,6 +202,7 @@ def test_failed_build_leaves_the_site_untouched(run_docs, engine: str, tmp_path:
     repo = _repository_with_a_broken_page(tmp_path)
     site = tmp_path / "published" / "site"
     site.mkdir(parents=True)
+    (site / SITE_MARKER).write_text("", encoding="utf-8")  # a site an earlier build wrote
     (site / "index.html").write_text("<html lang=\"en\">previous site</html>", encoding="utf-8")
     before = _snapshot(site)
     result = run_docs("build", "--engine", engine, "--site", str(site), repo=repo)

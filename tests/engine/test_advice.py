@@ -33,12 +33,14 @@ def small_pool(tmp_path_factory: pytest.TempPathFactory) -> pd.DataFrame:
     The card size follows the calibrated overheads and the cautious low end of the KV band: with the
     fitted coefficients of catalog/assumptions.yaml, 33400 MiB leaves too little for either dtype (so the
     advice skips kv-fp8 for a smaller checkpoint); 33500 MiB leaves 54 blocks of 64 tokens (3456 tokens)
-    with 'auto' and twice that with fp8.
+    with 'auto' and twice that with fp8. The highest utilisation the advice may suggest is the one used, so
+    no higher ``--gpu-memory-utilization`` is advised.
     """
     copy = tmp_path_factory.mktemp("advice") / "catalog"
     shutil.copytree(ROOT / "catalog", copy)
     for stem, entry, field, value in (("gpus", "l40s", "memory_mib", 33500),
-                                      ("assumptions", "max_model_len", "value", 6144)):
+                                      ("assumptions", "max_model_len", "value", 6144),
+                                      ("assumptions", "gpu_memory_utilization_max", "value", 0.90)):
         data = yaml.safe_load((copy / f"{stem}.yaml").read_text(encoding="utf-8"))
         data[entry][field] = value
         (copy / f"{stem}.yaml").write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
@@ -78,18 +80,55 @@ def _room(row, gpus: int, band: float) -> float:
     return (printed / (1 + band) if printed > 0 else printed) - request
 
 
-def test_more_gpus_is_the_smallest_power_of_two_that_holds_weights_and_one_request(matrix, catalog):
+def test_more_gpus_is_the_smallest_power_of_two_above_the_server_that_holds_weights_and_one_request(matrix, catalog):
     band = float(catalog.assume("kv_band_optimistic"))
     assert band > 0
     rows = matrix[matrix["chosen"] & (matrix["change"] == "more-gpus")]
     assert len(rows)
     for _, row in rows.head(200).iterrows():
         gpus = int(row["change_value"])
-        assert gpus & (gpus - 1) == 0
+        assert gpus & (gpus - 1) == 0 and gpus > row["server_gpus"]
         if gpus <= 64:
             assert _room(row, gpus, band) >= 0
-        if 1 < gpus <= 64:
+        if gpus // 2 > row["server_gpus"] and gpus <= 64:
             assert _room(row, gpus // 2, band) < 0
+
+
+def test_more_gpus_is_never_advised_at_or_below_the_servers_count(matrix):
+    rows = matrix[matrix["chosen"] & (matrix["change"] == "more-gpus")]
+    assert len(rows)
+    assert (rows["change_value"].astype(str).astype(int) > rows["server_gpus"]).all()
+
+
+def test_deepseek_v3_on_8x_h20_is_advised_tp_8_at_the_highest_utilisation(matrix, catalog):
+    """The issue's case: TP 8 at 0.95 starts on the 8× H20, so the advice is not "needs 8 GPUs"."""
+    for model in ("deepseek-ai/DeepSeek-V3", "deepseek-ai/DeepSeek-V3.2"):
+        row = matrix[matrix["chosen"] & (matrix["model"] == model) & (matrix["precision"] == "fp8")
+                     & (matrix["server"] == "ref-8x-h20") & (matrix["kv_cache_dtype"] == "fp8")].iloc[0]
+        assert not row["fits"] and row["change"] == "gpu-memory-utilization"
+        assert row["change_value"] == f"{float(catalog.assume('gpu_memory_utilization_max')):.2f}"
+        assert row["change_plan"] == "tp-tp8-pp1-dp1"
+
+
+def test_a_higher_utilisation_is_advised_only_where_it_starts(matrix, catalog):
+    from sizing.engine.advice import starts_at_utilization
+    from sizing.engine.evaluate import coefficients
+    from sizing.engine.versions import rules_for
+
+    rows = matrix[matrix["chosen"] & (matrix["change"] == "gpu-memory-utilization")]
+    assert len(rows)
+    for _, row in rows.head(50).iterrows():
+        same = (matrix[["checkpoint", "precision", "server", "kv_cache_dtype"]] == row[
+            ["checkpoint", "precision", "server", "kv_cache_dtype"]]).all(axis=1)
+        plan = row["change_plan"] or f"{row['plan']}-tp{row['tp']}-pp{row['pp']}-dp{row['dp']}"
+        label = matrix["plan"].astype(str) + "-tp" + matrix["tp"].astype(str) + "-pp" + matrix["pp"].astype(str) \
+            + "-dp" + matrix["dp"].astype(str)
+        target = np.flatnonzero((same & (label == plan)).to_numpy())
+        assert len(target) == 1
+        utilization = float(row["change_value"])
+        rules = rules_for(str(catalog.assume("vllm_version")))
+        assert starts_at_utilization(matrix, target, utilization, rules, coefficients(catalog)).tolist() == [True]
+        assert utilization == float(catalog.assume("gpu_memory_utilization_max"))
 
 
 def test_the_gpu_count_is_judged_on_the_low_end_of_the_band():

@@ -112,9 +112,11 @@ def test_blocks_use_the_cautious_end_of_the_band_unless_kv_bytes_are_given(catal
     base = dict(model="Qwen/Qwen3-14B", gpu="h100-80gb", tensor_parallel_size=1, vllm_version="0.20.0",
                 max_model_len=32768)
     row = memory_estimate(catalog, Request(**base))
-    band = catalog.assumptions
+    band = catalog.assumptions  # a dense model: the dense class's band
     assert row["available_kv_low_bytes"] == pytest.approx(
-        row["available_kv_bytes"] / (1 + band["kv_band_optimistic"].value))
+        row["available_kv_bytes"] / (1 + band["kv_band_optimistic_dense"].value))
+    assert row["available_kv_high_bytes"] == pytest.approx(
+        row["available_kv_bytes"] / (1 + band["kv_band_pessimistic_dense"].value))
     assert row["kv_cache_bytes"] == pytest.approx(row["available_kv_low_bytes"])
     given = memory_estimate(catalog, Request(**base, kv_cache_memory_bytes=20 * GiB))
     ends = (given["available_kv_low_bytes"], given["available_kv_high_bytes"], given["kv_cache_bytes"])

@@ -48,7 +48,7 @@ def test_chosen_plan_prefers_data_parallel_when_one_gpu_holds_the_model(matrix):
 def test_non_fitting_rows_name_a_change(matrix):
     misses = matrix[matrix["chosen"] & ~matrix["fits"]]
     assert len(misses) and (misses["change"] != "").all()
-    assert set(misses["change"]) <= {"max-model-len", "kv-fp8", "checkpoint", "more-gpus"}
+    assert set(misses["change"]) <= {"gpu-memory-utilization", "max-model-len", "kv-fp8", "checkpoint", "more-gpus"}
 
 
 def test_price_per_gb_of_the_two_offers(matrix):
@@ -81,9 +81,10 @@ def test_deepseek_r1_on_8x_h200_weighs_tp8_against_dp8_with_expert_parallelism(m
     assert dp_ep.chosen and not tp8.chosen and dp_ep.reason == "ep-for-capacity"
 
 
-def test_expert_parallel_plans_exist_only_for_moe_models_on_one_node(matrix):
+def test_expert_parallel_plans_exist_only_for_moe_models_over_all_the_servers_gpus(matrix):
     ep = matrix[matrix["plan"] == "dp-ep"]
-    assert ep["is_moe"].all() and (ep["nodes"] == 1).all() and (ep["ep"] == ep["dp"]).all()
+    assert ep["is_moe"].all() and (ep["ep"] == ep["dp"]).all() and (ep["ep"] == ep["server_gpus"]).all()
+    assert (ep["nodes"] > 1).any()
     assert not _plans(matrix, "Qwen/Qwen3-32B", "ref-8x-h200").keys() & {("dp-ep", 1, 8)}
 
 
@@ -145,3 +146,35 @@ def test_text_columns_are_categoricals_that_sort_as_their_text(matrix):
         assert plain[name].dtype == "str" and plain[name].tolist() == matrix[name].astype(str).tolist(), name
     order = ["model", "precision", "checkpoint", "server", "kv_cache_dtype", "reason"]
     assert (matrix.sort_values(order, kind="stable").index == plain.sort_values(order, kind="stable").index).all()
+
+
+def test_no_multi_node_row_holds_fewer_sequences_than_one_node_of_its_gpus(matrix, catalog):
+    """Assert every recommended row on a server of several nodes holds at least the full-length (catalog
+    ``max_model_len``) sequences the same GPUs hold on one node (DeepSeek-V3 FP8 on 2 × 8× H200: DP+EP across
+    the nodes, not TP 8 × DP 2 with 70 instead of 200)."""
+    chosen = matrix[matrix["chosen"]]
+    keys = ["model", "checkpoint", "precision", "kv_cache_dtype"]
+    length = int(catalog.assume("max_model_len"))
+    pairs = [(sid, one) for sid, s in catalog.servers.items() if s.nodes > 1
+             for one, o in catalog.servers.items()
+             if o.nodes == 1 and o.gpu == s.gpu and o.gpus_per_node == s.gpus_per_node]
+    assert pairs
+    for many, one in pairs:
+        a = chosen[chosen["server"] == many].set_index(keys)[f"sequences_{length}"]
+        b = chosen[chosen["server"] == one].set_index(keys)[f"sequences_{length}"].reindex(a.index)
+        assert (a >= b).all(), (many, a[a < b].head())
+    row = chosen[(chosen["model"] == "deepseek-ai/DeepSeek-V3") & (chosen["precision"] == "fp8")
+                 & (chosen["server"] == "ref-2n-8x-h200") & (chosen["kv_cache_dtype"] == "fp8")].iloc[0]
+    assert row["plan"] == "dp-ep" and (row["dp"], row["ep"], row["nodes_per_engine"], row["dp_per_node"]) == (16, 16, 2, 8)
+
+
+def test_plans_carry_what_each_nodes_command_needs(matrix):
+    """Assert nodes_per_engine and dp_per_node: TP × PP spans its PP nodes, TP and DP replicas stay in a node."""
+    multi = matrix[matrix["nodes"] > 1]
+    pp = multi[multi["plan"] == "tp-pp"]
+    assert len(pp) and (pp["nodes_per_engine"] == pp["pp"]).all() and (pp["dp_per_node"] == 1).all()
+    tp = multi[multi["plan"] == "tp"]
+    assert len(tp) and (tp["nodes_per_engine"] == 1).all()
+    assert (tp["dp_per_node"] * tp["tp"] == tp["gpus_per_node"]).all()
+    single = matrix[matrix["nodes"] == 1]
+    assert (single["nodes_per_engine"] == 1).all() and (single["dp_per_node"] == single["dp"]).all()

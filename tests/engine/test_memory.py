@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -64,7 +66,20 @@ def budget_row(gmu: float, given: int = 0) -> pd.DataFrame:
     """One L40S with Qwen3-0.6B's weights and overheads."""
     return frame(total_bytes=L40S, gpu_memory_utilization=gmu, weights_bytes=1192085504.0,
                  activation_bytes=516685824.0, nontorch_bytes=62914560.0, cudagraph_bytes=449209958.4,
-                 kv_cache_memory_bytes=given)
+                 kv_cache_memory_bytes=given, is_moe=False, is_mla=False, linear_layers=0, vision_tokens=0)
+
+
+def test_each_class_gets_its_own_band_and_a_row_in_several_the_widest() -> None:
+    """Assert a dense row's low end divides by 1.01 and a MoE + multimodal row's by 1.05 (the wider of its two
+    classes' optimistic quantiles), its high end by 1 − 0.04 (the wider pessimistic one)."""
+    bands = ((0.01, -0.01), (0.05, -0.02), (0.02, -0.03), (0.0, 0.0), (0.03, -0.04))  # dense moe mla hybrid mm
+    coef = dataclasses.replace(COEF, class_bands=bands)
+    df = pd.concat([budget_row(0.9), budget_row(0.9)], ignore_index=True)
+    df.loc[1, ["is_moe", "vision_tokens"]] = [True, 256]
+    memory.add_budget(df, BUDGETED, coef)
+    printed = df["available_kv_bytes"].to_numpy()
+    assert df["available_kv_low_bytes"].tolist() == pytest.approx([printed[0] / 1.01, printed[1] / 1.05])
+    assert df["available_kv_high_bytes"].tolist() == pytest.approx([printed[0] / 0.99, printed[1] / 0.96])
 
 
 def test_budget_printed_and_effective_kv_memory() -> None:

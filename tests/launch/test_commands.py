@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import os
 import re
+import shlex
+import shutil
+import subprocess
+from dataclasses import replace
+from pathlib import Path
 
+import pandas as pd
 import pytest
 
+from sizing.errors import CatalogError, UsageError
 from sizing.launch.commands import SGLANG_FLAGS, VLLM_FLAGS, sglang_command, vllm_command
-from sizing.engine.estimate import Request, estimate
+from sizing.engine.estimate import Request, estimate, estimate_frame
 from sizing.launch.vllm_flags import VLLM_VERSION, known_flags, known_sglang_flags, vllm_option_specs
 
 FLAG = re.compile(r"(?<!\S)(--?[a-z][a-z0-9-]*)")
@@ -106,3 +114,139 @@ def test_multimodal_serving_modes_reach_the_command(catalog, extra, flag):
     plain = estimate(catalog, Request(model="Qwen/Qwen3-VL-30B-A3B-Instruct", gpu="h200", max_model_len=32768))
     assert "--limit-mm-per-prompt" not in vllm_command(plain, catalog)
     assert "--language-model-only" not in vllm_command(plain, catalog)
+
+
+# --- quoting: every command is shell-quoted and runs nothing but the program it names ----------------
+
+HOSTILE = "my model $(touch RAN1); `touch RAN2` 'x' \"y\" & touch RAN3 # z"
+
+
+def _stub_run(command: str, tmp_path: Path) -> list[str]:
+    """Run ``command`` with bash, ``vllm`` and ``python`` replaced by functions that print their arguments
+    one per NUL; the arguments the program would have received."""
+    out = tmp_path / "args"
+    stub = f'vllm() {{ printf "%s\\0" "$@" > {shlex.quote(str(out))}; }}\npython() {{ vllm "$@"; }}\n'
+    env = {"PATH": os.environ.get("PATH", ""), "VLLM_API_KEY": "k$(touch RAN4)", "SGLANG_API_KEY": "s;touch RAN5"}
+    run = subprocess.run(["bash", "-c", stub + command], cwd=tmp_path, env=env, capture_output=True, text=True,
+                         check=False, timeout=30)
+    assert run.returncode == 0, run.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["args"]  # no RAN* file: nothing else ran
+    return out.read_text(encoding="utf-8").split("\0")[:-1]
+
+
+def _hostile_row(catalog) -> pd.Series:
+    row = estimate(catalog, Request(model="Qwen/Qwen3-14B", gpu="l40s", max_model_len=32768)).copy()
+    row["checkpoint"] = HOSTILE
+    row["spec_method"], row["spec_tokens"], row["spec_draft"] = "eagle3", 2, "org/d'r$(touch RAN6)"
+    return row
+
+
+@pytest.mark.parametrize("engine_command, prefix", [(vllm_command, ["serve"]),
+                                                    (sglang_command, ["-m", "sglang.launch_server", "--model-path"])])
+def test_values_with_shell_syntax_reach_the_program_as_text(catalog, tmp_path, engine_command, prefix):
+    args = _stub_run(engine_command(_hostile_row(catalog), catalog), tmp_path)
+    assert args[:len(prefix) + 1] == [*prefix, HOSTILE]
+    assert ("k$(touch RAN4)" in args) if engine_command is vllm_command else ("s;touch RAN5" in args)
+    assert any("org/d'r$(touch RAN6)" in a for a in args)
+
+
+def test_every_printed_command_of_the_matrix_passes_bash_n(catalog, matrix):
+    chosen = matrix[matrix["chosen"]].drop_duplicates(["checkpoint", "precision", "kv_cache_dtype", "plan", "pp"])
+    script = "\n".join(f(row, catalog) for _, row in chosen.iterrows() for f in (vllm_command, sglang_command))
+    run = subprocess.run(["bash", "-n"], input=script, capture_output=True, text=True, check=False, timeout=60)
+    assert run.returncode == 0, run.stderr
+
+
+@pytest.mark.parametrize("host", ["a;id", "$(id)", "two words", "-x", ""])
+def test_a_host_that_is_not_a_host_is_refused_before_printing(catalog, host):
+    row = estimate(catalog, Request(model="Qwen/Qwen3-14B", gpu="l40s", max_model_len=32768)).copy()
+    row["serve_host"] = host or "a\nb"
+    with pytest.raises(UsageError, match="not a host name or an IP address"):
+        vllm_command(row, catalog)
+
+
+def test_a_catalog_host_that_is_not_a_host_is_refused_by_file_and_field(catalog):
+    row = estimate(catalog, Request(model="Qwen/Qwen3-14B", gpu="l40s", max_model_len=32768))
+    hostile = catalog.assumptions["serve_host"].model_copy(update={"value": "10.0.0.1;id"})
+    broken = replace(catalog, assumptions={**catalog.assumptions, "serve_host": hostile})
+    with pytest.raises(CatalogError, match="catalog/assumptions.yaml: serve_host.value: must be a host name"):
+        sglang_command(row, broken)
+
+
+@pytest.mark.parametrize("host, shown", [("::", "--host :: --port"), ("fe80::1", "--host fe80::1"),
+                                         ("gpu-01.example.org", "--host gpu-01.example.org")])
+def test_host_names_and_addresses_print_as_given(catalog, host, shown):
+    row = estimate(catalog, Request(model="Qwen/Qwen3-14B", gpu="l40s", max_model_len=32768, host=host))
+    assert shown in vllm_command(row, catalog)
+
+
+def test_a_config_json_prints_its_folder_quoted(catalog, tmp_path):
+    folder = tmp_path / "my model $(x)"
+    folder.mkdir()
+    shutil.copy(Path(__file__).resolve().parents[1] / "data" / "hf_configs" / "Qwen--Qwen3-14B.json",
+                folder / "weights.json")
+    row = estimate(catalog, Request(model=str(folder / "weights.json"), gpu="h100-80gb", max_model_len=32768))
+    command = vllm_command(row, catalog)
+    assert command.startswith(f"vllm serve {shlex.quote(str(folder))} \\\n") and "local/" not in command
+
+
+# --- commands equal to what was computed --------------------------------------------------------
+
+def test_expert_parallel_without_sizes_is_printed_and_computed_as_printed(catalog):
+    """`--enable-expert-parallel` with no -tp: the chosen plan carries EP, prints the flag, and its numbers are
+    those of the printed launch (the explicit request of the same sizes)."""
+    asked = Request(model="Qwen/Qwen3-30B-A3B", server="ref-8x-h100", enable_expert_parallel=True)
+    row = estimate(catalog, asked)
+    assert int(row["ep"]) == int(row["tp"]) * int(row["dp"]) > 1
+    assert "--enable-expert-parallel" in vllm_command(row, catalog)
+    sizes = {"tensor_parallel_size": int(row["tp"]), "data_parallel_size": int(row["dp"])}
+    printed = estimate(catalog, replace(asked, **sizes))
+    for column in ("moe_workspace_bytes", "kv_cache_bytes", "weights_bytes", "ep"):
+        assert printed[column] == row[column], column
+
+
+def test_without_the_flag_the_dp_ep_candidate_is_computed_with_expert_parallelism(catalog, matrix):
+    frame = estimate_frame(catalog, Request(model="Qwen/Qwen3-30B-A3B", server="ref-8x-h100"))
+    dp_ep = frame[frame["plan"] == "dp-ep"].iloc[0]
+    assert bool(dp_ep["expert_parallel"]) and int(dp_ep["ep"]) == 8
+    assert frame[frame["plan"] == "tp"]["expert_parallel"].eq(False).all()
+
+
+@pytest.mark.parametrize("extra, flag", [({"enforce_eager": True}, "--enforce-eager"),
+                                         ({"block_size": 32}, "--block-size 32"),
+                                         ({"max_num_batched_tokens": 4096}, "--max-num-batched-tokens 4096"),
+                                         ({"kv_cache_memory_bytes": 2**33}, "--kv-cache-memory-bytes 8589934592"),
+                                         ({"max_num_seqs": 3}, "--max-num-seqs 3")])
+def test_every_setting_that_changed_the_computation_is_printed(catalog, extra, flag):
+    row = estimate(catalog, Request(model="Qwen/Qwen3-14B", gpu="h100-80gb", max_model_len=32768, **extra))
+    assert flag in vllm_command(row, catalog)
+    plain = vllm_command(estimate(catalog, Request(model="Qwen/Qwen3-14B", gpu="h100-80gb", max_model_len=32768)),
+                         catalog)
+    assert flag.split()[0] not in plain or flag.startswith("--max-num-seqs")
+
+
+def test_sglang_uses_its_own_flags_key_and_the_plan_of_the_label(catalog, matrix):
+    chosen = matrix[matrix["chosen"]].drop_duplicates(["plan", "tp", "pp", "dp"])
+    for _, row in chosen.iterrows():
+        command = sglang_command(row, catalog)
+        assert "VLLM_API_KEY" not in command and '--api-key "$SGLANG_API_KEY"' in command
+        tp = int(re.search(r"--tp-size (\d+)", command)[1])
+        pp = int(m[1]) if (m := re.search(r"--pp-size (\d+)", command)) else 1
+        expected_tp = int(row["ep"]) if int(row["ep"]) > 1 else int(row["tp"])
+        assert (tp, pp) == (expected_tp, int(row["pp"])), (row["plan"], command)
+
+
+def test_a_tp_by_pp_plan_runs_tp_and_pp_in_sglang(catalog):
+    row = estimate(catalog, Request(model="deepseek-ai/DeepSeek-V3", server="ref-2n-8x-h100", max_model_len=32768,
+                                    tensor_parallel_size=8, pipeline_parallel_size=2))
+    for rank in (0, 1):
+        command = sglang_command(row, catalog, rank)
+        assert "--tp-size 8" in command and "--pp-size 2" in command and "--tp-size 16" not in command
+        assert f"--nnodes 2 --node-rank {rank} --dist-init-addr" in command
+        assert ("--api-key" in command) == (rank == 0)
+
+
+def test_sglang_refuses_a_setting_it_cannot_express(catalog):
+    row = estimate(catalog, Request(model="Qwen/Qwen3-14B", gpu="h100-80gb", max_model_len=32768, block_size=32))
+    with pytest.raises(UsageError, match="--block-size: SGLang has no equivalent"):
+        sglang_command(row, catalog)

@@ -11,6 +11,7 @@ import pytest
 from sizing.site import context as site
 from sizing.catalog.loader import load_catalog
 from sizing.engine.estimate import Request, estimate
+from sizing.views.bundle import judged
 from sizing.render.explain import Quantity, explain_markdown, explain_steps, explain_text, fmt_quantity
 from sizing.units import GiB, MiB
 from sizing.engine.versions import rules_for
@@ -38,15 +39,36 @@ def test_steps_follow_vllm_start_up_order(ctx: site.SiteContext) -> None:
                    "max_concurrency", "kv_cache_tokens", *seqs, "decode_tps_ceiling"]
 
 
-def test_band_step_says_what_vllm_should_report_in_every_language(ctx: site.SiteContext) -> None:
-    """Assert the band step names the point figure and both ends, and blocks use the low end."""
+def test_band_step_labels_the_cautious_end_in_every_language(ctx: site.SiteContext) -> None:
+    """Assert the band step names both ends and its result is the low end the blocks use (a figure labelled as
+    the cautious end, apart from what vLLM prints one step before)."""
     row = ctx.example("example-1")
     step = next(s for s in explain_steps(row, ctx.catalog) if s.id == "available_kv_band")
     args = dict(step.label_args)
     assert args["low"].value < args["value"].value < args["high"].value
     assert step.result[0].value == row["available_kv_low_bytes"]
-    assert "between" in explain_text(row, ctx.catalog, "en") and "介于" in explain_text(row, ctx.catalog, "zh")
-    assert "от " in explain_text(row, ctx.catalog, "ru")
+    assert "Cautious end" in explain_text(row, ctx.catalog, "en") and "保守" in explain_text(row, ctx.catalog, "zh")
+    assert "Осторожная оценка" in explain_text(row, ctx.catalog, "ru")
+
+
+def test_the_token_step_can_be_redone_with_a_calculator(ctx: site.SiteContext) -> None:
+    """Assert "GPU KV cache size" is derived from whole numbers: ⌊blocks ÷ blocks per request × length⌋."""
+    row = ctx.example("example-1")
+    step = next(s for s in explain_steps(row, ctx.catalog) if s.id == "kv_cache_tokens")
+    terms = {k: q.value for k, q in step.terms}
+    assert int(terms["blocks"] / terms["per_request"] * terms["max_model_len"]) == step.result[0].value
+
+
+def test_no_negative_memory_figure_in_any_language(catalog) -> None:
+    """Assert a case short of memory says by how much, never a negative GiB figure (70B BF16 on one H100)."""
+    row = judged(estimate(catalog, Request(model="meta-llama/Llama-3.3-70B-Instruct", server="ref-1x-h100",
+                                           max_model_len=32768)), catalog)
+    assert float(row["available_kv_bytes"]) < 0
+    for lang, word in (("en", "short by"), ("zh", "缺"), ("ru", "не хватает")):
+        text = explain_text(row, catalog, lang)
+        assert not re.search(r"[-−]\d+[.,]\d+\s(GiB|ГиБ)", text)  # a subtraction has a space after its sign
+        if float(row["available_kv_bytes"]) < 0:
+            assert word in text
 
 
 def test_memory_steps_from_the_catalog(ctx: site.SiteContext) -> None:
@@ -103,8 +125,8 @@ def test_older_release_subtracts_cuda_graphs_from_the_printed_figure() -> None:
 def test_non_fitting_case_ends_with_the_nearest_change() -> None:
     """Assert a case that does not fit has no sequence steps and names the change that would fit."""
     cat = load_catalog(FIXTURE)
-    row = estimate(cat, Request(model="Qwen/Qwen3-32B", server="gpu-l40s"))
-    assert not row["fits"]
+    row = judged(estimate(cat, Request(model="Qwen/Qwen3-32B", server="gpu-l40s")), cat)
+    assert not row["fits"] and row["verdict"] == "no-fit"
     assert not [s for s in explain_steps(row, cat) if s.id.startswith("seq_")]
     assert explain_text(row, cat, "en").rstrip().splitlines()[-1].startswith("❌ Does not fit. ")
 
@@ -126,7 +148,8 @@ def test_markdown_is_a_table_in_the_page_language(ctx: site.SiteContext) -> None
     rows = [line for line in md.splitlines() if line.startswith("| ")]
     assert len(rows) == len(explain_steps(row, ctx.catalog)) + 1
     assert rows[0] == "| Шаг | Расчёт | Результат |"
-    assert "0,90 × " in md and md.rstrip().endswith("✅ Помещается")
+    assert "0,90 × " in md
+    assert md.rstrip().endswith('<span class="sz-badge sz-badge--fits">Помещается (контекст до 32K)</span>')
 
 
 @pytest.mark.parametrize(("quantity", "lang", "expected"), [

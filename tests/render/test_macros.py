@@ -129,7 +129,7 @@ def test_download_links_reach_the_one_copy_at_the_site_root(lang: str, page_url:
 def test_verdicts_are_text_badges(test_catalog: site.SiteContext) -> None:
     """Assert site verdict cells are coloured badges carrying the translated word, never emoji."""
     out = macros.fit_tables("ru", _ctx())
-    assert '<span class="sz-badge sz-badge--fits">Помещается</span>' in out
+    assert '<span class="sz-badge sz-badge--fits">Помещается (контекст до ' in out
     assert "✅" not in out and "❌" not in out
 
 
@@ -169,7 +169,7 @@ def test_define_env_registers_the_site_macros() -> None:
     env = Env()
     docs_macros.define_env(env)
     assert {"sz_table", "sz_fit_tables", "sz_example", "sz_value", "sz_command", "sz_parallel_tabs",
-            "sz_downloads", "sz_calibration_table", "sz_calibration_loo_table"} <= set(env.names)
+            "sz_downloads", "sz_calibration_table", "sz_calibration_grouped_table"} <= set(env.names)
 
 
 # --- a real build -----------------------------------------------------------------------------
@@ -231,17 +231,22 @@ def test_macro_output_is_not_rendered_again_and_catalog_text_stays_literal(tmp_p
     assert 'class="tabbed-set' in html and ">SGLang</label>" in html
 
 
-def test_calibration_loo_table_has_left_out_errors_and_the_band(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Assert the leave-one-out table: overall rows, a row per class and release line, the band note."""
+def test_calibration_grouped_table_has_model_out_errors_and_each_class_band(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Assert the grouped table: overall rows, a row per class, release line and GPU, then the band per class
+    with its cautious end as a share of our figure and the coverage."""
     monkeypatch.delenv(site.ENV_VAR)
     ctx = site.calibrated_context()
     checks = ctx.calibration
-    out = macros.calibration_loo_table("en", ctx)
+    out = macros.calibration_grouped_table("en", ctx)
     lines = {c.line for c in checks if c.metric == "available_kv"}
     assert "All logs: available KV cache memory" in out and "All logs: weights per GPU" in out
-    assert all(f"vLLM release line {line}" in out for line in lines)
-    assert "Mixture of experts" in out and "should report between" in out
-    assert "Смесь экспертов" in macros.calibration_loo_table("ru", ctx)
+    assert all(f"vLLM release line {line}" in out for line in lines) and "| GPU h200 |" in out
+    assert "Median error, model unseen" in out and "Independent groups" in out
+    optimistic = float(ctx.catalog.assumptions["kv_band_optimistic_moe"].value)  # type: ignore[arg-type]
+    assert f"| Mixture of experts | {1 / (1 + optimistic) - 1:.1%}".replace("-", "−") in out.replace("-", "−")
+    held = ctx.calibration_groups["coverage"]["all"]
+    assert f"in {held['nested']:.0%} of the independent groups" in out
+    assert "Смесь экспертов" in macros.calibration_grouped_table("ru", ctx)
 
 
 def test_calibration_left_table_names_every_left_out_log_with_a_translated_reason(

@@ -111,9 +111,11 @@ def test_money_uses_the_row_currency() -> None:
 
 def test_verdict_and_bool_cells_are_translated() -> None:
     """Assert verdicts are the translated word (no emoji: it renders as a box without an emoji font)."""
-    verdict = ColumnSpec("fits", "col_verdict", "verdict")
-    assert format_cell(verdict, {"fits": True}, "en") == "Fits"
-    assert format_cell(verdict, {"fits": False}, "zh") == "无法容纳"
+    verdict = ColumnSpec("verdict", "col_verdict", "verdict")
+    assert format_cell(verdict, {"verdict": "fits", "verdict_context": 131072}, "en") == "Fits up to 128K"
+    assert format_cell(verdict, {"verdict": "tight", "verdict_context": 4096}, "ru") == "Впритык (контекст до 4K)"
+    assert format_cell(verdict, {"verdict": "borderline", "verdict_context": 32768}, "en") == "Borderline at 32K"
+    assert format_cell(verdict, {"verdict": "no-fit", "verdict_context": 0}, "zh") == "无法容纳"
     assert format_cell(ColumnSpec("b", "col_fp8", "bool"), {"b": True}, "ru") == "Да"
 
 
@@ -130,7 +132,8 @@ def test_plan_labels(plan: str, tp: int, pp: int, dp: int, expected: str) -> Non
     ("max-model-len", "26624", "Lower the context: <code>--max-model-len 26624</code>"),
     ("kv-fp8", "fp8", "Use <code>--kv-cache-dtype fp8</code>"),
     ("checkpoint", "Qwen/Qwen3-32B-AWQ (int4-awq)", "Use Qwen/Qwen3-32B-AWQ (int4-awq)"),
-    ("more-gpus", "4", "Needs 4 GPUs"),
+    ("more-gpus", "4", "Needs 4 GPUs, more than this server has"),
+    ("gpu-memory-utilization", "0.95", "Try <code>--gpu-memory-utilization 0.95</code>"),
     ("", "", ""),
 ])
 def test_change_labels(code: str, value: str, expected: str) -> None:

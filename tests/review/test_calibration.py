@@ -1,18 +1,19 @@
-"""Our estimates against real vLLM start-up logs, in sample and left out (pytest -s prints the table)."""
+"""Our estimates against real vLLM start-up logs, in sample and with the model or GPU type left out
+(pytest -s prints the table)."""
 
 from __future__ import annotations
 
 import importlib.util
-import statistics
 from pathlib import Path
 
 import pytest
+import yaml
 
-from sizing.review.calibration import load, run
+from sizing.review.calibration import DIR, duplicate_group, load, run
+from sizing.review.calibration_stats import failures, summary
 
-GATE = {"available_kv": {"median": 0.03, "worst": 0.10, "signed": 0.015},
-        "weights": {"median": 0.01, "worst": 0.03}}
-"""Issue 9's acceptance bounds on the leave-one-out errors of every reproduced log."""
+WORST = {"available_kv": 0.16, "weights": 0.035}
+"""No reproduced log may miss by more than this with its model left out (outliers name their own bound)."""
 
 
 @pytest.fixture(scope="module")
@@ -21,7 +22,7 @@ def result(catalog):
     print("\ncase | metric | logged | predicted | error | left out")
     for c in found.checks:
         print(f"{c.case} | {c.metric} | {c.logged:.4g} | {c.predicted:.4g} | {c.error:+.2%} | "
-              f"{c.loo_error:+.2%}")
+              f"{c.lomo_error:+.2%}")
     return found
 
 
@@ -50,24 +51,40 @@ def test_the_acceptance_metrics_are_all_exercised(result):
 
 
 def _errors(result, metric):
-    return {c.case: c.loo_error for c in result.checks if c.metric == metric}
+    return {c.case: c.lomo_error for c in result.checks if c.metric == metric}
 
 
-@pytest.mark.parametrize("metric", sorted(GATE))
-def test_out_of_sample_medians_meet_the_gate(result, metric):
-    errors = list(_errors(result, metric).values())
-    assert statistics.median(abs(e) for e in errors) <= GATE[metric]["median"]
-    if "signed" in GATE[metric]:
-        assert abs(statistics.median(errors)) <= GATE[metric]["signed"]
+def test_grouped_out_of_sample_errors_meet_the_bounds(result):
+    """Issue 22's bounds: leave-one-model-out available KV median ≤ 2 %, p90 ≤ 6 %, signed median
+    within ±1 %, weights median ≤ 1 %, the band holding ≥ 80 % of the groups."""
+    assert not failures(result.checks)
 
 
-@pytest.mark.parametrize("metric", sorted(GATE))
-def test_out_of_sample_worst_meets_the_gate_outside_the_named_outliers(result, outliers, metric):
+def test_the_calibration_set_is_large_and_from_many_sources(result):
+    logs, spec = load()
+    sources = {duplicate_group(log, {"version": "0.10.0"}, "")[0] for log in logs.values()}
+    assert len(logs) >= 150 and len(sources) >= 5
+    kv = summary(result.checks)["available_kv"]
+    assert kv["cases"] >= 90 and 30 <= kv["groups"] < kv["cases"]
+
+
+@pytest.mark.parametrize("metric", sorted(WORST))
+def test_out_of_sample_worst_stays_bounded_outside_the_named_outliers(result, outliers, metric):
     key = "available_kv_loo" if metric == "available_kv" else metric
     bounds = {case: o["bounds"][key] for case, o in outliers.items() if key in o["bounds"]}
-    over = {case: e for case, e in _errors(result, metric).items()
-            if abs(e) > bounds.get(case, GATE[metric]["worst"])}
+    over = {case: e for case, e in _errors(result, metric).items() if abs(e) > bounds.get(case, WORST[metric])}
     assert not over, over
+
+
+def test_no_held_back_group_is_in_the_calibration_data():
+    """Every log of the validation database outside ``held_back.yaml`` (model × accelerator × TP), except
+    the few the shared set already held (which the held-back file allows)."""
+    held = {(g["model"], g["accelerator"], int(g["tensor_parallel_size"]))
+            for g in yaml.safe_load((DIR / "held_back.yaml").read_text(encoding="utf-8"))}
+    imported = yaml.safe_load((DIR / "validation_db_logs.yaml").read_text(encoding="utf-8"))
+    found = {(log["model"], log["gpu"].split("'")[1], int(log["tp"])) for log in imported}
+    assert imported and not found & held
+    assert all("validation_db.json record" in log["source"] for log in imported)
 
 
 def test_outliers_are_reproduced_cases_with_a_reason(outliers):

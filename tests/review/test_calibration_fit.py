@@ -7,7 +7,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from sizing.review.calibration_fit import FitCase, band, fit, fit_graphs, leave_one_out, nnls
+from sizing.review.calibration_fit import FitCase, band, fit, fit_graphs, leave_group_out, nnls, weighted_quantile
 from sizing.engine.overhead import FITTED, GRAPH_FITTED
 
 
@@ -44,7 +44,7 @@ def _cases(coef: dict[str, float], graph_mib: float = 12.0) -> list[FitCase]:
 def test_fit_reproduces_exact_cases_and_loo_predicts_them():
     cases = _cases(COEF)
     assert fit(cases) == pytest.approx({**COEF, GRAPH_FITTED: 12.0}, rel=1e-6)
-    assert {k: v[0] for k, v in leave_one_out(cases).items()} == pytest.approx(
+    assert {k: v[0] for k, v in leave_group_out(cases, "case").items()} == pytest.approx(
         {c.case: c.logged for c in cases}, rel=1e-9)
 
 
@@ -52,20 +52,37 @@ def test_graph_coefficient_is_the_median_printed_graph_memory_per_captured_size(
     cases = _cases(COEF)
     printed = [replace(c, graph_logged=c.graph_basis * mib) for c, mib in zip(cases, (5, 9, 40, 10, 11, 12, 13, 14))]
     assert fit_graphs(printed) == pytest.approx(11.5)
-    left = leave_one_out(printed)["c0"][1]
+    left = leave_group_out(printed, "case")["c0"][1]
     assert left == pytest.approx(printed[0].graph_basis * 12)  # the median of the other seven
 
 
-def test_leave_one_out_never_sees_the_case_it_predicts():
+def test_leave_one_model_out_never_sees_any_log_of_the_model_it_predicts():
+    cases = [replace(c, model="m") for c in _cases(COEF)]
+    odd = [FitCase(f"odd{i}", 2e10, 2e10 + 5e9, cases[0].basis, model="odd") for i in range(2)]  # 5 GiB more
+    out = leave_group_out([*cases, *odd], "model")
+    assert out["odd0"] == (pytest.approx(odd[0].predict(fit(cases)), rel=1e-9), None)
+    assert out["odd1"][0] == pytest.approx(out["odd0"][0])
+    assert out["c0"][0] != pytest.approx(cases[0].predict(fit(cases)), rel=1e-6)  # the odd model pulls their fit
+
+
+def test_weights_let_a_group_of_duplicates_count_once():
     cases = _cases(COEF)
-    odd = FitCase("odd", 2e10, 2e10 + 5e9, cases[0].basis)  # 5 GiB more charge than the others imply
-    loo = leave_one_out([*cases, odd])
-    assert loo["odd"] == (pytest.approx(odd.predict(fit(cases)), rel=1e-9), None)
+    twins = [FitCase(f"t{i}", 2e10, 2e10 + 5e9, cases[0].basis, weight=0.25) for i in range(4)]
+    once = FitCase("once", 2e10, 2e10 + 5e9, cases[0].basis)
+    assert fit([*cases, *twins]) == pytest.approx(fit([*cases, once]), rel=1e-9)
 
 
-def test_band_is_the_10th_to_90th_percentile_signed():
-    errors = [-0.05, -0.02, 0.0, 0.01, 0.02, 0.03, 0.04, 0.2, -0.01, 0.0]
-    optimistic, pessimistic = band(errors)
-    assert optimistic == pytest.approx(np.quantile(errors, 0.9)) and pessimistic == pytest.approx(
-        np.quantile(errors, 0.1))
-    assert band([0.01, 0.02])[1] == 0.0
+def test_weighted_quantile_counts_each_value_by_its_weight():
+    values, weights = np.array([0.0, 1.0, 2.0, 3.0]), np.array([1.0, 1.0, 1.0, 1.0])
+    assert weighted_quantile(values, weights, 0.5) == pytest.approx(1.5)
+    assert weighted_quantile(np.array([0.0, 10.0]), np.array([3.0, 1.0]), 0.5) == pytest.approx(0.0 + 10 * (0.5 - 0.375) / 0.5)
+
+
+def test_band_is_the_empirical_10th_to_90th_percentile_signed():
+    """Ten equal logs: the lowest is the 10th percentile and the 9th the 90th, so 9 of 10 lie inside."""
+    errors = np.array([-0.05, -0.02, 0.0, 0.01, 0.02, 0.03, 0.04, 0.2, -0.01, 0.0])
+    assert band(errors, np.ones(10)) == (pytest.approx(0.04), pytest.approx(-0.05))
+    doubled = np.ones(10)
+    doubled[7] = 2.0  # the +20 % log weighs 2 of 11: more than 10 % lies above +4 %, less than 10 % below −2 %
+    assert band(errors, doubled) == (pytest.approx(0.2), pytest.approx(-0.02))
+    assert band(np.array([0.01, 0.02]), np.ones(2))[1] == 0.0

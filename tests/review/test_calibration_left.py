@@ -8,15 +8,18 @@ import pytest
 import yaml
 
 from sizing.errors import CatalogError
-from sizing.review.calibration import DIR
+from sizing.review.calibration import CASE_FILES, DIR
 from sizing.review.calibration_left import KINDS, left_out
 
 
 def test_every_skipped_log_and_outlier_is_listed_with_what_its_log_states() -> None:
     """Assert the real cases file: every skipped log once, in file order, then the outliers."""
-    spec = yaml.safe_load((DIR / "cases.yaml").read_text(encoding="utf-8"))
+    files = [yaml.safe_load((DIR / name).read_text(encoding="utf-8")) for name in CASE_FILES]
     found = left_out()
-    assert [x.case for x in found] == [*spec["skipped"], *(spec.get("outliers") or {})]
+    skipped = [case for spec in files for case in spec["skipped"]]
+    assert [x.case for x in found] == [*skipped, *(case for spec in files for case in spec.get("outliers") or {})]
+    rocm = next(x for x in found if x.case.startswith("vdb-llama-3.3-70b-instruct-mi300x-tp1"))
+    assert (rocm.kind, rocm.gpu) == ("not-modelled", "1x MI300X")
     llama2 = next(x for x in found if x.case == "llama2-7b-a100-80g-tp1-gmu090")
     assert (llama2.kind, llama2.outlier) == ("old-profiler", False)
     assert (llama2.model, llama2.version, llama2.gpu) == ("meta-llama/Llama-2-7b", "", "A100 80GB")

@@ -226,14 +226,17 @@ def test_export_check_fails_when_stale_and_passes_after_export(repo: Path, capsy
 
 
 def test_export_removes_snapshots_of_tables_that_no_longer_exist(tmp_path: Path) -> None:
-    """Assert a snapshot without a table (a removed server) is reported stale and deleted."""
+    """Assert a snapshot without a table (a removed server) is reported stale and deleted; files that are not
+    snapshots (no banner, not text) are left alone."""
     out = tmp_path / "generated"
     out.mkdir()
-    (out / "fit-gone.md").write_text("old\n", encoding="utf-8")
+    (out / "fit-gone.md").write_text(f"{snapshots.BANNER}\n\n# fit-gone\n", encoding="utf-8")
+    (out / "notes.md").write_text("mine\n", encoding="utf-8")
+    (out / ".DS_Store").write_bytes(b"\x00\xff")
     files = {"a.md": "a\n"}
     assert set(snapshots.stale_files(out, files)) == {"a.md", "fit-gone.md"}
     assert sorted(snapshots.write_snapshots(out, files)) == ["a.md", "fit-gone.md"]
-    assert sorted(p.name for p in out.iterdir()) == ["a.md"]
+    assert sorted(p.name for p in out.iterdir()) == [".DS_Store", "a.md", "notes.md"]
 
 
 def test_snapshots_are_english_markdown_with_a_banner(real_ctx) -> None:
@@ -291,8 +294,9 @@ def test_json_download_decodes_to_the_csv_rows(real_ctx) -> None:
     assert frame["fits"].tolist() == csv["fits"].tolist()
     assert (frame["weights_gib"] - csv["weights_gib"]).abs().max() < 1e-9
     assert frame["seq_131072"].isna().tolist() == csv["seq_131072"].isna().tolist()
-    assert set(data["strings"]) == {"model", "checkpoint", "precision", "server", "kv_cache_dtype", "plan", "change",
-                                    "change_value"}
+    assert frame["verdict"].tolist() == csv["verdict"].tolist()
+    assert set(data["strings"]) == {"model", "checkpoint", "precision", "server", "kv_cache_dtype", "plan", "verdict",
+                                    "change", "change_value", "change_plan"}
 
 
 def test_whole_floats_are_written_as_integers() -> None:

@@ -34,11 +34,12 @@ def test_a_saved_context_is_loaded_instead_of_evaluating_again(tmp_path, monkeyp
 
 def test_prepare_fills_the_build_time_views_once(real_ctx, prepared_ctx):
     """Assert prepare computes calibration checks, their summary and every server's series, and keeps them."""
-    from sizing.review import calibration
+    from sizing.review import calibration, calibration_stats
 
     ctx, ready = real_ctx, prepared_ctx
     assert list(ready.calibration) == calibration.results(ctx.catalog)
-    assert dict(ready.calibration_summary) == calibration.summary(list(ready.calibration))
+    assert dict(ready.calibration_summary) == calibration_stats.summary(list(ready.calibration))
+    assert ready.calibration_groups["coverage"]["all"] == calibration_stats.coverage(list(ready.calibration))
     assert set(ready.series) == set(ctx.catalog.servers)
     assert site.prepare(ready).series is ready.series
 

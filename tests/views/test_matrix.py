@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import pandas as pd
+import pytest
 
 from sizing.units import GiB, KiB
 from sizing.views import matrix
@@ -20,6 +21,7 @@ def rows() -> pd.DataFrame:
         "kv_cache_tokens": [1000, 0], "max_context": [8192, 32768], "sequences_4096": [5.0, 0.0],
         "sequences_32768": [0.0, 0.0], "change": ["", "more-gpus"], "change_value": ["", "2"],
         "available_kv_bytes": [2 * GiB, 0.0], "max_concurrency": [1.5, 0.0], "decode_tps_ceiling": [100.0, 10.0],
+        "verdict": ["tight", "no-fit"], "verdict_context": [4096, 0], "change_plan": ["", ""],
     })
 
 
@@ -30,6 +32,18 @@ def test_fit_view_masks_contexts_beyond_the_model_and_clamps_negative_kv() -> No
     assert math.isnan(view["seq_32768"][0]) and view["seq_32768"][1] == 0.0
     assert view["kv_cache_gib"].tolist() == [2.0, 0.0]
     assert view["weights_gib"].tolist() == [3.0, 30.0] and view["kv_kib_per_token"].tolist() == [2048 / KiB, 4.0]
+    assert view["verdict"].tolist() == ["tight", "no-fit"] and view["verdict_context"].tolist() == [4096, 0]
+
+
+def test_fit_view_judges_rows_without_verdicts_with_the_threshold_given() -> None:
+    """Assert a frame straight from the engine gets its verdicts from sizing.views.verdict, and needs the threshold."""
+    df = rows().drop(columns=["verdict", "verdict_context"]).assign(
+        fits_optimistic=[True, False], starts_optimistic_4096=[True, False], starts_optimistic_32768=[False, False],
+        max_model_len=[8192, 32768])
+    view = matrix.fit_view(df, [4096, 32768], tight_below=4)
+    assert view["verdict"].tolist() == ["tight", "no-fit"] and view["verdict_context"].tolist() == [8192, 0]
+    with pytest.raises(ValueError, match="tight_below"):
+        matrix.fit_view(df, [4096, 32768])
 
 
 def test_row_ids_are_unique_and_readable() -> None:
