@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import resource
 import subprocess
 import time
@@ -39,6 +40,15 @@ BEFORE = [
      "wall": 100.0, "cpu": 96.9, "summary": "1 failed, 859 passed (calibration/results.json float noise)"},
 ]
 """Measured by hand before this script existed (commit 780d437, same machine, 6 other sessions running)."""
+SERIAL = [
+    {"command": "pytest -q -n 2 -m 'not site and not browser' (bab6bee; load average 9-11)", "wall": 315.5,
+     "cpu": 113.0, "summary": "1013 passed"},
+    {"command": "pytest -q -n 0 -m 'not site and not browser' (bab6bee + 5 tests; load average 6-9)", "wall": 432.9,
+     "cpu": 106.8, "summary": "1018 passed"},
+]
+"""What the two workers gain, measured by hand one after the other (``--only test-fast-serial`` re-measures)."""
+SUMMARY = re.compile(r"\d+ (passed|failed|errors?)\b.* in [\d.]+s")
+"""pytest's last line: ``3 failed, 1400 passed, 282 deselected in 538.12s (0:08:58)``."""
 
 
 def cpu_seconds() -> float:
@@ -48,13 +58,13 @@ def cpu_seconds() -> float:
 
 
 def measure(name: str) -> dict[str, Any]:
-    """Run ``make NAME`` once: its wall and CPU seconds, exit status, last output line and the load."""
+    """Run ``make NAME`` once: its wall and CPU seconds, exit status, pytest's summary and the load."""
     load_before, cpu, started = load_note(), cpu_seconds(), time.perf_counter()
     result = subprocess.run(COMMANDS[name], cwd=ROOT, capture_output=True, text=True, check=False)
     wall, cpu = time.perf_counter() - started, cpu_seconds() - cpu
-    lines = [line for line in (result.stdout + result.stderr).splitlines() if line.strip()]
+    summaries = [m.group(0) for m in SUMMARY.finditer(result.stdout)]
     return {"command": " ".join(COMMANDS[name]), "wall": round(wall, 1), "cpu": round(cpu, 1),
-            "status": result.returncode, "summary": lines[-1].strip("= ") if lines else "",
+            "status": result.returncode, "summary": summaries[-1] if summaries else result.stderr.strip()[-200:],
             "load": f"start: {load_before}; end: {load_note()}", "machine": machine()}
 
 
@@ -87,6 +97,7 @@ def report(results: dict[str, dict[str, Any]]) -> str:
         "every process the command waited for; wall time grows with the machine's load, CPU time hardly.", "",
         "## Before", "", head, *map(row, BEFORE), "",
         "## After", "", head, *(row(e) for e in results.values()), "", *verdicts(results), "",
+        "## Two workers or one (`pytest -n 2` against `-n 0`)", "", head, *map(row, SERIAL), "",
         "## Machine", "", *(f"- {key}: {value}" for key, value in last.items()), ""])
 
 

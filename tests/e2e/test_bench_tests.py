@@ -38,3 +38,9 @@ def test_cpu_seconds_grow_with_a_child_process() -> None:
     start = bt.cpu_seconds()
     subprocess.run([sys.executable, "-c", "sum(range(3_000_000))"], check=True)
     assert bt.cpu_seconds() > start
+
+
+def test_the_summary_is_pytest_s_last_line_not_make_s() -> None:
+    out = "....F\n= 1 failed, 1400 passed, 282 deselected in 538.12s (0:08:58) =\n"
+    assert [m.group(0) for m in bt.SUMMARY.finditer(out)] == ["1 failed, 1400 passed, 282 deselected in 538.12s"]
+    assert not bt.SUMMARY.search("make: *** [Makefile:88: test-fast] Error 1")
