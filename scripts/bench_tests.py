@@ -40,6 +40,11 @@ BEFORE = [
      "wall": 100.0, "cpu": 96.9, "summary": "1 failed, 859 passed (calibration/results.json float noise)"},
 ]
 """Measured by hand before this script existed (commit 780d437, same machine, 6 other sessions running)."""
+BEFORE_MERGE = [
+    {"command": "pytest -q -n 2 --dist worksteal, what make test runs (bab6bee, before merging main at 2635e9a)",
+     "wall": 618.7, "cpu": 235.7, "summary": "1300 passed in 617.84s (load average 7-11)"},
+]
+"""The full suite by hand just before main's 223 new tests (and its 13 failing ones) were merged in."""
 SERIAL = [
     {"command": "pytest -q -n 2 -m 'not site and not browser' (bab6bee; load average 9-11)", "wall": 315.5,
      "cpu": 113.0, "summary": "1013 passed"},
@@ -97,6 +102,7 @@ def report(results: dict[str, dict[str, Any]]) -> str:
         "every process the command waited for; wall time grows with the machine's load, CPU time hardly.", "",
         "## Before", "", head, *map(row, BEFORE), "",
         "## After", "", head, *(row(e) for e in results.values()), "", *verdicts(results), "",
+        "Before merging main:", "", head, *map(row, BEFORE_MERGE), "",
         "## Two workers or one (`pytest -n 2` against `-n 0`)", "", head, *map(row, SERIAL), "",
         "## Machine", "", *(f"- {key}: {value}" for key, value in last.items()), ""])
 
