@@ -49,3 +49,22 @@ def test_unmodelled_releases_are_refused_with_one_line(version, words):
 
 def test_modelled_releases_are_not_refused():
     assert [refusal(v) for v in ("0.6.4", "0.8.0", "0.34.0")] == [None, None, None]
+
+
+def test_one_supported_release_for_catalog_flags_and_bounds(catalog) -> None:
+    """Assert the catalog's vllm_version, the flag lists and the newest modelled line are one release."""
+    from sizing.engine.versions import NEWEST, SUPPORTED, parse_version
+    from sizing.launch.vllm_flags import VLLM_VERSION, known_flags
+
+    assert catalog.assume("vllm_version") == SUPPORTED == VLLM_VERSION
+    assert parse_version(SUPPORTED) == NEWEST and refusal(SUPPORTED) is None
+    assert "--gpu-memory-utilization" in known_flags(SUPPORTED)
+
+
+def test_release_cutoffs_name_the_rules() -> None:
+    """Assert the scoped weight split starts at its cut-off and never applies to V0."""
+    from sizing.engine.versions import SCOPED_SPLIT_MINOR
+
+    assert SCOPED_SPLIT_MINOR == 21
+    assert [rules_for(v).scoped_weight_split for v in ("0.6.4", "0.20.2", "0.21.0", "0.34.0")] == \
+        [False, False, True, True]
