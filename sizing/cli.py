@@ -262,8 +262,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def register_extra(sub: argparse._SubParsersAction) -> None:
     """Commands that live in their own modules (snapshots and revision diffs)."""
-    from sizing.review import snapshots  # noqa: PLC0415
-    snapshots.register(sub)
+    from sizing import cli_review  # noqa: PLC0415
+    cli_review.register(sub)
 
 
 def _check_command_given(parser: argparse.ArgumentParser, argv: Sequence[str]) -> None:

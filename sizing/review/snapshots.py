@@ -30,7 +30,6 @@ import pandas as pd
 
 from sizing import safeio
 from sizing.catalog.loader import FILES, Catalog, catalog_from_texts, display_path, fill_assumptions
-from sizing.cli_types import count as cli_count, limit as cli_limit
 from sizing.errors import CatalogError, UsageError
 from sizing.views.bundle import SiteContext, build_context
 from sizing.render.tables import NUMERIC, TableSpec, cell_words, format_cell, header, table_specs, to_markdown_en
@@ -482,19 +481,3 @@ def cmd_diff(ns: argparse.Namespace, cat: Catalog) -> int:
     text = report_json(report) if ns.format == "json" else cut(report_markdown(report, ns.limit), ns.max_chars)
     sys.stdout.write(text)
     return 0
-
-
-def register(sub: argparse._SubParsersAction) -> None:
-    """Add ``export`` and ``diff`` to ``python -m sizing``."""
-    export = sub.add_parser("export", help="write generated/ (table snapshots and fits.csv)")
-    export.add_argument("--check", action="store_true", help="exit 1 with a diff when generated/ is stale")
-    export.add_argument("--out", help="snapshot folder (default: generated/ next to the catalog folder)")
-    export.set_defaults(handler=cmd_export)
-    diff = sub.add_parser("diff", help="what a catalog change does to the published tables")
-    diff.add_argument("rev", metavar="REV", help="base revision, e.g. origin/main")
-    diff.add_argument("rev2", metavar="REV2", nargs="?", help="head revision (default: the working tree)")
-    diff.add_argument("--format", choices=("markdown", "json"), default="markdown")
-    diff.add_argument("--limit", type=cli_limit, default=100, help="changed cells listed per table (0 = all)")
-    diff.add_argument("--max-chars", type=cli_count("tokens"), default=MAX_CHARS,
-                      help="cut the Markdown report at this size")
-    diff.set_defaults(handler=cmd_diff)
