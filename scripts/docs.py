@@ -162,7 +162,7 @@ def _prepare(work: Path) -> bool:
 def prepare(work: Path) -> int:
     """The ``prepare`` step: context saved to ``work``; downloads and explorer data to ``work/staged``."""
     from sizing.site.context import active_context, prepare, save_context  # noqa: PLC0415 - heavy; only this process
-    from sizing.review.snapshots import write_downloads  # noqa: PLC0415
+    from sizing.review.downloads import write_downloads  # noqa: PLC0415
     from sizing.render.explorer_render import explorer_files  # noqa: PLC0415
     try:
         ctx = prepare(active_context())

@@ -1,6 +1,6 @@
 """The review commands of ``python -m sizing``: ``export`` (snapshots in ``generated/``) and ``diff``.
 
-The command line registers them; :mod:`sizing.review.snapshots` does the work.
+The command line registers them; :mod:`sizing.review.export` and :mod:`sizing.review.diff_report` do the work.
 """
 
 from __future__ import annotations
@@ -8,7 +8,8 @@ from __future__ import annotations
 import argparse
 
 from sizing.cli_types import count as cli_count, limit as cli_limit
-from sizing.review.snapshots import MAX_CHARS, cmd_diff, cmd_export
+from sizing.review.diff_report import MAX_CHARS, cmd_diff
+from sizing.review.export import cmd_export
 
 
 def register(sub: argparse._SubParsersAction) -> None:
