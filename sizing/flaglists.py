@@ -8,9 +8,10 @@ so the reader sits below every layer and imports nothing from ``sizing``; caller
 
 from __future__ import annotations
 
-import json
 from functools import lru_cache
 from importlib import resources
+
+from sizing import safeio
 
 
 class FlagListMissing(LookupError):
@@ -62,7 +63,8 @@ def vllm_option_specs(version: str) -> dict[str, dict]:
     ``choice``, ``multi`` (several values after one flag), ``json``...
     ``choices_enforced_by_argparse`` is false where vLLM validates later.
     """
-    return json.loads(_data_text(f"vllm_choices-{version}.json"))["options"]
+    name = f"vllm_choices-{version}.json"
+    return safeio.parse_json(_data_text(name), f"sizing/launch/data/{name}")["options"]
 
 
 def quantization_methods(version: str) -> list[str]:

@@ -1,8 +1,10 @@
-"""The one strict, bounded reader for every file a user hands the project.
+"""The one strict, bounded reader of YAML and JSON, for the files a user hands the project and ours.
 
 config.json (``import-config``, ``--model PATH``), the catalog's YAML (``--catalog``, ``SIZING_CATALOG``,
 the catalog of another git revision in ``diff``) and the snapshots in ``generated/`` are read here and
-nowhere else. Each read is bounded before it can hurt:
+nowhere else; so are the repository's own YAML and JSON (message files, calibration logs, MkDocs
+configs, the committed flag lists, PyPI answers in ``scripts/``): one loader, safe tags only, duplicate
+keys refused (``tests/test_safeio.py`` finds any other parser). Each read is bounded before it can hurt:
 
 * only a regular file is read: a FIFO, a device (``/dev/zero``), a socket or a folder is refused without
   reading a byte (the file is opened non-blocking and checked with ``fstat``, so a FIFO cannot hang it);
