@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import argparse
 
-from sizing.cli_types import count as cli_count, limit as cli_limit
+from sizing.cli_types import count as cli_count
+from sizing.cli_types import limit as cli_limit
 from sizing.review.diff_report import MAX_CHARS, cmd_diff
 from sizing.review.export import cmd_export
 

@@ -90,10 +90,11 @@ def release(text: str) -> str:
 
 
 def ident(text: str) -> str:
-    """A type for an id or a path (``--model``, ``--server``, ``--gpu``, ``-q``): not empty or blank, no control
-    characters, at most 4096 characters."""
+    """A type for an id or a path (``--model``, ``--server``, ``--gpu``, ``-q``): not empty or blank, no
+    control characters, at most 4096 characters."""
     if not text.strip() or not text.isprintable() or len(text) > 4096:
-        raise argparse.ArgumentTypeError(f"must be a non-empty id without control characters, got {text[:40]!r}")
+        raise argparse.ArgumentTypeError(
+            f"must be a non-empty id without control characters, got {text[:40]!r}")
     return text
 
 

@@ -39,7 +39,8 @@ MAX_YAML_BYTES = 2**19
 READ_SECONDS = 3.0
 """Time allowed for reading (and parsing) one file, in seconds."""
 MAX_DEPTH = 32
-"""Deepest nesting of JSON arrays/objects or YAML collections (a config.json nests 4 levels, the catalog 5)."""
+"""Deepest nesting of JSON arrays/objects or YAML collections (a config.json nests 4 levels, the
+catalog 5)."""
 ALIAS_BUDGET = 10_000
 """Most YAML nodes all aliases together may stand for (each ``*alias`` counts the nodes it repeats)."""
 CHUNK = 2**16
@@ -145,14 +146,15 @@ def _check_tree(data: Any, label: str, finite: bool) -> None:
     while stack:
         value, where = stack.pop()
         if len(where) > MAX_DEPTH:
-            raise _refuse(label, f"JSON nested deeper than {MAX_DEPTH} levels", field=".".join(where[:3]) + ".…")
+            raise _refuse(label, f"JSON nested deeper than {MAX_DEPTH} levels",
+                          field=".".join(where[:3]) + ".…")
         if isinstance(value, dict):
             stack.extend((v, (*where, str(k))) for k, v in value.items())
         elif isinstance(value, list):
             stack.extend((v, (*where, str(i))) for i, v in enumerate(value))
         elif finite and isinstance(value, float) and not math.isfinite(value):
             raise _refuse(label, f"must be a finite number, got {value!r} (NaN, infinities and numbers "
-                                 "beyond 1.8e308 are not numbers a config.json may hold)", field=".".join(where))
+                          "beyond 1.8e308 are not numbers a config.json may hold)", field=".".join(where))
 
 
 def read_json(path: str | Path, label: str | None = None, finite: bool = True) -> Any:

@@ -122,8 +122,9 @@ def test_only_the_site_reads_the_environment_or_pickles(path: Path) -> None:
     assert _uses(path, {"os.environ", "os.getenv", "os.putenv", "pickle"}) == []
 
 
-@pytest.mark.parametrize("source", ["from os import environ\nx = environ['HOME']\n", "import os\nos.getenv('X')\n",
-                                    "from os import getenv as g\n", "from pickle import loads\n"])
+@pytest.mark.parametrize("source", ["from os import environ\nx = environ['HOME']\n",
+                                    "import os\nos.getenv('X')\n", "from os import getenv as g\n",
+                                    "from pickle import loads\n"])
 def test_the_environment_check_sees_every_spelling(tmp_path: Path, source: str) -> None:
     """Assert ``from os import environ`` and the like are caught, not only ``os.environ``."""
     path = tmp_path / "module.py"

@@ -167,6 +167,7 @@ def test_every_yaml_and_json_read_goes_through_safeio() -> None:
             if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
                     and (node.value.id, node.attr) in banned:
                 found.append(f"{path.relative_to(root)}:{node.lineno}")
-            if isinstance(node, ast.ClassDef) and any(getattr(b, "attr", "").endswith("Loader") for b in node.bases):
+            bases = getattr(node, "bases", [])
+            if isinstance(node, ast.ClassDef) and any(getattr(b, "attr", "").endswith("Loader") for b in bases):
                 found.append(f"{path.relative_to(root)}:{node.lineno} (a YAML loader)")
     assert found == []

@@ -46,7 +46,8 @@ class Rules:
 
     @property
     def scoped_weight_split(self) -> bool:
-        """Whether the worker loads weights with ``max_split_size_mb`` set (V1 from :data:`SCOPED_SPLIT_MINOR`)."""
+        """Whether the worker loads weights with ``max_split_size_mb`` set (V1 from 0.21,
+        :data:`SCOPED_SPLIT_MINOR`)."""
         return self.engine == "v1" and self.minor >= SCOPED_SPLIT_MINOR
 
 
@@ -66,7 +67,8 @@ names it too (``tests/engine/test_versions.py`` ties them)."""
 
 # Release cut-offs inside the 0.x line (minor version numbers); the engine modules cite the sources.
 SORT_SAMPLER_MINORS = range(12, 17)
-"""The releases whose V1 dummy sampler run takes the PyTorch sort path (FlashInfer opt-in, no Triton kernel yet)."""
+"""The releases whose V1 dummy sampler run takes the PyTorch sort path (FlashInfer opt-in, no Triton
+kernel yet)."""
 SNAPSHOT_AFTER_DISTRIBUTED_MINOR = 11
 """From vLLM 0.11 the V1 worker takes its memory snapshot after initialising the distributed environment."""
 SCOPED_SPLIT_MINOR = 21
@@ -109,7 +111,7 @@ CAPTURE_SIZE_LIMITS: dict[int, int] = {10: 1024}
 
 
 def max_capture_size(sm: int) -> int:
-    """The largest batch size vLLM captures a CUDA graph for on a GPU of compute capability ``sm`` (e.g. 90)."""
+    """The largest batch size vLLM captures a CUDA graph for, on a GPU of compute capability ``sm`` (90)."""
     return CAPTURE_SIZE_LIMITS.get(sm // 10, 512)
 
 

@@ -10,11 +10,12 @@ import ipaddress
 import re
 
 HOSTNAME = re.compile(r"(?=.{1,253}\Z)(?!-)[A-Za-z0-9_-]{1,63}(?<!-)(\.(?!-)[A-Za-z0-9_-]{1,63}(?<!-))*\.?")
-"""A DNS host name: dot-separated labels of letters, digits, ``-`` and ``_``, 63 characters each, 253 in all."""
+"""A DNS host name: dot-separated labels of letters, digits, ``-`` and ``_``, 63 characters each, 253 in
+all."""
 
 
 def valid_host(text: str) -> bool:
-    """Whether ``text`` is an IPv4/IPv6 address or a host name (:data:`HOSTNAME`): nothing a shell would read."""
+    """Whether ``text`` is an IPv4/IPv6 address or a host name (:data:`HOSTNAME`): nothing a shell reads."""
     try:
         ipaddress.ip_address(text)
         return True

@@ -19,7 +19,7 @@ __all__ = ["SGLANG_VERSION", "VLLM_VERSION", "FlagListMissing", "canonical_optio
 
 
 def known_flags(version: str = VLLM_VERSION) -> frozenset[str]:
-    """Option strings accepted by ``vllm serve`` of vLLM ``version`` (:func:`sizing.flaglists.known_flags`)."""
+    """Option strings accepted by ``vllm serve`` of vLLM ``version`` (see :func:`flaglists.known_flags`)."""
     return flaglists.known_flags(version)
 
 

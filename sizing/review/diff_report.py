@@ -41,8 +41,10 @@ def flips_markdown(flips: list[dict[str, Any]]) -> list[str]:
     """The verdict-flip section."""
     if not flips:
         return ["No verdict changes."]
-    lines = ["| Model | Checkpoint | Precision | Server | KV cache | Before | After |", "|---|---|---|---|---|---|---|"]
-    lines += [f"| {f['model']} | {f['checkpoint']} | {f['precision']} | {f['server']} | {f['kv_cache_dtype']} | "
+    lines = ["| Model | Checkpoint | Precision | Server | KV cache | Before | After |",
+             "|---|---|---|---|---|---|---|"]
+    lines += [f"| {f['model']} | {f['checkpoint']} | {f['precision']} | {f['server']} | "
+              f"{f['kv_cache_dtype']} | "
               f"{_verdict(f['old'])} | {_verdict(f['new'])} |" for f in flips]
     return lines
 
@@ -59,7 +61,8 @@ def table_markdown(diff: TableDiff, limit: int) -> list[str]:
         lines += [f"| {_md(c.row)} | {_md(c.column)} | {_md(c.old)} | {_md(c.new)} | {_percent(c.relative)} |"
                   for c in shown]
         if len(shown) < len(diff.changed):
-            lines.append(f"\n… and {len(diff.changed) - len(shown)} more changed cells (`--limit 0` lists all).")
+            more = len(diff.changed) - len(shown)
+            lines.append(f"\n… and {more} more changed cells (`--limit 0` lists all).")
         lines.append("")
     return lines
 
@@ -89,7 +92,8 @@ def cut(markdown: str, max_chars: int) -> str:
     if len(markdown) <= max_chars:
         return markdown
     kept = markdown[:max_chars].rsplit("\n", 1)[0]
-    return f"{kept}\n\n… report cut at {max_chars:,} characters; run `python -m sizing diff` locally for all of it.\n"
+    return (f"{kept}\n\n… report cut at {max_chars:,} characters; run `python -m sizing diff` locally "
+            "for all of it.\n")
 
 
 def report_json(report: Report) -> str:
@@ -105,6 +109,7 @@ def cmd_diff(ns: argparse.Namespace, cat: Catalog) -> int:
     pages = pages_of_tables(repo_of(catalog_dir)[0] / "docs" / "en")
     report = compare(old, new, pages, ns.rev, ns.rev2 or WORKING_TREE)
     report.filled = {rev: FILLED[rev] for rev in (ns.rev, ns.rev2) if rev and FILLED.get(rev)}
-    text = report_json(report) if ns.format == "json" else cut(report_markdown(report, ns.limit), ns.max_chars)
+    markdown = "" if ns.format == "json" else report_markdown(report, ns.limit)
+    text = report_json(report) if ns.format == "json" else cut(markdown, ns.max_chars)
     sys.stdout.write(text)
     return 0

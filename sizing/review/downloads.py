@@ -23,7 +23,8 @@ ROOT = Path(__file__).resolve().parent.parent.parent
 
 
 def matrix_frame(ctx: SiteContext) -> pd.DataFrame:
-    """Every matrix row (all plans) as :func:`sizing.views.matrix.matrix_view`, with a unique id, sorted by it."""
+    """Every matrix row (all plans) as :func:`sizing.views.matrix.matrix_view`, with a unique id, sorted
+    by it."""
     view = matrix_view(ctx.frame, ctx.contexts)
     return view.sort_values("id", kind="stable").reset_index(drop=True)
 
@@ -47,8 +48,8 @@ def _json_value(value: Any) -> Any:
     return value
 
 
-JSON_LAYOUT = ("columns: one array per column, one value per row, every array in the same row order; a column "
-               "named in strings holds indices into strings[column]")
+JSON_LAYOUT = ("columns: one array per column, one value per row, every array in the same row order; "
+               "a column named in strings holds indices into strings[column]")
 """The layout note written into ``fits.json`` (the fit-tables page documents it in every language)."""
 
 
@@ -84,8 +85,8 @@ def matrix_json(ctx: SiteContext, revision: str) -> str:
 def catalog_revision(directory: Path = ROOT) -> str:
     """``git rev-parse HEAD`` of the repository holding ``directory``, or a note when there is none."""
     try:
-        out = subprocess.run(["git", "-C", str(directory), "rev-parse", "HEAD"], capture_output=True, text=True,
-                             check=True, timeout=30)
+        out = subprocess.run(["git", "-C", str(directory), "rev-parse", "HEAD"], capture_output=True,
+                             text=True, check=True, timeout=30)
     except (OSError, subprocess.SubprocessError):
         return "unknown (not a git checkout)"
     return out.stdout.strip()
@@ -93,11 +94,13 @@ def catalog_revision(directory: Path = ROOT) -> str:
 
 def download_texts(ctx: SiteContext) -> dict[str, str]:
     """The downloads' contents by file name: ``fits.csv`` and ``fits.json`` (the same for every language)."""
-    return {"fits.csv": matrix_csv(ctx, with_id=False), "fits.json": matrix_json(ctx, catalog_revision(ctx.catalog_dir or ROOT))}
+    revision = catalog_revision(ctx.catalog_dir or ROOT)
+    return {"fits.csv": matrix_csv(ctx, with_id=False), "fits.json": matrix_json(ctx, revision)}
 
 
 def write_downloads(site_lang_dirs: str | Path | list[Path], ctx: SiteContext) -> list[Path]:
-    """Write ``downloads/fits.csv`` and ``downloads/fits.json`` of ``ctx`` under each language root (computed once)."""
+    """Write ``downloads/fits.csv`` and ``downloads/fits.json`` of ``ctx`` under each language root
+    (computed once)."""
     roots = [Path(d) for d in site_lang_dirs] if isinstance(site_lang_dirs, list) else [Path(site_lang_dirs)]
     texts, written = download_texts(ctx), []
     for root in roots:

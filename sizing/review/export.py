@@ -73,7 +73,8 @@ def file_diff(name: str, old: str, new: str, folder: str) -> str:
     """A unified diff of one snapshot, cut to :data:`DIFF_LINES` lines."""
     lines = list(difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
                                       f"a/{folder}/{name}", f"b/{folder}/{name}"))
-    cut = lines[:DIFF_LINES] + ([f"... {len(lines) - DIFF_LINES} more diff lines\n"] if len(lines) > DIFF_LINES else [])
+    more = [f"... {len(lines) - DIFF_LINES} more diff lines\n"] if len(lines) > DIFF_LINES else []
+    cut = lines[:DIFF_LINES] + more
     return "".join(line if line.endswith("\n") else line + "\n" for line in cut)
 
 
@@ -108,7 +109,8 @@ def cmd_export(ns: argparse.Namespace, cat: Catalog) -> int:
     for name, (old, new) in stale.items():
         sys.stdout.write(file_diff(name, old, new, out_dir.name))
     if stale:
-        print(f"\n{out_dir} is stale: {len(stale)} file(s) differ from the catalog. Run `{FIX}` and commit the result.")
+        print(f"\n{out_dir} is stale: {len(stale)} file(s) differ from the catalog. "
+              f"Run `{FIX}` and commit the result.")
         return 1
     print(f"{out_dir} is up to date")
     return 0

@@ -84,7 +84,8 @@ def diff_cells(old: Cells, new: Cells, table: str, page: str) -> TableDiff:
         for column, (text, raw) in new[key].items():
             before = old[key].get(column)
             if before is not None and before[0] != text:
-                result.changed.append(CellChange(key, column, before[0], text, relative_change(before[1], raw)))
+                change = relative_change(before[1], raw)
+                result.changed.append(CellChange(key, column, before[0], text, change))
     return result
 
 
