@@ -1,5 +1,6 @@
 # The two commands of the README: `make serve` and `make test`. Everything else supports them.
 #   make serve [PORT=8000]   build all languages, then serve them on http://127.0.0.1:PORT/
+#   make preview [LANG=en] [PORT=8000]  live preview of one language (MkDocs' server, live reload)
 #   make setup [PY=python3]  create .venv with the pinned dependencies (Python 3.11 or newer)
 #   make clean               remove the built site (site/, build/)
 #   make distclean           also remove .venv (the next make sets it up again)
@@ -15,7 +16,7 @@ ENGINE ?= mkdocs
 export NO_MKDOCS_2_WARNING := 1
 export DISABLE_MKDOCS_2_WARNING := true
 
-.PHONY: setup serve build test check-generated check-python check-port clean distclean
+.PHONY: setup serve build test check-generated check-python check-port clean distclean preview
 
 setup: $(STAMP)
 
@@ -53,6 +54,12 @@ build: $(STAMP)
 
 serve: check-port build
 	$(BIN)/python -m scripts.docs serve --port "$$PORT"
+
+# One language, live: the catalog evaluated once (build/preview/), MkDocs' own server reloads edited pages.
+# LANG only from the command line: the environment's LANG is the locale (en_US.UTF-8), not a page language.
+LANG_PREVIEW = $(if $(filter command line,$(origin LANG)),$(LANG),en)
+preview: check-port $(STAMP)
+	$(BIN)/python -m scripts.preview --lang $(LANG_PREVIEW) --port $(PORT)
 
 test: $(STAMP)
 	$(BIN)/ruff check sizing scripts tests

@@ -42,6 +42,20 @@ def test_parser_errors_are_one_line(capsys):
     assert exit_info.value.code == 2 and capsys.readouterr().err.count("\n") == 1
 
 
+@pytest.mark.parametrize(("text", "tokens"), [("32768", 32768), ("32K", 32768), ("32k", 32000), ("25.6k", 25600),
+                                              ("1M", 2**20), (" 128K ", 131072), ("auto", ty.AUTO), ("AUTO", ty.AUTO),
+                                              ("-1", ty.AUTO)])
+def test_max_model_len_reads_what_vllm_reads(text, tokens):
+    """vLLM 0.34's human_readable_int_or_auto: binary upper-case suffixes, decimal lower-case, auto/-1."""
+    assert ty.max_model_len(text) == tokens
+
+
+@pytest.mark.parametrize("text", ["1.5K", "32x", "0", "-2", "0k", "3T", "k"])
+def test_max_model_len_refuses_what_vllm_refuses_or_we_cannot_size(text):
+    with pytest.raises(argparse.ArgumentTypeError):
+        ty.max_model_len(text)
+
+
 @pytest.mark.parametrize("text", ["10.0.0.10", "0.0.0.0", "::", "fe80::1", "localhost", "gpu-01.example.org",  # noqa: S104
                                   "node_1", "example.org."])
 def test_hosts_accept_names_and_addresses(text):

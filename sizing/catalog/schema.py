@@ -14,9 +14,10 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, m
 from sizing.kvdtypes import CatalogKvDtype
 
 Text = Annotated[str, Field(min_length=1, max_length=500)]
-PrimarySource = Annotated[str, Field(pattern=r"^https://[^\s;]+$", max_length=300,
-                                     description="one URL of the primary source: the vendor's datasheet or "
-                                                 "product page, the model's card or its repository's config.json")]
+PrimarySource = Annotated[str, Field(
+    pattern=r"^https://[^\s;]+$", max_length=300,
+    description="one URL of the primary source: the vendor's datasheet or product page, the model's card or "
+                "its repository's config.json")]
 Slug = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9.\-]*$", max_length=80)]
 PosInt = Annotated[int, Field(gt=0, le=10**12), Field(strict=True)]
 NonNegInt = Annotated[int, Field(ge=0, le=10**12), Field(strict=True)]

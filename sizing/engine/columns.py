@@ -119,8 +119,8 @@ PLAN = (
     _c("dp", "int", "count", "--data-parallel-size (engine replicas)"),
     _c("expert_parallel", "bool", "flag", "--enable-expert-parallel (the dp-ep plan)"),
     _c("ep", "int", "count", "expert-parallel ranks (TP × DP with expert parallelism, else 1)"),
-    _c("nodes_per_engine", "int", "count", "nodes one engine spans (PP stages or the DP+EP group across nodes, else 1)"),
-    _c("dp_per_node", "int", "count", "--data-parallel-size-local: data-parallel ranks (replicas) on each node"),
+    _c("nodes_per_engine", "int", "count", "nodes one engine spans (PP stages, the DP+EP group, else 1)"),
+    _c("dp_per_node", "int", "count", "--data-parallel-size-local: data-parallel ranks on each node"),
 )
 SETTINGS = (
     _c("gpu_memory_utilization", "float", "fraction", "--gpu-memory-utilization"),
@@ -173,6 +173,8 @@ MEMORY = (
     _c("moe_workspace_bytes", "float", "bytes", "fused-MoE workspaces of the profile run, per GPU"),
     _c("mla_prefill_bytes", "float", "bytes", "MLA decompressed-prefill buffers of the profile run (V0), per GPU"),
     _c("sampler_bytes", "float", "bytes", "the sampler's dummy run over max_num_seqs rows, per GPU"),
+    _c("sampler_phase_bytes", "float", "bytes",
+       "the profile run's sampler phase: the sampler plus the forward pass's output hidden states, per GPU"),
     _c("runner_v2", "bool", "", "vLLM runs the model with Model Runner V2"),
     _c("split_rounding_bytes", "float", "bytes", "what the allocator counts beyond the weight tensors (0.21+), per GPU"),
     _c("runner_buffers_bytes", "float", "bytes", "Model Runner V2's persistent sampler buffers charged to the budget, per GPU"),
@@ -188,7 +190,7 @@ PER_CONTEXT = (
     _c("concurrency_<ctx>", "float", "count", "requests of <ctx> tokens one engine holds (NaN beyond the model)"),
     _c("sequences_<ctx>", "float", "count",
        "whole sequences of <ctx> tokens the server holds launched with --max-model-len <ctx> (0 where none)"),
-    _c("starts_optimistic_<ctx>", "bool", "", "a launch at --max-model-len <ctx> starts at the band's optimistic end"),
+    _c("starts_optimistic_<ctx>", "bool", "", "--max-model-len <ctx> starts at the band's optimistic end"),
     _c("decode_tps_<ctx>", "float", "tokens/s", "decode ceiling of one sequence at <ctx> tokens"),
 )
 SERVICE = (

@@ -200,8 +200,9 @@ def add_overheads(df: pd.DataFrame, rules: Rules, coef: oh.Coefficients) -> None
     forward = (term["act_hidden_factor"] + term["act_mlp_factor"] + _col(df, "mla_prefill_bytes")
                + _col(df, "linear_profile_bytes"))
     df["encoder_profile_bytes"] = encoder_profile(df)
-    df["activation_bytes"] = (forward + _col(df, "sampler_bytes") + _col(df, "moe_workspace_bytes")
-                              + df["encoder_profile_bytes"])
+    df["sampler_phase_bytes"], peak = oh.profile_peak(forward, _col(df, "sampler_bytes"), _col(df, "profile_tokens"),
+                                                      _col(df, "hidden_size"))
+    df["activation_bytes"] = peak + _col(df, "moe_workspace_bytes") + df["encoder_profile_bytes"]
     df["nontorch_bytes"] = (term["nontorch_mib"] + term["nccl_mib"] + term["nvls_mib"] + term["consumed_mib"]
                             + _col(df, "runner_buffers_bytes"))
     captured, estimated = (coef.cudagraph_mib_per_capture * basis for basis in graph_bases(df, rules))

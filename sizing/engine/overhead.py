@@ -9,8 +9,9 @@ reproducible start-up logs and checked out of sample (leave one out).
 
 The profile run's charge (``determine_available_memory``) is::
 
-    forward peak (max_num_batched_tokens tokens) + sampler dummy run (max_num_seqs rows × vocab)
-    + persistent fused-MoE workspaces + non-torch growth
+    max(forward peak (max_num_batched_tokens tokens), sampler dummy run (max_num_seqs rows × vocab)
+        + the forward's output hidden states)              (one after the other: :func:`profile_peak`)
+    + persistent fused-MoE workspaces + encoder profile + non-torch growth
     (+ Model Runner V2's sampler buffers and the rest of the free-memory drop from 0.27 on)
     (+ the CUDA-graph estimate: V1 from 0.20, Model Runner V2 from 0.29)
 
@@ -49,6 +50,9 @@ V0_LONG_CONTEXT = 32768
 FITTED = ("act_hidden_factor", "act_mlp_factor", "nontorch_mib", "nccl_mib", "nvls_mib", "consumed_mib")
 """The residual coefficients ``scripts/calibrate.py`` fits on the logged available KV memory; each multiplies
 one basis of its term."""
+FORWARD_FITTED = ("act_hidden_factor", "act_mlp_factor")
+"""The fitted terms that are activations of the forward pass: they compete with the sampler phase
+(:func:`profile_peak`) instead of adding to it."""
 GRAPH_FITTED = "cudagraph_mib_per_capture"
 """The CUDA-graph coefficient, fitted on the graph memory the logs print, not on their available KV memory."""
 
@@ -257,6 +261,20 @@ def sampler_peak(max_num_seqs: np.ndarray, tokens: np.ndarray, vocab: np.ndarray
     """
     rows = np.minimum(np.asarray(max_num_seqs), np.asarray(tokens))
     return rows.astype(np.float64) * np.asarray(vocab) * np.asarray(bytes_per_logit)
+
+
+def profile_peak(forward: np.ndarray, sampler: np.ndarray, tokens: np.ndarray,
+                 hidden: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(sampler phase, the larger of the two phases), bytes: ``max(forward, sampler + output hidden states)``.
+
+    Source: ``vllm/v1/worker/gpu_model_runner.py`` ``GPUModelRunner.profile_run`` calls ``_dummy_run`` (the
+    forward pass over ``max_num_tokens``, whose intermediates are freed when it returns; only its output
+    ``hidden_states`` ``[tokens, hidden]`` stays referenced) and then ``_dummy_sampler_run`` on those hidden
+    states. The two peaks come one after the other, so the torch peak the profiler reads is the larger one,
+    not their sum.
+    """
+    phase = np.asarray(sampler, dtype=np.float64) + hidden_activation_basis(tokens, hidden)
+    return phase, np.maximum(np.asarray(forward, dtype=np.float64), phase)
 
 
 V2_BUFFER_BYTES_PER_ROW = 2 * 1024 * 4 + 1024 * 4 + 128 * 4 + 1024 * 4 + 129 * 4 + 128 * 4

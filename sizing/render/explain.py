@@ -37,8 +37,8 @@ def _with(number: str, lang: str, unit_key: str) -> str:
 
 
 def fmt_quantity(q: Quantity, lang: str) -> str:
-    """A quantity in ``lang`` with its unit (memory in MiB/GiB/KiB from bytes). A negative GiB figure reads as a
-    shortfall, ``short by 0.44 GiB`` (no page shows a negative amount of memory)."""
+    """A quantity in ``lang`` with its unit (memory in MiB/GiB/KiB from bytes). A negative GiB figure
+    reads as a shortfall, ``short by 0.44 GiB`` (no page shows a negative amount of memory)."""
     v = q.value
     if q.unit == "gib":
         return fmt_gib(v, lang) if v >= 0 else t(lang, "quantity_short_by", amount=fmt_gib(-v, lang))

@@ -37,7 +37,8 @@ def verdict(rec: Mapping[str, Any]) -> str:
     advice = plain_text(change_label(rec, "en")) if rec["change"] else ""
     if rec["verdict"] == "borderline":
         return (f"⚠️ borderline: the estimate's band straddles the point where vLLM refuses to start with "
-                f"{length}-token requests; it may start or not. What to try: {advice or 'a shorter context'}.")
+                f"{length}-token requests; it may start or not. "
+                f"What to try: {advice or 'a shorter context'}.")
     return f"❌ will not start: the KV cache cannot hold one {length}-token request. {advice}".rstrip()
 
 

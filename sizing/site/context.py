@@ -28,6 +28,7 @@ from sizing.render.explorer_render import explorer_payloads
 
 __all__ = ["ENV_VAR", "SNAPSHOT_VAR", "SiteContext", "active_context", "active_dir", "build_context", "context",
            "calibrated_context", "evaluate_examples", "example_request", "fingerprint", "load_catalog", "prepare",
+           "refresh",
            "save_context", "with_calibration", "with_explorer", "with_series"]
 
 ENV_VAR = "SIZING_CATALOG"
@@ -107,6 +108,12 @@ def _cached(resolved: str) -> SiteContext:
 def context(catalog_dir: str | Path = DEFAULT_DIR) -> SiteContext:
     """The cached context of the catalog in ``catalog_dir`` (evaluated once per process)."""
     return _cached(str(Path(catalog_dir).resolve()))
+
+
+def refresh() -> None:
+    """Forget every cached context (the live preview calls it when the catalog's YAML changed)."""
+    _cached.cache_clear()
+    _calibrated.cache_clear()
 
 
 def active_dir() -> Path:

@@ -168,6 +168,15 @@ def test_the_band_of_several_classes_is_the_widest_of_theirs():
     assert oh.kv_band(np.array([100.0]), coef)[0].tolist() == pytest.approx([100 / 1.09])  # no classes: scalar
 
 
+def test_the_profile_peak_is_the_larger_phase_not_their_sum():
+    """A 1 GiB forward against a sampler of 0.5 GiB plus 8192 x 4096 x 2 B = 64 MiB of hidden states: the
+    forward wins; against a 2 GiB sampler the sampler phase (2 GiB + 64 MiB) wins."""
+    phase, peak = oh.profile_peak(np.array([1.0, 1.0]) * GiB, np.array([0.5, 2.0]) * GiB, np.array([8192, 8192]),
+                                  np.array([4096, 4096]))
+    assert (phase / MiB).tolist() == [512 + 64, 2048 + 64]
+    assert (peak / MiB).tolist() == [1024, 2048 + 64]
+
+
 def test_nvls_buffers_only_above_two_ranks():
     """NCCL enables NVLS only for more than two ranks on an NVSwitch node (vllm-project/vllm#9699)."""
     bases = oh.nontorch_basis(np.array([1, 2, 4, 8, 4]), np.array([True, True, True, True, False]))

@@ -45,7 +45,7 @@ def test_table_is_sortable_markdown(test_catalog: site.SiteContext) -> None:
     """Assert sz_table wraps the table in the container tablesort-init.js looks for."""
     out = macros.table("en", _ctx(), "price-per-gb")
     assert out.startswith('\n<div class="sz-sortable" data-search-exclude data-scroll-hint="Scroll sideways for '
-                          'more columns" markdown>\n\n| Server |')
+                          'more columns" data-rows-hint="2 rows, scroll inside the table" markdown>\n\n| Server |')
     assert out.endswith("\n\n</div>\n")
     with pytest.raises(UsageError, match="unknown table"):
         macros.table("en", _ctx(), "nope")
@@ -262,4 +262,19 @@ def test_calibration_left_table_names_every_left_out_log_with_a_translated_reaso
     assert "版本早于本站所建模的显存分析器" in out["zh"] and "Выпуск старше профилировщика" in out["ru"]
     for x in (x for x in ctx.calibration_left if x.outlier):
         check = next(c for c in ctx.calibration if c.case == x.case and c.metric == "available_kv")
-        assert f"| {macros.fmt_percent(check.loo_error, 'en', 1)} |" in out["en"]
+        assert f"| {macros.fmt_percent(check.lomo_error, 'en', 1)} |" in out["en"]
+
+
+def test_rows_hint_counts_rows_in_the_page_language(test_catalog: site.SiteContext) -> None:
+    """Assert a sortable table carries its row count with the CLDR plural of the page language."""
+    assert 'data-rows-hint="2 строки, прокрутите внутри таблицы"' in macros.sortable("| a |\n|---|\n| 1 |\n| 2 |",
+                                                                                     "ru", 2)
+    assert macros.markdown_rows("| a |\n|---|\n| 1 |\n| 2 |\n\n*note*") == 2
+    assert "data-rows-hint" not in macros.sortable("| a |\n|---|", "en", 0)
+
+
+def test_fit_table_groups_the_sequence_columns(test_catalog: site.SiteContext) -> None:
+    """Assert a fit table has two header rows: the group label over the context columns, then 4K, 32K…"""
+    out = macros.fit_tables("ru", _ctx())
+    assert '<th colspan="3" scope="colgroup">Последовательностей при контексте</th></tr><tr><th>' in out
+    assert "<th>4K</th><th>32K</th><th>128K</th></tr></thead>" in out

@@ -51,8 +51,8 @@ def test_json_download_decodes_to_the_csv_rows(tmp_path: Path) -> None:
     assert (frame["weights_gib"] - csv["weights_gib"]).abs().max() < 1e-9
     assert frame["seq_131072"].isna().tolist() == csv["seq_131072"].isna().tolist()
     assert frame["verdict"].tolist() == csv["verdict"].tolist()
-    assert set(data["strings"]) == {"model", "checkpoint", "precision", "server", "kv_cache_dtype", "plan", "verdict",
-                                    "change", "change_value", "change_plan"}
+    assert set(data["strings"]) == {"model", "checkpoint", "precision", "server", "kv_cache_dtype", "plan",
+                                    "verdict", "change", "change_value", "change_plan"}
 
 
 def test_whole_floats_are_written_as_integers() -> None:
