@@ -1,5 +1,6 @@
 # The two commands of the README: `make serve` and `make test`. Everything else supports them.
 #   make serve [PORT=8000]   build all languages, then serve them on http://127.0.0.1:PORT/
+#   make preview [LANG=en] [PORT=8000]  live preview of one language (MkDocs' server, live reload)
 #   make test                lint, types, generated files, every test (one site build per engine, Chromium)
 #   make test-fast           lint, types and the tests that need no site build and no browser (inner loop)
 #   make setup [PY=python3]  create .venv with the pinned dependencies (Python 3.11 or newer) and, as
@@ -26,7 +27,7 @@ CHROMIUM := /usr/bin/chromium
 NO_APT = make: $(CHROMIUM) or a Chinese font is missing and cannot be installed here \
 	(needs apt-get and root): install chromium and fonts-wqy-zenhei, then run make setup again
 
-.PHONY: setup browser serve build test test-fast check-generated check-python check-port clean distclean
+.PHONY: setup browser serve build test test-fast check-generated check-python check-port clean distclean preview
 
 setup: $(STAMP) browser
 
@@ -74,17 +75,25 @@ build: $(STAMP)
 serve: check-port build
 	$(BIN)/python -m scripts.docs serve --port "$$PORT"
 
-# generated/ and calibration/ are checked by the tests (tests/review/test_snapshots.py,
-# test_calibration.py), so once. The last line is pytest's summary; "no tests ran" (exit 5) is a failure.
+# One language, live: the catalog evaluated once (build/preview/), MkDocs' own server reloads edited pages.
+# LANG only from the command line: the environment's LANG is the locale (en_US.UTF-8), not a page language.
+LANG_PREVIEW = $(if $(filter command line,$(origin LANG)),$(LANG),en)
+preview: check-port $(STAMP)
+	$(BIN)/python -m scripts.preview --lang $(LANG_PREVIEW) --port $(PORT)
+
+# generated/ and calibration/results.* are checked by the tests (tests/review/, test_calibration.py), so
+# once. The last line is pytest's summary; "no tests ran" (exit 5) is a failure.
 test: $(STAMP) browser
 	$(BIN)/ruff check sizing scripts tests
 	$(BIN)/mypy
+	$(BIN)/python -m scripts.throughput_fit --check
 	$(PYTEST)
 
-# The inner loop: no site build, no browser (under 90 s on 2 cores).
+# The inner loop: no site build, no browser (under 90 s on 2 idle cores).
 test-fast: $(STAMP)
 	$(BIN)/ruff check sizing scripts tests
 	$(BIN)/mypy
+	$(BIN)/python -m scripts.throughput_fit --check
 	$(PYTEST) -m "not site and not browser"
 
 # generated/ must match the catalog: prints a diff and fails when `python -m sizing export` is due.

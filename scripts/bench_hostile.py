@@ -61,7 +61,7 @@ def measure(argv: list[str]) -> tuple[float, float, int, int]:
     started = time.monotonic()
     child = subprocess.Popen([sys.executable, "-m", "sizing", *argv], cwd=ROOT, stdout=subprocess.DEVNULL,
                              stderr=subprocess.PIPE)
-    err = child.stderr.read() if child.stderr is not None else b""
+    err = child.stderr.read() if child.stderr else b""
     _, status, usage = os.wait4(child.pid, 0)
     child.returncode = os.waitstatus_to_exitcode(status)
     return time.monotonic() - started, usage.ru_maxrss / 1024, child.returncode, err.count(b"\n")

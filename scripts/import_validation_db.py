@@ -16,13 +16,15 @@ any other field of a record is read, so nothing downstream ever sees them; recor
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import sys
 from pathlib import Path
 from typing import Any
 
 import yaml
+
+from sizing import safeio
+from sizing.errors import CatalogError
 
 ROOT = Path(__file__).resolve().parent.parent
 DIR = ROOT / "calibration"
@@ -68,7 +70,7 @@ LOG_FIELDS = ("id", "source", "vllm_version", "model", "gpu", "gpu_count", "tp",
 
 def held_back(path: Path) -> set[tuple[str, str, int]]:
     """The held-back groups (model, accelerator, tensor-parallel size) listed in ``path``."""
-    groups = yaml.safe_load(path.read_text(encoding="utf-8"))
+    groups = safeio.read_yaml(path)
     return {(g["model"], g["accelerator"], int(g["tensor_parallel_size"])) for g in groups}
 
 
@@ -108,6 +110,14 @@ def case_id(record: dict[str, Any]) -> str:
             f"{record['uuid'][:8]}")
 
 
+def launched_gmu(record: dict[str, Any]) -> float | None:
+    """The ``--gpu-memory-utilization`` the server was launched with (its runtime arguments), else the
+    harness's own field: three records carry 0.9 in the field but 0.92 on the command line, and print the
+    same available KV memory as the 0.92 runs of their group."""
+    launched = runtime_args(record["csv_metadata"]["runtime_args"]).get("gpu-memory-utilization")
+    return float(launched) if launched else record["log_memory"].get("gpu_memory_utilization")
+
+
 def log_entry(record: dict[str, Any]) -> dict[str, Any]:
     """One record in the schema of ``calibration/vllm_logs.yaml``."""
     csv, log, mem = record["csv_metadata"], record["log_config"], record["log_memory"]
@@ -120,7 +130,7 @@ def log_entry(record: dict[str, Any]) -> dict[str, Any]:
             "model": csv["model"], "gpu": f"{csv['tp']}x {gpu} (harness accelerator '{gpu}')",
             "gpu_count": csv["tp"] * (log.get("pipeline_parallel_size") or 1),
             "tp": log["tensor_parallel_size"], "pp": log.get("pipeline_parallel_size") or 1,
-            "gpu_memory_utilization": mem.get("gpu_memory_utilization"), "max_model_len": log["max_seq_len"],
+            "gpu_memory_utilization": launched_gmu(record), "max_model_len": log["max_seq_len"],
             "kv_cache_dtype": log.get("kv_cache_dtype"), "quantization": log.get("quantization"),
             "dtype": log.get("dtype"), "model_loading_gib": mem.get("model_load_gib"),
             "available_kv_gib": mem.get("available_kv_cache_gib"), "kv_cache_tokens": mem.get("kv_cache_tokens"),
@@ -194,10 +204,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("database", type=Path)
     args = parser.parse_args()
-    if args.database.stat().st_size > MAX_BYTES:
-        print(f"{args.database}: larger than {MAX_BYTES} bytes", file=sys.stderr)
+    try:
+        db = safeio.parse_json(safeio.read_text(args.database, limit=MAX_BYTES), str(args.database), finite=False)
+    except CatalogError as err:
+        print(err, file=sys.stderr)
         return 2
-    db = json.loads(args.database.read_text(encoding="utf-8"))
     records = usable(db["records"], held_back(DIR / "held_back.yaml"))
     logs, cases = convert(records, known_records(DIR / "vllm_logs.yaml"))
     (DIR / "validation_db_logs.yaml").write_text(dump([{k: e[k] for k in LOG_FIELDS} for e in logs]),

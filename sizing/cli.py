@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import dataclasses
 import io
 import json
 import os
@@ -16,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import Callable, Sequence
 
-from sizing import cli_types as ty
+from sizing import cli_tables, cli_types as ty
 from sizing.catalog.loader import DEFAULT_DIR, Catalog, load_catalog
 from sizing.errors import CatalogError, UsageError
 from sizing.engine.estimate import Request, estimate
@@ -46,8 +47,11 @@ def add_case_arguments(p: argparse.ArgumentParser) -> None:
         p.add_argument(flag, short, type=ty.count("gpus"), help="default: the plan the tables choose")
     p.add_argument("--gpu-memory-utilization", type=ty.fraction, help="share of GPU memory vLLM may use "
                                                                       "(default: the catalog's, 0.90)")
-    p.add_argument("--max-model-len", type=ty.count("tokens"), help="tokens (default: the model's context)")
-    p.add_argument("--kv-cache-dtype", default="auto", choices=KV_DTYPES, help="default: auto")
+    p.add_argument("--max-model-len", type=ty.max_model_len,
+                   help="tokens, as vLLM reads them: 32768, 32K, 32k (=32000), or auto (the longest context the "
+                        "KV cache holds, up to the model's; default: the model's context)")
+    p.add_argument("--kv-cache-dtype", default="auto", choices=KV_DTYPES,
+                   help="default: auto, as in vLLM (the site's tables assume fp8: pass it to compare)")
     p.add_argument("--dtype", default="auto", choices=DTYPES, help="activation dtype, as vLLM's --dtype")
     p.add_argument("--max-num-batched-tokens", type=ty.count("tokens"), help="default: vLLM's for the GPU")
     p.add_argument("--max-num-seqs", type=ty.count("seqs"), help="default: vLLM's for the GPU")
@@ -88,19 +92,31 @@ def image_limit(text: str) -> int | None:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def request_of(ns: argparse.Namespace) -> Request:
-    """The :class:`Request` the parsed (already range-checked) arguments describe."""
+def request_of(ns: argparse.Namespace, cat: Catalog) -> Request:
+    """The :class:`Request` the parsed (already range-checked) arguments describe (``--max-model-len auto``
+    resolved by :func:`auto_fitted`)."""
     if ns.dtype in ("float", "float32"):
         raise UsageError(f"--dtype {ns.dtype}: the sizing engine models 16-bit activations only "
                          "(auto, bfloat16, float16, half)")
     fields = {name: getattr(ns, name) for name in Request.__dataclass_fields__ if hasattr(ns, name)}
-    return Request(**fields)
+    req = Request(**fields)
+    return auto_fitted(cat, req) if req.max_model_len == ty.AUTO else req
+
+
+def auto_fitted(cat: Catalog, req: Request) -> Request:
+    """vLLM's ``--max-model-len auto`` (-1): the model's own context when one request of it fits, else the
+    longest context the KV cache holds (``vllm/v1/core/kv_cache_utils.py``, ``_auto_fit_max_model_len``,
+    run when ``original_max_model_len == -1``)."""
+    asked = dataclasses.replace(req, max_model_len=None)
+    row = estimate(cat, asked)
+    longest = int(row["longest_context"])
+    return asked if bool(row["fits"]) or longest <= 0 else dataclasses.replace(req, max_model_len=longest)
 
 
 def cmd_estimate(ns: argparse.Namespace, cat: Catalog) -> int:
     """Print one case as a labelled summary, or as one JSON object with --json."""
     from sizing.review.report import record  # noqa: PLC0415 - keeps `--help` fast
-    rec = record(estimate(cat, request_of(ns)), cat)
+    rec = record(estimate(cat, request_of(ns, cat)), cat)
     if ns.json:
         print(json.dumps(rec, ensure_ascii=False, indent=2))
         return 0
@@ -115,9 +131,9 @@ def cmd_estimate(ns: argparse.Namespace, cat: Catalog) -> int:
 
 def cmd_command(ns: argparse.Namespace, cat: Catalog) -> int:
     """Print the vLLM (or SGLang) command; never one its estimate says will not start unless --force."""
-    from sizing.launch.commands import sglang_command, vllm_command  # noqa: PLC0415
+    from sizing.launch.commands import node_commands  # noqa: PLC0415
     from sizing.launch.fallback import nearest_launch  # noqa: PLC0415
-    req = request_of(ns)
+    req = request_of(ns, cat)
     if ns.force:
         row = estimate(cat, req)
     else:
@@ -130,7 +146,7 @@ def cmd_command(ns: argparse.Namespace, cat: Catalog) -> int:
         if outcome.changes:
             print(f"note: the launch asked for will not start; printing the nearest that does: "
                   f"{', '.join(outcome.changes)} (`--force` prints the one asked for)", file=sys.stderr)
-    print(sglang_command(row, cat) if ns.engine == "sglang" else vllm_command(row, cat))
+    print(node_commands(row, cat, ns.engine))
     return 0
 
 
@@ -138,7 +154,7 @@ def cmd_explain(ns: argparse.Namespace, cat: Catalog) -> int:
     """Print a worked example step by step, every intermediate value with its unit."""
     from sizing.render.explain import explain_text  # noqa: PLC0415
     from sizing.views.bundle import judged  # noqa: PLC0415
-    print(explain_text(judged(estimate(cat, request_of(ns)), cat), cat, "en"))
+    print(explain_text(judged(estimate(cat, request_of(ns, cat)), cat), cat, "en"))
     return 0
 
 
@@ -155,19 +171,14 @@ def resolve_table_ids(ns: argparse.Namespace, cat: Catalog) -> None:
         ns.server = ids.resolve("--server", ns.server, cat.servers, "server")
     if ns.precision:
         ns.precision = ids.resolve("--precision", ns.precision, cat.precisions, "precision")
+    if getattr(ns, "gpu", None):
+        ns.gpu = ids.resolve("--gpu", ns.gpu, cat.gpus, "GPU")
 
 
 def cmd_table(ns: argparse.Namespace, cat: Catalog) -> int:
-    """Print the fit table, filtered: text for a terminal, or markdown, CSV, JSON."""
-    from sizing.cli_tables import cli_text_table  # noqa: PLC0415
-    from sizing.engine.evaluate import as_text, evaluate  # noqa: PLC0415
-    from sizing.render.tables import cli_table  # noqa: PLC0415
+    """Print the fit table, filtered and sorted (:mod:`sizing.cli_tables`): text, markdown, CSV, JSON."""
     resolve_table_ids(ns, cat)
-    if ns.format == "text":
-        print(cli_text_table(cat, ns.model, ns.server, ns.precision, ns.vllm_version), end="")
-        return 0
-    matrix = as_text(evaluate(cat, ns.vllm_version))
-    print(cli_table(cat, matrix, ns.model, ns.server, ns.precision, ns.format), end="")
+    print(cli_tables.table_output(cat, cli_tables.query_of(ns), ns.format), end="")
     return 0
 
 
@@ -239,6 +250,7 @@ def add_catalog_commands(sub: argparse._SubParsersAction) -> None:
     table.add_argument("--vllm-version", type=ty.release, help="vLLM release whose accounting to model")
     table.add_argument("--format", choices=("text", "markdown", "csv", "json"), default="text",
                        help="text (for a terminal, the default), markdown, csv, json")
+    cli_tables.add_arguments(table)
     table.set_defaults(handler=cmd_table)
     imp = sub.add_parser("import-config", help="catalog entry from a Hugging Face config.json")
     imp.add_argument("config")
@@ -262,8 +274,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def register_extra(sub: argparse._SubParsersAction) -> None:
     """Commands that live in their own modules (snapshots and revision diffs)."""
-    from sizing.review import snapshots  # noqa: PLC0415
-    snapshots.register(sub)
+    from sizing import cli_review, cli_throughput  # noqa: PLC0415
+    cli_review.register(sub)
+    cli_throughput.register(sub, add_case_arguments, request_of)
 
 
 def _check_command_given(parser: argparse.ArgumentParser, argv: Sequence[str]) -> None:

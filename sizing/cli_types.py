@@ -2,7 +2,8 @@
 
 Each type turns the text of one flag into a value or raises :class:`argparse.ArgumentTypeError`
 with one line saying what is accepted. Numbers are written as vLLM's own parser reads them: whole
-numbers in decimal digits (no ``32k``, ``1e30``, ``0_9``), fractions as decimals; NaN, infinities,
+numbers in decimal digits (no ``1e30``, ``0_9``; ``--max-model-len`` also takes vLLM's ``32K``, ``32k`` and
+``auto``, :func:`max_model_len`), fractions as decimals; NaN, infinities,
 zero, negative and absurdly large values are refused (upper bounds keep every product of sizes within
 64-bit integers). :class:`OneLineParser` prints any argparse error as one line, exit status 2.
 """
@@ -10,11 +11,13 @@ zero, negative and absurdly large values are refused (upper bounds keep every pr
 from __future__ import annotations
 
 import argparse
-import ipaddress
 import math
 import re
 import sys
 from typing import Callable, NoReturn
+
+from sizing.engine.versions import SUPPORTED
+from sizing.launch.address import valid_host
 
 WHOLE = re.compile(r"[+-]?\d+")
 DECIMAL = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)")
@@ -39,6 +42,33 @@ def count(kind: str) -> Callable[[str], int]:
         return value
     parse.__name__ = f"{kind} count"
     return parse
+
+
+AUTO = -1
+"""``--max-model-len auto`` (or ``-1``): vLLM sizes the context to what the KV cache holds."""
+HUMAN = re.compile(r"(\d+(?:\.\d+)?)([kKmMgGtT])")
+DECIMAL_SUFFIX = {"k": 10**3, "m": 10**6, "g": 10**9, "t": 10**12}
+BINARY_SUFFIX = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
+
+
+def max_model_len(text: str) -> int:
+    """A type for ``--max-model-len`` read as vLLM 0.34 reads it (``human_readable_int_or_auto`` in
+    ``vllm/utils/argparse_utils.py``; ``sizing/launch/data/vllm_choices-0.34.0.json`` records the parser):
+    ``auto`` or ``-1`` -> :data:`AUTO`; ``32K`` -> 32768 (binary suffix, whole numbers only); ``32k`` ->
+    32000 and ``25.6k`` -> 25600 (decimal suffix); plain digits; then 1 to ``LIMITS["tokens"]``."""
+    value = text.strip()
+    if value == "-1" or value.lower() == "auto":
+        return AUTO
+    match = HUMAN.fullmatch(value)
+    if not match:
+        return count("tokens")(value)
+    number, suffix = match.groups()
+    if suffix in BINARY_SUFFIX and "." in number:
+        raise argparse.ArgumentTypeError(f"decimals are not allowed with the binary suffix {suffix} (vLLM "
+                                         f"refuses them); did you mean {number}{suffix.lower()}?")
+    tokens = int(number) * BINARY_SUFFIX[suffix] if suffix in BINARY_SUFFIX else \
+        int(float(number) * DECIMAL_SUFFIX[suffix])
+    return count("tokens")(str(tokens))
 
 
 def _short(text: str) -> str:
@@ -70,24 +100,6 @@ def port(text: str) -> int:
     return int(text)
 
 
-HOSTNAME = re.compile(r"(?=.{1,253}\Z)(?!-)[A-Za-z0-9_-]{1,63}(?<!-)(\.(?!-)[A-Za-z0-9_-]{1,63}(?<!-))*\.?")
-"""A DNS host name: dot-separated labels of letters, digits, ``-`` and ``_``, 63 characters each, 253 in all."""
-
-
-def valid_host(text: str) -> bool:
-    """Whether ``text`` is an IPv4/IPv6 address or a host name (:data:`HOSTNAME`): nothing a shell would read."""
-    try:
-        ipaddress.ip_address(text)
-        return True
-    except ValueError:
-        return HOSTNAME.fullmatch(text) is not None
-
-
-def valid_port(value: object) -> bool:
-    """Whether ``value`` is a TCP port number, 1–65535 (an int, not a bool)."""
-    return isinstance(value, int) and not isinstance(value, bool) and 0 < value <= 65535
-
-
 def host(text: str) -> str:
     """A type for a host name or IP address to bind (:func:`valid_host`)."""
     if not valid_host(text):
@@ -99,17 +111,18 @@ RELEASE = re.compile(r"\d{1,4}\.\d{1,4}(\.\d{1,4})?")
 
 
 def release(text: str) -> str:
-    """A type for a release number such as ``0.34.0`` (``--vllm-version``): never empty."""
+    """A type for a release number such as ``1.2.3`` (``--vllm-version``): never empty."""
     if not RELEASE.fullmatch(text):
-        raise argparse.ArgumentTypeError(f"must be a release number such as 0.34.0, got {text[:40]!r}")
+        raise argparse.ArgumentTypeError(f"must be a release number such as {SUPPORTED}, got {text[:40]!r}")
     return text
 
 
 def ident(text: str) -> str:
-    """A type for an id or a path (``--model``, ``--server``, ``--gpu``, ``-q``): not empty or blank, no control
-    characters, at most 4096 characters."""
+    """A type for an id or a path (``--model``, ``--server``, ``--gpu``, ``-q``): not empty or blank, no
+    control characters, at most 4096 characters."""
     if not text.strip() or not text.isprintable() or len(text) > 4096:
-        raise argparse.ArgumentTypeError(f"must be a non-empty id without control characters, got {text[:40]!r}")
+        raise argparse.ArgumentTypeError(
+            f"must be a non-empty id without control characters, got {text[:40]!r}")
     return text
 
 

@@ -208,8 +208,9 @@ BAD_INPUTS = [
     ("estimate", *M, "--gpu-memory-utilization", "1.5"),
     ("estimate", *M, "--gpu-memory-utilization", "0_9"),
     ("estimate", *M, "--max-model-len", "0"),
-    ("estimate", *M, "--max-model-len", "-1"),
-    ("estimate", *M, "--max-model-len", "32k"),
+    ("estimate", *M, "--max-model-len", "-2"),
+    ("estimate", *M, "--max-model-len", "1.5K"),
+    ("table", "--max-model-len", "auto", "--users", "2"),
     ("estimate", *M, "--max-model-len", "46068.5"),
     ("estimate", *M, "--max-model-len", "1e30"),
     ("estimate", *M, "--max-model-len", "1000000"),
@@ -377,13 +378,62 @@ def test_a_case_that_does_not_fit_says_so_with_the_advice(capsys, monkeypatch):
 
 @pytest.mark.parametrize("width", [80, 100, 120])
 def test_text_table_fits_the_terminal(capsys, monkeypatch, width):
-    """Every line within the width and the advice readable; ids stay whole once the width allows (at 80
-    columns the longest ids fold instead of crushing the advice to a few letters a line)."""
+    """Every line within the width, every id whole, the chosen context's column kept, no markup; the
+    advice shown once the width allows."""
     monkeypatch.setenv("COLUMNS", str(width))
     status, out, _ = cli(capsys, "table", "--server", "gpu-l40s")
-    assert status == 0 and "Needs 8 GPUs," in out and "Why this plan," in out
-    assert ("Qwen/Qwen3-14B-FP8" in out) == (width >= 100)
-    assert all(len(line) <= width for line in out.splitlines())
+    lines = out.splitlines()
+    assert status == 0 and "Seqs" in out and "@32K" in out and "<" not in out
+    assert any("RedHatAI/Mistral-Small-24B-Instruct-2501-FP8-dynamic" in line for line in lines)
+    assert ("Needs 8 GPUs," in out) == (width >= 120)
+    assert all(len(line) <= width for line in lines)
+
+
+@pytest.mark.parametrize("width", [80, 120])
+def test_text_table_groups_rows_when_ids_and_servers_do_not_fit_side_by_side(capsys, monkeypatch, width):
+    """At 80 columns the whole table lists each checkpoint on a line of its own above its servers."""
+    monkeypatch.setenv("COLUMNS", str(width))
+    status, out, _ = cli(capsys, "table", "--users", "4", "--max-model-len", "32K")
+    assert status == 0 and all(len(line) <= width for line in out.splitlines())
+    assert ("Checkpoint: RedHatAI/Mistral-Small-24B-Instruct-2501-FP8-dynamic" in out) == (width == 80)
+    assert "RedHatAI/Mistral-Small-24B-Instruct-2501-FP8-dynamic" in out
+
+
+def test_table_filters_by_context_and_users(capsys):
+    """The acceptance query: only servers holding at least 8 requests of 32768 tokens, each with sequences."""
+    status, out, _ = cli(capsys, "table", "--model", "deepseek-ai/DeepSeek-R1", "--max-model-len", "32768",
+                         "--users", "8", "--format", "json")
+    rows = json.loads(out)
+    assert status == 0 and rows and all(r["sequences"] >= 8 and r["context"] == 32768 for r in rows)
+    assert {"server", "plan", "sequences", "price_usd_month", "command"} <= set(rows[0])
+    assert all(r["command"].startswith("vllm serve ") and "--max-model-len 32768" in r["command"] for r in rows)
+    status, fewer, _ = cli(capsys, "table", "--model", "deepseek-ai/DeepSeek-R1", "--max-model-len", "32K",
+                           "--users", "400", "--format", "json")
+    assert 0 < len(json.loads(fewer)) < len(rows) and json.loads(fewer)[0]["context"] == 32768
+
+
+def test_table_sorts_and_sizes_a_node_the_catalog_lacks(capsys):
+    """"Largest model on 4× RTX 4090 at 16K" in one call: a 4-GPU node sized, rows by parameters."""
+    status, out, err = cli(capsys, "table", "--gpu", "RTX-4090", "--gpus", "4", "--max-model-len", "16K",
+                           "--users", "1", "--sort", "params", "--format", "json")
+    rows = json.loads(out)
+    assert status == 0 and "no catalog server has 4 × rtx-4090" in err
+    assert rows and {r["server"] for r in rows} == {"4x-rtx-4090"} and rows[0]["context"] == 16384
+    params = [r["params_b"] for r in rows]
+    assert params == sorted(params, reverse=True) and all(r["sequences"] >= 1 for r in rows)
+    status, out, _ = cli(capsys, "table", "--server", "gpu-l40s", "--sort", "sequences", "--format", "json")
+    seqs = [r["sequences"] for r in json.loads(out)]
+    assert seqs == sorted(seqs, reverse=True) and json.loads(out)[0]["price_usd_month"] == 979.0
+
+
+def test_max_model_len_auto_fits_the_kv_cache(capsys):
+    """`--max-model-len auto` (vLLM's -1) prints the longest context that starts, as vLLM's auto-fit does."""
+    status, out, _ = cli(capsys, "command", "--model", "openai/gpt-oss-120b", "--gpu", "h100-80gb",
+                         "--max-model-len", "auto")
+    status2, nearest, _ = cli(capsys, "estimate", "--model", "openai/gpt-oss-120b", "--gpu", "h100-80gb", "--json")
+    assert status == status2 == 0
+    longest = json.loads(nearest)["longest_context"]
+    assert f"--max-model-len {longest}" in out
 
 
 def test_machine_formats_are_unchanged(capsys):

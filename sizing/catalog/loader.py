@@ -240,7 +240,10 @@ _ASSUMPTION_TYPES: dict[str, Any] = {
     "cpu_cores_recommended": Annotated[list[Annotated[list[PosInt], Field(min_length=3, max_length=3)]],
                                        Field(min_length=1)],
     "serve_host": Text, "serve_port": Annotated[int, Field(gt=0, le=65535)], "max_num_seqs_floor": PosInt,
-    "dp_min_capacity_share": Fraction, "gpu_memory_utilization_max": Fraction, "tight_below_sequences": PosInt,
+    "dp_min_capacity_share": Fraction, "gpu_memory_utilization_max": Fraction,
+    "tight_below_sequences": PosInt,
+    "hours_per_month": Annotated[float, Field(gt=0, le=744, allow_inf_nan=False)],
+    "speed_target_ms": Annotated[list[PosInt], Field(min_length=2, max_length=2)],
 }
 ASSUMPTION_TYPES = {key: TypeAdapter(kind) for key, kind in _ASSUMPTION_TYPES.items()}
 """Every assumption the engine reads, with the type and range its value must have (all required)."""

@@ -12,22 +12,29 @@ from __future__ import annotations
 from sizing.catalog.loader import Catalog
 from sizing.errors import UsageError
 from sizing.catalog.ids import did_you_mean, shown
-from sizing.launch.vllm_flags import vllm_option_specs
+from sizing.flaglists import FlagListMissing, quantization_methods
 
 VLLM_METHODS: dict[str, tuple[str, ...]] = {
     "awq": ("int4-awq",), "awq_marlin": ("int4-awq",), "auto_awq": ("int4-awq",),
     "gptq": ("int4-gptq",), "gptq_marlin": ("int4-gptq",), "auto_gptq": ("int4-gptq",),
     "fp8": ("fp8",), "fbgemm_fp8": ("fp8",), "fp8_per_block": ("fp8",), "fp8_per_channel": ("fp8",),
     "fp8_per_tensor": ("fp8",), "modelopt": ("fp8",),
-    "modelopt_fp4": ("nvfp4",), "mxfp4": ("mxfp4",), "gpt_oss_mxfp4": ("mxfp4",),
+    "modelopt_fp4": ("nvfp4",), "modelopt_mixed": ("nvfp4", "fp8"),
+    "mxfp4": ("mxfp4",), "gpt_oss_mxfp4": ("mxfp4",),
     "compressed-tensors": ("int8", "fp8", "int4-gptq", "nvfp4"),
 }
-"""vLLM method -> catalog formats it loads, in the order a checkpoint is preferred."""
+"""vLLM method -> catalog formats it loads, in the order a checkpoint is preferred.
+
+``modelopt_mixed`` (``ModelOptMixedPrecisionConfig``) loads per-layer formats; the catalog names such a
+checkpoint by its main format (NVFP4 experts or MLP) with the FP8 parts in ``keeps_fp8``."""
 
 
-def vllm_methods() -> list[str]:
-    """Every ``--quantization`` value vLLM accepts (the pinned release's choices)."""
-    return list(vllm_option_specs()["--quantization"].get("choices", []))
+def vllm_methods(cat: Catalog) -> list[str]:
+    """Every ``--quantization`` value of the catalog's vLLM release (``vllm_version``); none without a list."""
+    try:
+        return quantization_methods(str(cat.assume("vllm_version")))
+    except FlagListMissing:
+        return []
 
 
 def formats_for(cat: Catalog, name: str) -> tuple[str, ...]:
@@ -42,7 +49,7 @@ def formats_for(cat: Catalog, name: str) -> tuple[str, ...]:
     if own:
         return own
     known = [*VLLM_METHODS, *cat.precisions]
-    if key in vllm_methods():
+    if key in vllm_methods(cat):
         raise UsageError(f"--quantization {shown(name)}: the catalog models no checkpoint of this method; "
                          f"it models {', '.join(sorted(VLLM_METHODS))}")
     raise UsageError(f"--quantization: unknown method {shown(name)}{did_you_mean(name, known)}")

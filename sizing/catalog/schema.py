@@ -14,9 +14,10 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, m
 from sizing.kvdtypes import CatalogKvDtype
 
 Text = Annotated[str, Field(min_length=1, max_length=500)]
-PrimarySource = Annotated[str, Field(pattern=r"^https://[^\s;]+$", max_length=300,
-                                     description="one URL of the primary source: the vendor's datasheet or "
-                                                 "product page, the model's card or its repository's config.json")]
+PrimarySource = Annotated[str, Field(
+    pattern=r"^https://[^\s;]+$", max_length=300,
+    description="one URL of the primary source: the vendor's datasheet or product page, the model's card or "
+                "its repository's config.json")]
 Slug = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9.\-]*$", max_length=80)]
 PosInt = Annotated[int, Field(gt=0, le=10**12), Field(strict=True)]
 NonNegInt = Annotated[int, Field(ge=0, le=10**12), Field(strict=True)]
@@ -47,22 +48,36 @@ class Strict(BaseModel):
 
 
 class Interconnect(Strict):
-    kind: Literal["nvlink", "pcie"]
+    kind: Literal["nvlink", "pcie", "xgmi"] = Field(description="xgmi: AMD Infinity Fabric (Instinct)")
     generation: Text
     bandwidth_gbs: PosFloat = Field(description="per direction, per GPU, decimal GB/s")
+
+
+class DenseTflops(Strict):
+    """Dense peak tensor throughput of one GPU, TFLOP/s (10^12 FLOP/s, no structured sparsity).
+
+    ``None`` where the GPU has no tensor path for that dtype (A100: no FP8) or no primary source gives it;
+    the throughput estimate then refuses the case by name instead of guessing.
+    """
+
+    bf16: PosFloat | None = None
+    fp8: PosFloat | None = None
+    fp4: PosFloat | None = None
+    source: Text
 
 
 class Gpu(Strict):
     name: Text
     architecture: Text
     memory_gb: PosFloat = Field(description="vendor's nominal capacity, decimal GB")
-    memory_mib: PosInt = Field(description="total memory as nvidia-smi reports it, MiB")
+    memory_mib: PosInt = Field(description="total memory as nvidia-smi (AMD: rocm-smi) reports it, MiB")
     bandwidth_gbs: PosFloat
     fp8: StrictBool
     fp4: StrictBool
     interconnect: Interconnect
     primary_source: PrimarySource | None = None
     source: Text
+    tflops_dense: DenseTflops | None = Field(None, description="dense peak TFLOP/s per dtype (throughput estimate)")
 
 
 class Cpu(Strict):
@@ -171,7 +186,10 @@ class Moe(Strict):
     expert_intermediate_size: PosInt
     shared_experts: NonNegInt = 0
     shared_intermediate_size: NonNegInt = 0
-    dense_layers: NonNegInt = Field(0, description="leading dense layers (first_k_dense_replace)")
+    dense_layers: NonNegInt = Field(0, description="MLP-carrying layers with a dense MLP instead of the MoE "
+                                                   "(first_k_dense_replace, interleave_moe_layer_step, ...)")
+    latent_size: PosInt | None = Field(None, description="latent MoE (Nemotron-H moe_latent_size): routed "
+                                                         "experts work in this width between two projections")
 
 
 Precision = Slug
@@ -197,6 +215,8 @@ class Checkpoint(Strict):
     id: Annotated[str, Field(pattern=r"^[A-Za-z0-9][\w.\-]*/[\w.\-]+$", max_length=120)]
     precision: Precision
     keeps_bf16: list[KeepPart] = Field(default_factory=list)
+    keeps_fp8: list[KeepPart] = Field(default_factory=list, description="parts a modelopt MIXED_PRECISION "
+                                                                         "checkpoint stores in FP8")
     file_gb: PosFloat | None = Field(None, description="published size on the Hub, decimal GB")
 
 

@@ -124,8 +124,12 @@ def _number_texts(numbers: np.ndarray) -> tuple[np.ndarray, list[str]]:
     return codes, [str(v) for v in values]
 
 
+Texts = list[tuple[np.ndarray, np.ndarray, list[str]]]
+"""Per change: its advised rows, their codes and the distinct texts the codes index."""
+
+
 def _argument_texts(df: pd.DataFrame, at: np.ndarray, change: np.ndarray, shorter: np.ndarray, smaller: np.ndarray,
-                    kv_band_optimistic: float, utilization: float) -> list[tuple[np.ndarray, np.ndarray, list[str]]]:
+                    kv_band_optimistic: float, utilization: float) -> Texts:
     """Per change: (its advised rows, as positions in ``at``, their codes, the distinct texts the codes index) of
     the argument: the utilisation, tokens, fp8, 'checkpoint (precision)' or GPUs."""
     pick = {name: np.flatnonzero(change == CODE[name]) for name in CHANGES[1:]}
@@ -156,11 +160,29 @@ def starts_at_utilization(df: pd.DataFrame, rows: np.ndarray, utilization: float
     (:func:`sizing.engine.memory.add_budget`, :func:`sizing.engine.memory.add_capacity`)."""
     if not len(rows):
         return np.zeros(0, dtype=bool)
-    part = df.iloc[rows].copy()
+    part = pd.DataFrame({name: df[name].to_numpy()[rows] for name in BUDGET_INPUTS if name in df.columns})
     part["gpu_memory_utilization"] = utilization
     memory.add_budget(part, rules, coef)
     memory.add_capacity(part, rules)
     return part["fits"].to_numpy(dtype=bool)
+
+
+BUDGET_INPUTS = ("total_bytes", "weights_bytes", "activation_bytes", "nontorch_bytes", "cudagraph_bytes",
+                 "kv_cache_memory_bytes", "bytes_per_block", "max_model_len", "max_context", "block_size",
+                 "block_size_full", "block_size_sliding", "groups_full", "groups_sliding", "groups_linear",
+                 "kv_groups", "window", "max_num_batched_tokens", "pp", "spec_tokens", "prefix_caching",
+                 "is_moe", "is_mla", "linear_layers", "vision_tokens")
+"""The columns :func:`sizing.engine.memory.add_budget` (the class band's among them) and
+:func:`~sizing.engine.memory.add_capacity` read."""
+
+
+def could_start(df: pd.DataFrame, rows: np.ndarray, utilization: float) -> np.ndarray:
+    """Of the rows ``rows``: whether the budget a higher utilisation adds could hold one request at all (the
+    blocks gain at most that much: the band's low end and the extensible cache's headroom grow no faster)."""
+    total, gmu = df["total_bytes"].to_numpy()[rows], df["gpu_memory_utilization"].to_numpy()[rows]
+    gain = np.ceil(utilization * total) - np.ceil(gmu * total)
+    request = df["blocks_per_request"].to_numpy()[rows] * df["bytes_per_block"].to_numpy()[rows]
+    return df["kv_cache_bytes"].to_numpy()[rows] + gain >= request
 
 
 def _utilization_plans(df: pd.DataFrame, at: np.ndarray, by: Grouping, utilization: float, rules: Rules,
@@ -170,6 +192,7 @@ def _utilization_plans(df: pd.DataFrame, at: np.ndarray, by: Grouping, utilizati
     wanted = np.zeros(by.bound, dtype=bool)
     wanted[by.ids[at]] = True
     rows = np.flatnonzero(wanted[by.ids] & (df["gpu_memory_utilization"].to_numpy() < utilization))
+    rows = rows[could_start(df, rows, utilization)]
     starts = starts_at_utilization(df, rows, utilization, rules, coef)
     rank = df["rank"].to_numpy(np.int64)[rows]
     best = np.full(by.bound, np.iinfo(np.int64).max)
@@ -184,8 +207,8 @@ def _plan_texts(df: pd.DataFrame, at: np.ndarray, target: np.ndarray) -> pd.Cate
     """``change_plan`` of the rows ``at`` whose suggested case runs another plan (row ``target``):
     ``<plan>-tp<N>-pp<N>-dp<N>``; "" elsewhere."""
     other = np.flatnonzero((target >= 0) & (target != at))
-    parts = df[["plan", "tp", "pp", "dp"]].iloc[target[other]].astype(str)
-    labels = (parts["plan"] + "-tp" + parts["tp"] + "-pp" + parts["pp"] + "-dp" + parts["dp"]).tolist()
+    plan, tp, pp, dp = (df[name].to_numpy()[target[other]] for name in ("plan", "tp", "pp", "dp"))
+    labels = [f"{p}-tp{t}-pp{q}-dp{d}" for p, t, q, d in zip(plan, tp, pp, dp)]
     return _text_column([(other, np.arange(len(other)), labels)], at, len(df))
 
 
@@ -203,10 +226,11 @@ def add_nearest_change(df: pd.DataFrame, coef: Coefficients, rules: Rules, utili
     target = _utilization_plans(df, at, groups.combination, utilization, rules, coef)
     shorter = _shorter_context(df["longest_context"].to_numpy()[at])
     smaller = _smaller_checkpoint(df, at, groups.model_server_kv)
-    change = np.select([target >= 0, shorter > 0, _fp8_kv_fits(df, at, groups.checkpoint_server), smaller >= 0],
-                       [CODE["gpu-memory-utilization"], CODE["max-model-len"], CODE["kv-fp8"], CODE["checkpoint"]],
+    fp8 = _fp8_kv_fits(df, at, groups.checkpoint_server)
+    change = np.select([target >= 0, shorter > 0, fp8, smaller >= 0],
+                       [CODE[n] for n in ("gpu-memory-utilization", "max-model-len", "kv-fp8", "checkpoint")],
                        CODE["more-gpus"])
     df["change"] = text_categorical(spread(change, at, len(df), CODE[""]), CHANGES)
-    df["change_value"] = _text_column(_argument_texts(df, at, change, shorter, smaller, coef.kv_band_optimistic,
-                                                      utilization), at, len(df))
+    texts = _argument_texts(df, at, change, shorter, smaller, coef.kv_band_optimistic, utilization)
+    df["change_value"] = _text_column(texts, at, len(df))
     df["change_plan"] = _plan_texts(df, at, np.where(change == CODE["gpu-memory-utilization"], target, -1))

@@ -107,7 +107,7 @@ HARDWARE = (
     _c("hw_fp4", "bool", "", "the GPU computes in FP4"),
     _c("arch_sm", "int", "count", "compute capability × 10 (89, 90, 100)"),
     _c("max_capture_size", "int", "count", "largest batch vLLM captures a CUDA graph for"),
-    _c("interconnect", "str", "text", "nvlink or pcie"),
+    _c("interconnect", "str", "text", "nvlink, pcie or xgmi (AMD Infinity Fabric)"),
     _c("nvswitch", "bool", "flag", "the GPUs of a node talk through NVSwitch (NVLS buffers)"),
 )
 PLAN = (
@@ -119,8 +119,8 @@ PLAN = (
     _c("dp", "int", "count", "--data-parallel-size (engine replicas)"),
     _c("expert_parallel", "bool", "flag", "--enable-expert-parallel (the dp-ep plan)"),
     _c("ep", "int", "count", "expert-parallel ranks (TP × DP with expert parallelism, else 1)"),
-    _c("nodes_per_engine", "int", "count", "nodes one engine spans (PP stages or the DP+EP group across nodes, else 1)"),
-    _c("dp_per_node", "int", "count", "--data-parallel-size-local: data-parallel ranks (replicas) on each node"),
+    _c("nodes_per_engine", "int", "count", "nodes one engine spans (PP stages, the DP+EP group, else 1)"),
+    _c("dp_per_node", "int", "count", "--data-parallel-size-local: data-parallel ranks on each node"),
 )
 SETTINGS = (
     _c("gpu_memory_utilization", "float", "fraction", "--gpu-memory-utilization"),
@@ -173,6 +173,8 @@ MEMORY = (
     _c("moe_workspace_bytes", "float", "bytes", "fused-MoE workspaces of the profile run, per GPU"),
     _c("mla_prefill_bytes", "float", "bytes", "MLA decompressed-prefill buffers of the profile run (V0), per GPU"),
     _c("sampler_bytes", "float", "bytes", "the sampler's dummy run over max_num_seqs rows, per GPU"),
+    _c("sampler_phase_bytes", "float", "bytes",
+       "the profile run's sampler phase: the sampler plus the forward pass's output hidden states, per GPU"),
     _c("runner_v2", "bool", "", "vLLM runs the model with Model Runner V2"),
     _c("split_rounding_bytes", "float", "bytes", "what the allocator counts beyond the weight tensors (0.21+), per GPU"),
     _c("runner_buffers_bytes", "float", "bytes", "Model Runner V2's persistent sampler buffers charged to the budget, per GPU"),
@@ -188,7 +190,7 @@ PER_CONTEXT = (
     _c("concurrency_<ctx>", "float", "count", "requests of <ctx> tokens one engine holds (NaN beyond the model)"),
     _c("sequences_<ctx>", "float", "count",
        "whole sequences of <ctx> tokens the server holds launched with --max-model-len <ctx> (0 where none)"),
-    _c("starts_optimistic_<ctx>", "bool", "", "a launch at --max-model-len <ctx> starts at the band's optimistic end"),
+    _c("starts_optimistic_<ctx>", "bool", "", "--max-model-len <ctx> starts at the band's optimistic end"),
     _c("decode_tps_<ctx>", "float", "tokens/s", "decode ceiling of one sequence at <ctx> tokens"),
 )
 SERVICE = (
@@ -223,6 +225,36 @@ REQUEST_ONLY = (
 )
 """Columns only ``estimate`` frames carry (the published matrix runs without speculation)."""
 
+THROUGHPUT = (
+    _c("workload", "str", "id", "catalog/workloads.yaml entry (or 'custom' for a CLI request)"),
+    _c("input_len", "int", "tokens", "--random-input-len: prompt tokens per request"),
+    _c("output_len", "int", "tokens", "--random-output-len: output tokens per request (--ignore-eos)"),
+    _c("concurrency", "int", "count", "--max-concurrency: clients in a closed loop, whole server"),
+    _c("tp_class", "str", "text", "architecture class the constants were fitted for: dense, moe, mla-moe, hybrid"),
+    _c("calibrated", "bool", "", "the class has fitted constants and a band (else the roofline bound only)"),
+    _c("refused", "str", "text", "why the row cannot be estimated (empty when it can)"),
+    _c("running", "float", "count", "sequences running at once, whole server"),
+    _c("output_tps", "float", "tokens/s", "output tokens per second, whole server"),
+    _c("output_tps_low", "float", "tokens/s", "cautious end of the output-throughput band"),
+    _c("output_tps_high", "float", "tokens/s", "optimistic end of the output-throughput band"),
+    _c("user_tps", "float", "tokens/s", "output tokens per second one user sees (1 / TPOT)"),
+    _c("tpot_s", "float", "s", "mean time per output token after the first (vllm bench serve's TPOT)"),
+    _c("tpot_s_low", "float", "s", "optimistic end of the TPOT band"),
+    _c("tpot_s_high", "float", "s", "cautious end of the TPOT band"),
+    _c("ttft_s", "float", "s", "mean time to first token, waiting for a slot included"),
+    _c("ttft_s_low", "float", "s", "optimistic end of the TTFT band"),
+    _c("ttft_s_high", "float", "s", "cautious end of the TTFT band"),
+    _c("request_rate", "float", "requests/s", "completed requests per second, whole server"),
+    _c("total_tps", "float", "tokens/s", "prompt plus output tokens per second, whole server"),
+    _c("limited_by", "str", "text", "bandwidth, compute, interconnect, host, kv-pool or max-num-seqs"),
+    _c("usd_per_mtok", "float", "money", "price per million output tokens at output_tps (NaN without a price)"),
+    _c("usd_per_mtok_low", "float", "money", "optimistic end of the cost band (at output_tps_high)"),
+    _c("usd_per_mtok_high", "float", "money", "cautious end of the cost band (at output_tps_low)"),
+    _c("within_target", "bool", "", "cautious TPOT and TTFT meet the speed target (assumption speed_target_ms)"),
+)
+"""Columns of a throughput frame (:func:`sizing.engine.throughput_frame.ladder`): one row per evaluated row
+× workload × concurrency, next to the evaluated row's id columns (model, checkpoint, server, plan)."""
+
 PER_CLASS_ONLY = frozenset({
     "vocab_size", "la_key_heads", "la_key_dim", "la_value_dim", "la_conv_kernel", "la_ssm_bytes", "la_widen_groups",
     "inter_per_token", "w_rank_buffers", "model_dtype_bytes", "index_head_dim", "full_kv_heads", "full_head_dim",
@@ -235,7 +267,7 @@ PER_CLASS_ONLY = frozenset({
 and does not repeat on every matrix row (the model's, checkpoint's or GPU's own figures, and the block-size
 settings the KV columns already resolve). Single estimates carry them, for ``explain``."""
 
-BY_NAME = {c.name: c for c in (*COLUMNS, *REQUEST_ONLY)}
+BY_NAME = {c.name: c for c in (*COLUMNS, *REQUEST_ONLY, *THROUGHPUT)}
 """The declarations by name (per-context ones under their ``<ctx>`` pattern)."""
 
 

@@ -44,15 +44,17 @@ def coefficients(cat: Catalog) -> Coefficients:
 def size_plans(df: pd.DataFrame) -> None:
     """tp, pp and dp of each plan template on its server: ``tp-pp`` runs one node's GPUs as TP on every node.
 
-    Across nodes: ``dp`` and ``tp`` run whole replicas inside each node (``dp_per_node`` of them, one engine per
-    node: ``nodes_per_engine`` 1); ``dp-ep`` spreads one data-parallel group and the experts over every node's
-    GPUs (``dp_per_node`` ranks on each); ``tp-pp`` runs TP within a node and one pipeline stage per node.
+    Across nodes: ``dp`` and ``tp`` run whole replicas inside each node (``dp_per_node`` of them, one
+    engine per node: ``nodes_per_engine`` 1); ``dp-ep`` spreads one data-parallel group and the experts
+    over every node's GPUs (``dp_per_node`` ranks on each); ``tp-pp`` runs TP within a node and one
+    pipeline stage per node.
     The launch commands read ``nodes``, ``gpus_per_node``, ``nodes_per_engine`` and ``dp_per_node``."""
     df["tp"] = np.where(df["pp_nodes"], df["gpus_per_node"], df["tp"])
     df["pp"] = np.where(df["pp_nodes"], df["nodes"], 1)
     df["dp"] = df["server_gpus"] // (df["tp"] * df["pp"])
     df["ep"] = np.where(df["expert_parallel"], df["tp"] * df["dp"], 1)
-    df["nodes_per_engine"] = np.where(df["pp_nodes"], df["pp"], np.where(df["expert_parallel"], df["nodes"], 1))
+    spans = np.where(df["expert_parallel"], df["nodes"], 1)
+    df["nodes_per_engine"] = np.where(df["pp_nodes"], df["pp"], spans)
     df["dp_per_node"] = np.maximum(df["dp"] // df["nodes"], 1)
 
 
@@ -226,9 +228,10 @@ def gpu_memory_utilization(cat: Catalog, requested: float | None = None) -> floa
 
 def context_columns(df: pd.DataFrame, rules: Rules, contexts: list[int],
                     per_class: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
-    """Concurrency per engine, whole sequences per server and whether the band's optimistic end starts, at each
-    published context length: each context counted as its own ``--max-model-len`` (a row that does not start at
-    the catalog's length may start at a shorter one; :func:`sizing.engine.memory.starts_at`).
+    """Concurrency per engine, whole sequences per server and whether the band's optimistic end starts,
+    at each published context length: each context counted as its own ``--max-model-len`` (a row that
+    does not start at the catalog's length may start at a shorter one:
+    :func:`sizing.engine.memory.starts_at`).
 
     ``per_class``: the per-engine concurrency columns already computed (:func:`usable_concurrency`).
     """

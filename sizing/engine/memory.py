@@ -70,7 +70,7 @@ def split_rounding(df: pd.DataFrame, rules: Rules) -> np.ndarray:
     single tensors; :func:`sizing.engine.weights.split_rounding` rounds each one. The layers' tensors
     take the checkpoint's main weight width, the embeddings BF16.
     """
-    if rules.engine != "v1" or rules.minor < wt.SCOPED_SPLIT_MINOR:
+    if not rules.scoped_weight_split:
         return np.zeros(len(df))
     tp, hidden, b = _col(df, "tp"), _col(df, "hidden_size").astype(np.float64), _col(df, "w_tensor_bytes")
     q, kv_width = _col(df, "attention_heads") * _col(df, "head_dim"), 2 * _col(df, "kv_heads") * _col(df, "head_dim")
@@ -200,8 +200,9 @@ def add_overheads(df: pd.DataFrame, rules: Rules, coef: oh.Coefficients) -> None
     forward = (term["act_hidden_factor"] + term["act_mlp_factor"] + _col(df, "mla_prefill_bytes")
                + _col(df, "linear_profile_bytes"))
     df["encoder_profile_bytes"] = encoder_profile(df)
-    df["activation_bytes"] = (forward + _col(df, "sampler_bytes") + _col(df, "moe_workspace_bytes")
-                              + df["encoder_profile_bytes"])
+    df["sampler_phase_bytes"], peak = oh.profile_peak(forward, _col(df, "sampler_bytes"), _col(df, "profile_tokens"),
+                                                      _col(df, "hidden_size"))
+    df["activation_bytes"] = peak + _col(df, "moe_workspace_bytes") + df["encoder_profile_bytes"]
     df["nontorch_bytes"] = (term["nontorch_mib"] + term["nccl_mib"] + term["nvls_mib"] + term["consumed_mib"]
                             + _col(df, "runner_buffers_bytes"))
     captured, estimated = (coef.cudagraph_mib_per_capture * basis for basis in graph_bases(df, rules))

@@ -9,8 +9,9 @@ reproducible start-up logs and checked out of sample (leave one out).
 
 The profile run's charge (``determine_available_memory``) is::
 
-    forward peak (max_num_batched_tokens tokens) + sampler dummy run (max_num_seqs rows × vocab)
-    + persistent fused-MoE workspaces + non-torch growth
+    max(forward peak (max_num_batched_tokens tokens), sampler dummy run (max_num_seqs rows × vocab)
+        + the forward's output hidden states)              (one after the other: :func:`profile_peak`)
+    + persistent fused-MoE workspaces + encoder profile + non-torch growth
     (+ Model Runner V2's sampler buffers and the rest of the free-memory drop from 0.27 on)
     (+ the CUDA-graph estimate: V1 from 0.20, Model Runner V2 from 0.29)
 
@@ -29,7 +30,8 @@ import numpy as np
 
 from sizing.catalog.loader import BAND_CLASSES
 from sizing.units import GiB, MiB
-from sizing.engine.versions import BATCH_DEFAULTS
+from sizing.engine.versions import (BATCH_DEFAULTS, FREE_MEMORY_PROFILER_MINOR, SNAPSHOT_AFTER_DISTRIBUTED_MINOR,
+                                    SORT_SAMPLER_MINORS, V2_ALL_MINOR, V2_DENSE_MINOR, V2_SAMPLER_WARMUP_MINOR)
 
 ACT_BYTES = 2
 """Bytes per activation element: the bf16/fp16 compute dtype of every profiled forward pass."""
@@ -37,22 +39,21 @@ MOE_CHUNK_TOKENS = 32768
 """``VLLM_FUSED_MOE_CHUNK_SIZE`` default (``vllm/envs.py``): fused MoE processes at most this many tokens."""
 SAMPLER_BYTES_PER_LOGIT = 2 + 4 + 4 + 4
 """Live bytes per logit in the V1 sampler's dummy run: model-dtype logits, fp32 copy, fp32 probabilities, fp32 noise."""
-SORT_SAMPLER_BYTES_PER_LOGIT = 28
-"""The same with 0.12–0.16's sort-based top-k/top-p: also the sorted values, int64 indices, masks and scatter result."""
+SORT_SAMPLER_BYTES_PER_LOGIT = 2 + 4 + (4 + 8) + (8 + 4 + 8)
+"""The same with 0.12–0.16's sort-based top-k/top-p, at the sort itself: the model-dtype and fp32 logits,
+the sorted fp32 values and int64 indices, and what the sort allocates (:func:`sampler_bytes_per_logit`)."""
 V2_SAMPLER_BYTES_PER_LOGIT = 2
 """Model Runner V2's dummy sampler run samples on the model-dtype logits alone (up to 0.33)."""
 V2_SAMPLER_WARMUP_BYTES_PER_LOGIT = 2 + 4
 """From 0.34 it also runs a warm-up pass through the fp32 logits pipeline: the logits and their fp32 copy."""
-V2_SAMPLER_WARMUP_MINOR = 34
-SORT_SAMPLER_MINORS = range(12, 17)
-"""The releases whose V1 dummy sampler run takes the PyTorch sort path (FlashInfer opt-in, no Triton kernel yet)."""
-V2_DENSE_MINOR, V2_ALL_MINOR = 27, 29
-"""Model Runner V2 is modelled for dense (non-MoE) models from 0.27 and for every model from 0.29."""
 V0_LONG_CONTEXT = 32768
 """Above this max_model_len the V0 OpenAI server enables chunked prefill by default (``use_long_context``)."""
 FITTED = ("act_hidden_factor", "act_mlp_factor", "nontorch_mib", "nccl_mib", "nvls_mib", "consumed_mib")
 """The residual coefficients ``scripts/calibrate.py`` fits on the logged available KV memory; each multiplies
 one basis of its term."""
+FORWARD_FITTED = ("act_hidden_factor", "act_mlp_factor")
+"""The fitted terms that are activations of the forward pass: they compete with the sampler phase
+(:func:`profile_peak`) instead of adding to it."""
 GRAPH_FITTED = "cudagraph_mib_per_capture"
 """The CUDA-graph coefficient, fitted on the graph memory the logs print, not on their available KV memory."""
 
@@ -236,8 +237,8 @@ def sampler_bytes_per_logit(minor: int, v2: np.ndarray) -> np.ndarray:
 
     Source, V1: ``vllm/v1/worker/gpu_model_runner.py`` ``GPUModelRunner._dummy_sampler_run`` asks for
     top-k = vocab − 1 and top-p = 0.9; ``vllm/v1/sample/sampler.py`` ``Sampler.forward`` makes an fp32 copy
-    of the logits, and ``vllm/v1/sample/ops/topk_topp_sampler.py`` either sorts them (0.12–0.16: sorted
-    fp32 values, int64 indices, boolean masks and a non-in-place scatter, about 28 B) or, with the
+    of the logits, and ``vllm/v1/sample/ops/topk_topp_sampler.py`` either sorts them (0.12–0.16,
+    ``apply_top_k_top_p_pytorch``: ``logits.sort(dim=-1)``) or, with the
     FlashInfer sampler (default when installed in 0.10–0.11 and again from 0.21) or the Triton kernel
     (0.17+), filters in place before the fp32 softmax and the fp32 exponential noise of ``random_sample``
     (14 B). V2: ``vllm/v1/worker/gpu/model_runner.py`` ``_dummy_sampler_run`` samples a dummy batch
@@ -245,6 +246,14 @@ def sampler_bytes_per_logit(minor: int, v2: np.ndarray) -> np.ndarray:
     model-dtype logits directly (2 B, read in the 0.30.0 source); 0.34 adds a second pass through the fp32
     logits pipeline (``shared/reference/vllm-memory-model.md`` a.1), where top-k/top-p filter the fp32
     copy in place (6 B). 0.31–0.33 are taken as 0.30.
+
+    The sort path peaks inside the sort (38 B), above its later masks and scatter (28 B): PyTorch sorts a
+    ``[rows, vocab]`` tensor of at least 128 rows with ``segmented_sort_pairs``
+    (``pytorch/pytorch:aten/src/ATen/native/cuda/Sort.cu``, ``launch_stable_sort_kernel``), which allocates
+    an int64 index per logit (``reverse_indices``) and calls CUB's ``DeviceSegmentedRadixSort::SortPairs``
+    through ``aten/src/ATen/cuda/cub.cuh``; that non-double-buffer form takes its alternate key (fp32) and
+    value (int64) buffers from the temporary storage, both from PyTorch's caching allocator, so the
+    profiler's torch peak counts them: 8 + 4 + 8 B on top of the 18 B of logits and sort outputs.
     """
     v1 = SORT_SAMPLER_BYTES_PER_LOGIT if minor in SORT_SAMPLER_MINORS else SAMPLER_BYTES_PER_LOGIT
     v2_bytes = V2_SAMPLER_WARMUP_BYTES_PER_LOGIT if minor >= V2_SAMPLER_WARMUP_MINOR else V2_SAMPLER_BYTES_PER_LOGIT
@@ -261,6 +270,20 @@ def sampler_peak(max_num_seqs: np.ndarray, tokens: np.ndarray, vocab: np.ndarray
     """
     rows = np.minimum(np.asarray(max_num_seqs), np.asarray(tokens))
     return rows.astype(np.float64) * np.asarray(vocab) * np.asarray(bytes_per_logit)
+
+
+def profile_peak(forward: np.ndarray, sampler: np.ndarray, tokens: np.ndarray,
+                 hidden: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(sampler phase, the larger of the two phases), bytes: ``max(forward, sampler + output hidden states)``.
+
+    Source: ``vllm/v1/worker/gpu_model_runner.py`` ``GPUModelRunner.profile_run`` calls ``_dummy_run`` (the
+    forward pass over ``max_num_tokens``, whose intermediates are freed when it returns; only its output
+    ``hidden_states`` ``[tokens, hidden]`` stays referenced) and then ``_dummy_sampler_run`` on those hidden
+    states. The two peaks come one after the other, so the torch peak the profiler reads is the larger one,
+    not their sum.
+    """
+    phase = np.asarray(sampler, dtype=np.float64) + hidden_activation_basis(tokens, hidden)
+    return phase, np.maximum(np.asarray(forward, dtype=np.float64), phase)
 
 
 V2_BUFFER_BYTES_PER_ROW = 2 * 1024 * 4 + 1024 * 4 + 128 * 4 + 1024 * 4 + 129 * 4 + 128 * 4
@@ -297,10 +320,6 @@ def cudagraphs_estimated(rules_budgeted: bool, minor: int, v2: np.ndarray) -> np
     return np.full(v2.shape, rules_budgeted) & ~(v2 & (minor < V2_ALL_MINOR))
 
 
-SNAPSHOT_AFTER_DISTRIBUTED_MINOR = 11
-"""From vLLM 0.11 the V1 worker takes its memory snapshot after initialising the distributed environment."""
-
-
 def distributed_init_charged(engine: str, minor: int) -> bool:
     """Whether the profiler charges the buffers that distributed initialisation allocates.
 
@@ -313,10 +332,6 @@ def distributed_init_charged(engine: str, minor: int) -> bool:
     distributed environment first and snapshots after it, so from 0.11 these buffers are outside the budget.
     """
     return engine == "v0" or minor < SNAPSHOT_AFTER_DISTRIBUTED_MINOR
-
-
-FREE_MEMORY_PROFILER_MINOR = 27
-"""From vLLM 0.27 the profiler charges the drop in free device memory, not the growth of non-torch memory."""
 
 
 def free_memory_charged(engine: str, minor: int) -> bool:

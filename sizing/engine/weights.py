@@ -89,16 +89,28 @@ def mlp_layers(m: Model) -> int:
 
 
 def mlp_parts(m: Model) -> list[Part]:
-    """Dense MLP, routed experts, shared experts and router, summed over all layers."""
-    gated = (3 if m.gated_mlp else 2) * m.hidden_size
+    """Dense MLP, routed experts, shared experts, router and latent projections, summed over all layers.
+
+    Latent MoE (Nemotron-H ``moe_latent_size``): the routed experts run in the latent width, between
+    ``fc1_latent_proj`` (hidden -> latent) and ``fc2_latent_proj`` (latent -> hidden), two
+    ``ReplicatedLinear`` layers every rank holds whole, quantized like the rest; the shared expert
+    and the router stay in the hidden width (``vllm-project/vllm:vllm/model_executor/models/
+    nemotron_h.py`` ``NemotronHMoE.__init__``: ``SharedFusedMoE(hidden_size=self.moe_hidden_size, …,
+    routed_input_transform=self.fc1_latent_proj)``).
+    """
+    matrices = 3 if m.gated_mlp else 2
+    gated = matrices * m.hidden_size
     if m.moe is None:
         return [Part("dense_mlp", gated * m.intermediate_size * mlp_layers(m), True, True)]
     e, moe_layers = m.moe, mlp_layers(m) - m.moe.dense_layers
+    routed = matrices * (e.latent_size or m.hidden_size) * e.expert_intermediate_size
     return [
         Part("dense_mlp", gated * m.intermediate_size * e.dense_layers, True, True),
-        Part("experts", gated * e.expert_intermediate_size * e.experts * moe_layers, True, True),
-        Part("shared_experts", gated * e.shared_intermediate_size * e.shared_experts * moe_layers, True, True),
+        Part("experts", routed * e.experts * moe_layers, True, True),
+        Part("shared_experts", gated * e.shared_intermediate_size * e.shared_experts * moe_layers, True,
+             True),
         Part("router", m.hidden_size * e.experts * moe_layers, False, True),
+        Part("latent_projections", 2 * m.hidden_size * (e.latent_size or 0) * moe_layers, False, True),
     ]
 
 
@@ -151,9 +163,13 @@ def rope_cache_bytes(m: Model) -> int:
     return m.max_context * (dim + extra) * BF16_BYTES
 
 
+def _family(part: str) -> str:
+    """The checkpoint-list name of a part (``attention_replicated`` belongs to ``attention``)."""
+    return "attention" if part.startswith("attention") else part
+
+
 def _keeps(ckpt: Checkpoint, part: str) -> bool:
-    family = "attention" if part.startswith("attention") else part
-    return family in ckpt.keeps_bf16
+    return _family(part) in ckpt.keeps_bf16
 
 
 MXFP4_MARLIN, MXFP4_TRITON, MXFP4_FLASHINFER = (128, 256), (256, 1), (256, 256)
@@ -190,10 +206,17 @@ def padded_expert_factor(inter: np.ndarray, hidden: np.ndarray, split: np.ndarra
     return np.where(part > 0, padded / np.maximum(part * h, 1), 1.0)
 
 
+FP8_BYTES = 1.0
+"""Bytes per weight of the FP8 parts of a modelopt MIXED_PRECISION checkpoint: E4M3 with one FP32
+scale per tensor (``modelopt.py`` ``ModelOptFp8LinearMethod.create_weights``), negligible."""
+
+
 def part_bytes(part: Part, ckpt: Checkpoint, spec: PrecisionSpec, m: Model) -> float:
     """Bytes of ``part`` of model ``m`` in checkpoint ``ckpt`` (precision ``spec``), all layers, all ranks."""
     if not part.quantisable or _keeps(ckpt, part.name):
         return part.params * BF16_BYTES
+    if _family(part.name) in ckpt.keeps_fp8:
+        return part.params * FP8_BYTES
     return part.params * spec.bytes_per_param
 
 
@@ -231,8 +254,6 @@ def weight_split(m: Model, ckpt: Checkpoint, spec: PrecisionSpec) -> WeightSplit
     return split_of(part_sizes(m, ckpt, spec))
 
 
-SCOPED_SPLIT_MINOR = 21
-"""From vLLM 0.21 the worker loads the weights with the allocator's ``max_split_size_mb`` set to 20."""
 SPLIT_LIMIT_BYTES = 20 * MiB
 SEGMENT_BYTES = 2 * MiB
 

@@ -4,7 +4,7 @@ Every command is built as a list of arguments and each argument is quoted for a 
 (:func:`shlex.quote`): a model folder with spaces, or a value holding ``$(…)`` or ``;``, is printed as
 text the shell passes on, never runs. The one expansion is the API key (``"$VLLM_API_KEY"``,
 ``"$SGLANG_API_KEY"``), written in double quotes. ``--host`` and ``--port`` are checked before printing
-(:func:`sizing.cli_types.valid_host`, 1–65535).
+(:func:`sizing.launch.address.valid_host`, 1–65535).
 
 Every flag emitted here is listed in :data:`VLLM_FLAGS` / :data:`SGLANG_FLAGS`; a test checks
 those lists against the flags extracted from the pinned releases' sources
@@ -20,10 +20,10 @@ import json
 import math
 import shlex
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from sizing.catalog.loader import Catalog
-from sizing.cli_types import valid_host, valid_port
+from sizing.launch.address import valid_host, valid_port
 from sizing.engine.speculative import SpecConfig, flag_value
 from sizing.engine.towers import limit_flag
 from sizing.errors import CatalogError, UsageError
@@ -34,6 +34,8 @@ VLLM_FLAGS = (
     "--distributed-executor-backend", "--host", "--port", "--api-key", "--dtype", "--enable-expert-parallel",
     "--limit-mm-per-prompt", "--language-model-only", "--enable-prefix-caching", "--speculative-config",
     "--enforce-eager", "--block-size", "--max-num-batched-tokens", "--kv-cache-memory-bytes",
+    "--data-parallel-size-local", "--data-parallel-address", "--data-parallel-rpc-port", "--headless",
+    "--data-parallel-start-rank",
 )
 SGLANG_FLAGS = (
     "--model-path", "--tp-size", "--pp-size", "--dp-size", "--context-length", "--mem-fraction-static",
@@ -47,10 +49,13 @@ SGLANG_KV = {"fp8": "fp8_e4m3"}
 CONTINUATION = " \\\n  "
 DIST_INIT_PORT = 20000
 """The port of SGLang's ``--dist-init-addr`` on the first node."""
+DP_RPC_PORT = 13345
+"""vLLM's ``--data-parallel-rpc-port`` on the first node (the port of vLLM's multi-node DP examples)."""
 SGLANG_ALGORITHM = {"mtp": "EAGLE", "eagle3": "EAGLE3", "ngram": "NGRAM"}
 """SGLang's ``--speculative-algorithm`` for each modelled method (docs.sglang.io, "Speculative Decoding":
 MTP heads run through its EAGLE path with no separate draft model; EAGLE-3 takes the draft model path)."""
-VLLM_ONLY = {"language_model_only": "--language-model-only", "kv_cache_memory_bytes": "--kv-cache-memory-bytes",
+VLLM_ONLY = {"language_model_only": "--language-model-only",
+             "kv_cache_memory_bytes": "--kv-cache-memory-bytes",
              "block_size_override": "--block-size"}
 """Row settings SGLang has no equivalent for: an SGLang command for such a row is refused by flag."""
 
@@ -105,15 +110,37 @@ def host_port(row: Mapping[str, Any], cat: Catalog) -> tuple[str, int]:
     return chosen_host, chosen_port
 
 
-def _parallel_lines(row: Mapping[str, Any]) -> list[list[Arg]]:
-    lines: list[list[Arg]] = []
-    for flag, key in (("--tensor-parallel-size", "tp"), ("--pipeline-parallel-size", "pp"),
-                      ("--data-parallel-size", "dp")):
-        if int(row[key]) > 1:
-            lines.append([flag, int(row[key])])
+def spread(row: Mapping[str, Any]) -> tuple[int, int]:
+    """(nodes one engine spans, data-parallel ranks on each node) of the row's plan across its nodes: TP × PP
+    spans its PP nodes, DP + EP spans every node, TP and DP replicas stay inside one node each
+    (:func:`sizing.engine.evaluate.size_plans`; an explicit plan of the CLI is read the same way)."""
+    nodes, pp, dp = int(row.get("nodes", 1)), int(row["pp"]), int(row["dp"])
+    ep = bool(row.get("expert_parallel", False)) or int(row.get("ep", 1)) > 1
+    spans = int(row.get("nodes_per_engine", pp if pp > 1 else (nodes if ep else 1)))
+    return spans, int(row.get("dp_per_node", max(dp // max(nodes, 1), 1)))
+
+
+def _parallel_lines(row: Mapping[str, Any], cat: Catalog, node_rank: int) -> list[list[Arg]]:
+    """TP, PP, DP and EP flags. Replicas per node print one node's DP size (each node runs this command); a DP
+    group across nodes prints vLLM's multi-node DP flags, ``--headless`` with its start rank beyond node 0."""
+    spans, dp_local = spread(row)
+    dp = int(row["dp"]) if spans > 1 or int(row.get("nodes", 1)) == 1 else dp_local
+    sizes = (("--tensor-parallel-size", int(row["tp"])), ("--pipeline-parallel-size", int(row["pp"])),
+             ("--data-parallel-size", dp))
+    lines: list[list[Arg]] = [[flag, size] for flag, size in sizes if size > 1]
+    if spans > 1 and int(row["pp"]) == 1:
+        lines.append(["--data-parallel-size-local", dp_local, "--data-parallel-address", first_host(cat),
+                      "--data-parallel-rpc-port", DP_RPC_PORT])
+        if node_rank:
+            lines.append(["--headless", "--data-parallel-start-rank", node_rank * dp_local])
     if bool(row.get("expert_parallel", False)) or int(row.get("ep", 1)) > 1:
         lines.append(["--enable-expert-parallel"])
     return lines
+
+
+def first_host(cat: Catalog) -> str:
+    """The first node's address (the catalog's ``serve_host``), checked as :func:`host_port` checks it."""
+    return host_port({}, cat)[0]
 
 
 def _knob_lines(row: Mapping[str, Any]) -> list[list[Arg]]:
@@ -129,9 +156,9 @@ def _knob_lines(row: Mapping[str, Any]) -> list[list[Arg]]:
     return lines
 
 
-def vllm_lines(row: Mapping[str, Any], cat: Catalog) -> list[list[Arg]]:
-    """The arguments of ``vllm serve`` for ``row``, one list per printed line."""
-    lines = _parallel_lines(row) + [["--max-model-len", int(row["max_model_len"])]]
+def vllm_lines(row: Mapping[str, Any], cat: Catalog, node_rank: int = 0) -> list[list[Arg]]:
+    """The arguments of ``vllm serve`` for ``row`` on node ``node_rank``, one list per printed line."""
+    lines = _parallel_lines(row, cat, node_rank) + [["--max-model-len", int(row["max_model_len"])]]
     if str(row.get("dtype") or "auto") != "auto":
         lines.append(["--dtype", str(row["dtype"])])
     lines.append(["--gpu-memory-utilization", f"{float(row['gpu_memory_utilization']):.2f}"])
@@ -144,16 +171,18 @@ def vllm_lines(row: Mapping[str, Any], cat: Catalog) -> list[list[Arg]]:
     if int(row["pp"]) > 1 and int(row["nodes"]) > 1:
         lines.append(["--distributed-executor-backend", "ray"])
     host, port = host_port(row, cat)
+    if node_rank and spread(row)[0] > 1:  # a headless node serves no HTTP
+        return lines
     return lines + [["--host", host, "--port", port], ["--api-key", EnvVar("VLLM_API_KEY")]]
 
 
-def vllm_args(row: Mapping[str, Any], cat: Catalog) -> list[str]:
-    """The flag/value pairs of ``vllm serve`` for ``row``, one shell-quoted string per line."""
-    return [shell_line(line) for line in vllm_lines(row, cat)]
+def vllm_args(row: Mapping[str, Any], cat: Catalog, node_rank: int = 0) -> list[str]:
+    """The flag/value pairs of ``vllm serve`` for ``row`` on node ``node_rank``, shell-quoted, one a line."""
+    return [shell_line(line) for line in vllm_lines(row, cat, node_rank)]
 
 
 def multimodal_lines(row: Mapping[str, Any]) -> list[list[Arg]]:
-    """``--language-model-only`` or ``--limit-mm-per-prompt`` when the row sets them for a model with a tower."""
+    """``--language-model-only`` or ``--limit-mm-per-prompt`` when set for a model with a vision tower."""
     if not int(row.get("vision_tokens", 0)):
         return []
     if bool(row.get("language_model_only", False)):
@@ -176,7 +205,7 @@ def _spec(row: Mapping[str, Any]) -> SpecConfig | None:
 
 
 def speculative_lines(row: Mapping[str, Any]) -> list[list[Arg]]:
-    """``--enable-prefix-caching`` and ``--speculative-config`` when the row's plan uses them (none in the matrix)."""
+    """``--enable-prefix-caching`` and ``--speculative-config`` when the row uses them (not in the matrix)."""
     lines: list[list[Arg]] = [["--enable-prefix-caching"]] if bool(row.get("prefix_caching", False)) else []
     cfg = _spec(row)
     if cfg is not None:
@@ -184,9 +213,11 @@ def speculative_lines(row: Mapping[str, Any]) -> list[list[Arg]]:
     return lines
 
 
-def vllm_command(row: Mapping[str, Any], cat: Catalog) -> str:
-    """The full ``vllm serve`` command for ``row``, one flag per continued line."""
-    return CONTINUATION.join([shell_line(["vllm", "serve", _model_arg(row)]), *vllm_args(row, cat)])
+def vllm_command(row: Mapping[str, Any], cat: Catalog, node_rank: int = 0) -> str:
+    """The full ``vllm serve`` command for ``row`` (a DP + EP group across nodes: the one of ``node_rank``),
+    one flag per continued line."""
+    head = shell_line(["vllm", "serve", _model_arg(row)])
+    return CONTINUATION.join([head, *vllm_args(row, cat, node_rank)])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -199,6 +230,8 @@ def sglang_parallel(row: Mapping[str, Any]) -> list[list[Arg]]:
     "TP 8 × PP 2" plan runs ``--tp-size 8 --pp-size 2``); DP + EP as SGLang's DP attention inside one TP
     group of the EP size (``--tp-size N --dp-size N --enable-dp-attention --ep-size N``)."""
     ep, tp, pp, dp = int(row.get("ep", 1)), int(row["tp"]), int(row["pp"]), int(row["dp"])
+    spans, dp_local = spread(row)
+    dp = dp if spans > 1 or int(row.get("nodes", 1)) == 1 else dp_local  # replicas per node: one node's
     lines: list[list[Arg]] = [["--tp-size", ep if ep > 1 else tp]]
     if pp > 1:
         lines.append(["--pp-size", pp])
@@ -243,13 +276,14 @@ def sglang_lines(row: Mapping[str, Any], cat: Catalog, node_rank: int = 0) -> li
     if str(row.get("dtype") or "auto") != "auto":
         lines.append(["--dtype", str(row["dtype"])])
     if row["kv_cache_dtype"] != "auto":
-        lines.append(["--kv-cache-dtype", SGLANG_KV.get(str(row["kv_cache_dtype"]), str(row["kv_cache_dtype"]))])
+        kv = str(row["kv_cache_dtype"])
+        lines.append(["--kv-cache-dtype", SGLANG_KV.get(kv, kv)])
     if row["online_quantization"]:
         lines.append(["--quantization", str(cat.precisions[str(row["precision"])].vllm_quantization)])
     lines += _sglang_knobs(row, cat)
     host, port = host_port(row, cat)
-    if int(row["nodes"]) > 1 and int(row["pp"]) > 1:
-        first = host_port({}, cat)[0]
+    if spread(row)[0] > 1:  # one engine over several nodes: the same address, a rank per node
+        first = first_host(cat)
         address = f"[{first}]:{DIST_INIT_PORT}" if ":" in first else f"{first}:{DIST_INIT_PORT}"
         lines.append(["--nnodes", int(row["nodes"]), "--node-rank", node_rank, "--dist-init-addr", address])
     if node_rank == 0:  # only the first node serves HTTP
@@ -265,3 +299,31 @@ def sglang_args(row: Mapping[str, Any], cat: Catalog, node_rank: int = 0) -> lis
 def sglang_command(row: Mapping[str, Any], cat: Catalog, node_rank: int = 0) -> str:
     """The SGLang launch command equivalent to ``row`` (multi-node rows: one per ``node_rank``)."""
     return CONTINUATION.join(["python -m sglang.launch_server", *sglang_args(row, cat, node_rank)])
+
+
+def node_commands(row: Mapping[str, Any], cat: Catalog, engine: str = "vllm") -> str:
+    """Every command a launch of ``row`` needs: one, or one per node (each after a ``# node R of N`` comment)
+    when one engine spans several nodes (SGLang, and vLLM's data-parallel group across nodes; vLLM's TP × PP
+    runs from the head node of a Ray cluster); replicas inside each node: one command, run on every node."""
+    nodes = launch_nodes(row, engine)
+    build = engine_builder(engine)
+    if nodes == 1 and int(row.get("nodes", 1)) > 1:
+        return f"# the same command on each of the {int(row['nodes'])} nodes (a server per node)\n{build(row, cat, 0)}"
+    if nodes == 1:
+        return build(row, cat, 0)
+    return "\n".join(f"# node {rank} of {nodes}\n{build(row, cat, rank)}" for rank in range(nodes))
+
+
+def launch_nodes(row: Mapping[str, Any], engine: str = "vllm") -> int:
+    """How many different per-node commands a launch of ``row`` needs: the nodes one engine spans (SGLang,
+    and vLLM's data-parallel group across nodes), 1 for vLLM's TP × PP (Ray, from the head node) and for
+    replicas inside each node (one command, run on every node)."""
+    spans = spread(row)[0]
+    return spans if engine == "sglang" or int(row["pp"]) == 1 else 1
+
+
+def engine_builder(engine: str) -> Callable[[Mapping[str, Any], Catalog, int], str]:
+    """:func:`vllm_command` or :func:`sglang_command` for ``engine`` (``vllm`` or ``sglang``)."""
+    if engine not in ("vllm", "sglang"):
+        raise UsageError(f"unknown engine {engine!r}; expected vllm or sglang")
+    return sglang_command if engine == "sglang" else vllm_command

@@ -69,7 +69,8 @@ def advised(cat: Catalog, req: Request) -> pd.Series:
 def applied(cat: Catalog, req: Request, change: str, value: str, plan: str = "") -> tuple[Request, str] | str:
     """(changed request, the change as flags), or the reason the change cannot be made here.
 
-    ``plan``: the suggested case's plan (``change_plan``, ``tp-tp8-pp1-dp1``) when it differs from the row's."""
+    ``plan``: the suggested case's plan (``change_plan``, ``tp-tp8-pp1-dp1``) when it differs from the
+    row's."""
     if change == "gpu-memory-utilization":
         return _utilization(req, float(value), plan)
     if change == "max-model-len":
@@ -122,7 +123,8 @@ def nearest_launch(cat: Catalog, req: Request) -> Outcome:
         if bool(row["fits"]):
             return Outcome(row, req, tuple(changes))
         advice = advised(cat, req)
-        step = applied(cat, req, str(advice["change"]), str(advice["change_value"]), str(advice["change_plan"]))
+        change, value, plan = (str(advice[k]) for k in ("change", "change_value", "change_plan"))
+        step = applied(cat, req, change, value, plan)
         if isinstance(step, str):
             return Outcome(None, req, tuple(changes), step)
         req, change = step

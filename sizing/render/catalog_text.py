@@ -19,12 +19,12 @@ import re
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from sizing import safeio
+from sizing.errors import CatalogError
 from sizing.render.i18n import MESSAGES_DIR, MessageError, fmt_number, t
 from sizing.render.plural import plural
 
-__all__ = ["CATALOG_TEXTS", "server_name", "source_refs", "translate", "translations"]
+__all__ = ["CATALOG_TEXTS", "server_name", "source_links", "source_refs", "translate", "translations"]
 
 CATALOG_TEXTS = MESSAGES_DIR / "catalog.yaml"
 _NODES = re.compile(r"^(\d+) nodes × (.+)$")
@@ -34,7 +34,10 @@ _REPO = re.compile(r"\b([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)@([0-9a-f]{7,40}):([^\s;
 
 @functools.lru_cache(maxsize=1)
 def _load(path: Path, stamp: int) -> dict[str, dict[str, str]]:
-    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    try:
+        data = safeio.read_yaml(path, path.name) or {}
+    except CatalogError as err:
+        raise MessageError(str(err)) from None
     if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
         raise MessageError(f"{path.name}: must map each English text to {{zh: …, ru: …}}")
     return {str(k): {str(lang): str(text) for lang, text in v.items()} for k, v in data.items()}
@@ -78,3 +81,24 @@ def source_refs(lang: str, source: Any) -> str:
     """The references of a catalog ``source`` field, ``; ``-separated, in words of ``lang``."""
     refs = [_ref(part, lang) for part in re.split(r";\s*", str(source or ""))]
     return "; ".join(dict.fromkeys(r for r in refs if r))
+
+
+def _link(ref: str) -> tuple[str, str | None]:
+    """(short label, URL or None) of one reference from :func:`_ref`: a repository is named
+    ``owner/name``, another web page by its host; a document kind stays text."""
+    if ref.startswith("github.com/"):
+        owner_repo = "/".join(ref.split("/")[1:3])
+        return owner_repo, "https://" + ref
+    if url := _URL.match(ref):
+        host = url.group(0).split("/")[2]
+        parts = url.group(0).split("/")
+        label = "/".join(parts[3:5]) if host == "github.com" and len(parts) > 4 else host
+        return label, url.group(0)
+    return ref, None
+
+
+def source_links(lang: str, source: Any) -> list[tuple[str, str | None]]:
+    """The references of a catalog ``source`` field as (short label, URL or None), for links on the
+    site (:func:`source_refs` gives the same references as text)."""
+    refs = [_ref(part, lang) for part in re.split(r";\s*", str(source or ""))]
+    return [_link(r) for r in dict.fromkeys(r for r in refs if r)]

@@ -27,7 +27,7 @@ import pandas as pd
 
 from sizing.catalog.loader import Catalog
 from sizing.render.catalog_text import server_name
-from sizing.render.i18n import fmt_money, fmt_number, t
+from sizing.render.i18n import LANGS, fmt_money, fmt_number, t
 from sizing.render.plural import join_names, plural
 from sizing.views.series import CONTEXT_POINTS, Series, check_server
 
@@ -38,6 +38,10 @@ MARKERS: tuple[str, ...] = ("circle", "square", "triangle", "diamond", "triangle
 
 WIDTH = 720.0
 FONT_PX = 11.2
+PHONE_FONT_PX = 23.0
+"""Label size in user units under the phone stylesheet (``sizing.css``, max-width 44.9375em): the
+720-unit chart is drawn about 358 px wide there, so 23 units are 11.4 px on screen. Margins are sized
+for it, so labels fit at both sizes (the desktop stylesheet sets 0.7rem, 14 units)."""
 
 SVG_NS = "http://www.w3.org/2000/svg"
 
@@ -80,8 +84,8 @@ def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_-]+", "-", text).strip("-") or "x"
 
 
-def text_width(text: str) -> float:
-    """Estimated advance of ``text`` at :data:`FONT_PX` in a wide sans-serif (DejaVu), with 10 % to spare."""
+def text_width(text: str, font_px: float = FONT_PX) -> float:
+    """Estimated advance of ``text`` at ``font_px`` in a wide sans-serif (DejaVu), with 10 % to spare."""
     total = 0.0
     for ch in text:
         if unicodedata.east_asian_width(ch) in "WF":
@@ -92,7 +96,7 @@ def text_width(text: str) -> float:
             total += 0.78
         else:
             total += 0.6
-    return total * FONT_PX * 1.1
+    return total * font_px * 1.1
 
 
 def marker_path(shape: str, x: float, y: float, r: float = 4.0) -> str:
@@ -185,8 +189,31 @@ def _svg(ident: str, height: float, title: str, desc: str, body: Iterable[str], 
 # Concurrency by context length
 # ---------------------------------------------------------------------------------------------
 
-CONC_HEIGHT = 400.0
-CONC_LEFT, CONC_RIGHT, CONC_TOP, CONC_BOTTOM = 56.0, 20.0, 34.0, 50.0
+CONC_HEIGHT = 420.0
+CONC_LEFT, CONC_RIGHT, CONC_TOP, CONC_BOTTOM = 56.0, 20.0, 52.0, 74.0
+LINE = 25.0
+"""Line height of a two-line axis title at :data:`PHONE_FONT_PX`."""
+
+
+def _halves(text: str) -> tuple[str, str]:
+    """``text`` in two lines of about equal length: at the space nearest the middle, else mid-text."""
+    middle = len(text) // 2
+    spaces = [i for i, ch in enumerate(text) if ch == " "]
+    if not spaces:
+        return text[:middle], text[middle:]
+    cut = min(spaces, key=lambda i: abs(i - middle))
+    return text[:cut], text[cut + 1:]
+
+
+def _axis_title(text: str, x: float, y: float, anchor: str | None = None, top: bool = False) -> str:
+    """An axis title twice: in two lines ending at baseline ``y`` (``sz-narrow``, for the phone's larger
+    font), and on one line (``sz-wide``) at the baseline of the first of them with ``top``, else of the
+    last; sizing.css shows one of them."""
+    first, second = _halves(text)
+    lines = _el("tspan", _esc(first), x=_f(x), y=_f(y - LINE)) + _el("tspan", _esc(second), x=_f(x), y=_f(y))
+    wide_y = y - LINE if top else y
+    return (_el("text", _esc(text), class_="sz-axis-label sz-wide", x=_f(x), y=_f(wide_y), text_anchor=anchor)
+            + _el("text", lines, class_="sz-axis-label sz-narrow", x=_f(x), y=_f(y), text_anchor=anchor))
 
 
 def _y_axis(values: Sequence[float]) -> tuple[Axis, list[float], list[float], int]:
@@ -205,8 +232,14 @@ def _y_axis(values: Sequence[float]) -> tuple[Axis, list[float], list[float], in
     return Axis(0.0, ticks[-1], bottom_px, top_px), ticks, [], decimals
 
 
-def _x_axis() -> Axis:
-    return Axis(CONTEXT_POINTS[0], CONTEXT_POINTS[-1], CONC_LEFT, WIDTH - CONC_RIGHT, log=True)
+def _x_axis(left: float) -> Axis:
+    return Axis(CONTEXT_POINTS[0], CONTEXT_POINTS[-1], left, WIDTH - CONC_RIGHT, log=True)
+
+
+def _label_margin(labels: Iterable[str], least: float, pad: float) -> float:
+    """A margin holding the widest of ``labels`` (given in every language, so the geometry never
+    depends on the page's) at the phone's font size, and at least ``least``."""
+    return max([least, *(text_width(label, PHONE_FONT_PX) + pad for label in labels)])
 
 
 def _context_tick(lang: str, tokens: int) -> str:
@@ -221,9 +254,10 @@ def concurrency_svg(lang: str, cat: Catalog, server_id: str, series: Sequence[Se
     if not series:
         return _el("p", _esc(t(lang, "chart_no_models", server=server)), class_="sz-chart-empty")
     ident = f"sz-conc-{_slug(server_id)}"
-    xa = _x_axis()
     ya, yticks, minor, decimals = _y_axis([v for s in series for v in s.values])
-    left, right, top, bottom = CONC_LEFT, WIDTH - CONC_RIGHT, CONC_TOP, CONC_HEIGHT - CONC_BOTTOM
+    left = _label_margin((fmt_number(v, lg, decimals) for v in yticks for lg in LANGS), CONC_LEFT, 10.0)
+    xa = _x_axis(left)
+    right, top, bottom = WIDTH - CONC_RIGHT, CONC_TOP, CONC_HEIGHT - CONC_BOTTOM
     body: list[str] = []
     grid = [_el("line", class_="sz-grid sz-grid--minor", x1=_f(left), x2=_f(right), y1=_f(ya(v)), y2=_f(ya(v)),
                 stroke="currentColor", stroke_opacity="0.06") for v in minor]
@@ -242,9 +276,8 @@ def concurrency_svg(lang: str, cat: Catalog, server_id: str, series: Sequence[Se
     body.append(_el("path", class_="sz-axis", d=f"M{_f(left)} {_f(top)}V{_f(bottom)}H{_f(right)}", fill="none",
                     stroke="currentColor", stroke_opacity="0.4"))
     y_label = t(lang, "chart_concurrency_y_log" if ya.log else "chart_concurrency_y")
-    body.append(_el("text", _esc(y_label), class_="sz-axis-label", x=_f(4), y=_f(top - 14)))
-    body.append(_el("text", _esc(t(lang, "chart_concurrency_x")), class_="sz-axis-label",
-                    x=_f((left + right) / 2), y=_f(CONC_HEIGHT - 6), text_anchor="middle"))
+    body.append(_axis_title(y_label, 4.0, top - 14))
+    body.append(_axis_title(t(lang, "chart_concurrency_x"), (left + right) / 2, CONC_HEIGHT - 4, "middle", top=True))
     legend = []
     for i, s in enumerate(series):
         label = t(lang, "chart_series_label", model=s.name, precision=s.precision,
@@ -285,9 +318,12 @@ def price_svg(lang: str, rows: pd.DataFrame) -> str:
         return _el("p", _esc(t(lang, "chart_no_prices")), class_="sz-chart-empty")
     ident = "sz-price-per-gb"
     height = PRICE_TOP + BAR_BAND * len(rows) + PRICE_BOTTOM
-    left = min(max(text_width(n) for n in rows["name"]) + 16, 300.0)
-    right, bottom = WIDTH - PRICE_RIGHT, PRICE_TOP + BAR_BAND * len(rows)
+    left = min(_label_margin(rows["name"], 0.0, 16.0), 300.0)
     currencies = sorted(set(rows["currency"]))
+    shown_values = [fmt_money(float(v), c, lg) for v, c in zip(rows["price_per_gb_month"], rows["currency"])
+                    for lg in LANGS]
+    right = WIDTH - _label_margin(shown_values, PRICE_RIGHT, 12.0)
+    bottom = PRICE_TOP + BAR_BAND * len(rows)
     ticks, decimals = linear_ticks(float(rows["price_per_gb_month"].max()))
     xa = Axis(0.0, ticks[-1], left, right)
     body: list[str] = []

@@ -12,7 +12,7 @@ from typing import Any, Mapping
 from sizing.catalog.loader import Catalog
 from sizing.render.catalog_text import server_name
 from sizing.render.flagtext import flag, message_with_code, plain_text
-from sizing.render.i18n import NBSP, fmt_gib, fmt_kib, fmt_number, t
+from sizing.render.i18n import NBSP, fmt_gib, fmt_kib, fmt_money, fmt_number, t
 from sizing.render.plural import plural
 from sizing.views.steps import Quantity, Step, explain_steps
 from sizing.render.tables import badge, change_label, escape_cell, plan_label, verdict_state, verdict_text
@@ -37,8 +37,8 @@ def _with(number: str, lang: str, unit_key: str) -> str:
 
 
 def fmt_quantity(q: Quantity, lang: str) -> str:
-    """A quantity in ``lang`` with its unit (memory in MiB/GiB/KiB from bytes). A negative GiB figure reads as a
-    shortfall, ``short by 0.44 GiB`` (no page shows a negative amount of memory)."""
+    """A quantity in ``lang`` with its unit (memory in MiB/GiB/KiB from bytes). A negative GiB figure
+    reads as a shortfall, ``short by 0.44 GiB`` (no page shows a negative amount of memory)."""
     v = q.value
     if q.unit == "gib":
         return fmt_gib(v, lang) if v >= 0 else t(lang, "quantity_short_by", amount=fmt_gib(-v, lang))
@@ -49,7 +49,11 @@ def fmt_quantity(q: Quantity, lang: str) -> str:
     if q.unit == "tokens_per_s":
         return plural(lang, "plural_tokens_per_s", Decimal(f"{v:.1f}"), fmt_number(v, lang, 1))
     simple = {"mib": (v / MiB, 0, "unit_mib"), "bytes": (v, 0, "unit_bytes"), "gb_per_s": (v, 0, "unit_gb_per_s"),
-              "gib_per_s": (v / GiB, 1, "unit_gib_per_s")}
+              "gib_per_s": (v / GiB, 1, "unit_gib_per_s"), "gb": (v / 1e9, 2, "unit_gb"),
+              "ms": (v * 1e3, 1, "unit_ms"), "us": (v * 1e6, 1, "unit_us"), "tflop": (v / 1e12, 2, "unit_tflop"),
+              "tflops": (v / 1e12, 0, "unit_tflops")}
+    if q.unit in ("usd", "usd0"):
+        return fmt_money(v, "USD", lang, 3 if q.unit == "usd" else 0)
     if q.unit in simple:
         value, digits, unit = simple[q.unit]
         return _with(fmt_number(value, lang, digits), lang, unit)

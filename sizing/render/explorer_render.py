@@ -26,6 +26,7 @@ from __future__ import annotations
 import functools
 import html
 import json
+import re
 from collections import Counter
 from typing import Any
 
@@ -35,6 +36,7 @@ from sizing.render import explorer_data as xd
 from sizing.launch.commands import CONTINUATION, vllm_command
 from sizing.render.catalog_text import server_name
 from sizing.render.explain import Quantity, fmt_quantity
+from sizing.render.explorer_targets import targets
 from sizing.render.i18n import LANGS, fmt_gib, fmt_number, t
 from sizing.views.bundle import SiteContext
 from sizing.render.tables import change_label, context_label, plan_label
@@ -50,9 +52,9 @@ LABELS = ("explorer_model", "explorer_precision", "explorer_server", "explorer_c
           "explorer_verdict", "explorer_plan", "explorer_why", "explorer_sequences", "explorer_decode",
           "explorer_memory", "explorer_weights", "explorer_overhead", "explorer_kvcache", "explorer_free",
           "explorer_command", "explorer_change", "explorer_link", "explorer_copy", "explorer_copied",
-          "explorer_budget", "explorer_kv_auto")
-HEAT_KEYS = {"fits": "heat_fits", "tight": "heat_tight", "borderline": "heat_borderline", "no-fit": "heat_no_fit",
-             "beyond": "heat_beyond"}
+          "explorer_budget", "explorer_kv_auto", "explorer_tried", "explorer_settings")
+HEAT_KEYS = {"fits": "heat_fits", "tight": "heat_tight", "borderline": "heat_borderline",
+             "no-fit": "heat_no_fit", "beyond": "heat_beyond"}
 STATUS_KEYS = {"fits": "verdict_fits", "tight": "verdict_tight", "borderline": "verdict_borderline",
                "no-fit": "verdict_does_not_fit",
                "beyond": "explorer_status_beyond"}
@@ -115,7 +117,7 @@ def neutral_payload(ctx: SiteContext, rows: pd.DataFrame) -> dict[str, Any]:
     out = [[ids["model"].index(r["model"]), r["checkpoint"], ids["precision"].index(r["precision"]),
             ids["server"].index(r["server"]), ids["kv_cache_dtype"].index(r["kv_cache_dtype"]),
             "".join(str(xd.STATUSES.index(r[f"status_{c}"])) for c in ctx.contexts),
-            interned(command_template(r, ctx), lines), bar_widths(r)] for r in records]
+            interned(command_template(r, ctx), lines), bar_widths(r), to] for r, to in zip(records, targets(rows, ctx.contexts, ctx.catalog))]
     table, commands = by_frequency(lines, [r[6] for r in out])
     for r, command in zip(out, commands):
         r[6] = command
@@ -128,12 +130,13 @@ def neutral_payload(ctx: SiteContext, rows: pd.DataFrame) -> dict[str, Any]:
             "kv": ids["kv_cache_dtype"], "rows": out, "heat": heat, "advice": advice}
 
 
-ADVICE_TARGET = ("model", "checkpoint", "precision", "server", "kv", "max_model_len", "gpu_memory_utilization",
-                 "plan", "tp", "pp", "dp")
-"""The fields of a suggested case in ``advice`` (model, precision, server and KV as indices into their lists)."""
+ADVICE_TARGET = ("model", "checkpoint", "precision", "server", "kv", "max_model_len",
+                 "gpu_memory_utilization", "plan", "tp", "pp", "dp")
+"""The fields of a suggested case in ``advice`` (model, precision, server and KV: indices into lists)."""
 
 
-def advice_entries(ctx: SiteContext, records: list[dict[str, Any]], ids: dict[str, list[str]]) -> dict[str, list[Any]]:
+def advice_entries(ctx: SiteContext, records: list[dict[str, Any]],
+                   ids: dict[str, list[str]]) -> dict[str, list[Any]]:
     """Row index -> ``[kind, value, target]`` of every row with a nearest change (:mod:`sizing.views.advice`);
     ``target`` lists :data:`ADVICE_TARGET`, null when no catalog server has the GPUs suggested."""
     out: dict[str, list[Any]] = {}
@@ -142,11 +145,16 @@ def advice_entries(ctx: SiteContext, records: list[dict[str, Any]], ids: dict[st
         if found is None:
             continue
         target = found["target"]
-        out[str(index)] = [found["kind"], found["value"], None if target is None else [
-            _position(ids["model"], target["model"]), target["checkpoint"], _position(ids["precision"], target["precision"]),
-            _position(ids["server"], target["server"]), _position(ids["kv_cache_dtype"], target["kv_cache_dtype"]),
-            *(target[k] for k in ADVICE_TARGET[5:])]]
+        out[str(index)] = [found["kind"], found["value"], None if target is None else target_row(target, ids)]
     return out
+
+
+def target_row(target: dict[str, Any], ids: dict[str, list[str]]) -> list[Any]:
+    """A suggested case as :data:`ADVICE_TARGET` values: model, precision, server and KV as list indices."""
+    lists = {"model": "model", "precision": "precision", "server": "server", "kv": "kv_cache_dtype"}
+    keys = {"kv": "kv_cache_dtype"}
+    return [_position(ids[lists[k]], target[keys.get(k, k)]) if k in lists else target[k]
+            for k in ADVICE_TARGET]
 
 
 def _position(values: list[str], value: str) -> int:
@@ -154,17 +162,28 @@ def _position(values: list[str], value: str) -> int:
     return values.index(value) if value in values else -1
 
 
+CODE_MARK = "`"
+"""Marks a code span in a note: explorer.js turns ``Lower the context: `--max-model-len 25600` `` into
+text and a ``<code>`` element (it never parses markup)."""
+
+
+def marked(cell: str) -> str:
+    """A table cell's HTML (escaped text with ``<code>`` spans) as plain text with :data:`CODE_MARK` spans."""
+    return html.unescape(re.sub(r"</?code>", CODE_MARK, cell))
+
+
 def row_note(row: dict[str, Any], context: int, lang: str) -> str:
-    """Why this plan (when it fits at ``context``) or the nearest change that would make it fit."""
+    """Why this plan (when it fits at ``context``) or the nearest change that would make it fit, code
+    spans :func:`marked`."""
     state = row[f"status_{context}"]
     if state == "beyond":
         return t(lang, "explorer_beyond", context=fmt_number(int(row["max_context"]), lang))
     starts_to = int(row["verdict_context"]) if row["verdict"] in STARTS else 0
     if state in STARTS and not bool(row["fits"]):  # starts at this context, not at the catalog's length
-        return html.unescape(change_label({"change": "max-model-len", "change_value": context}, lang))
+        return marked(change_label({"change": "max-model-len", "change_value": context}, lang))
     if state in ("no-fit", "borderline") and starts_to:  # a shorter context starts
-        return html.unescape(change_label({"change": "max-model-len", "change_value": starts_to}, lang))
-    return html.unescape(change_label(row, lang))
+        return marked(change_label({"change": "max-model-len", "change_value": starts_to}, lang))
+    return marked(change_label(row, lang))
 
 
 def language_row(row: dict[str, Any], contexts: list[int], lang: str, texts: dict[str, int]) -> list[int]:
@@ -175,7 +194,8 @@ def language_row(row: dict[str, Any], contexts: list[int], lang: str, texts: dic
 
     def tps(c: int) -> str:
         value = float(row[f"decode_tps_{c}"])
-        return "—" if row[f"status_{c}"] not in STARTS else fmt_quantity(Quantity(value, "tokens_per_s"), lang)
+        starts = row[f"status_{c}"] in STARTS
+        return fmt_quantity(Quantity(value, "tokens_per_s"), lang) if starts else "—"
 
     memory = [fmt_gib(float(row[k]), lang) for k in ("weights_bytes", "overhead_bytes")]
     memory.append(fmt_gib(max(float(row["kv_cache_bytes"]), 0.0), lang))
@@ -217,9 +237,10 @@ def language_payload(ctx: SiteContext, rows: pd.DataFrame, neutral: dict[str, An
     }
 
 
-NEUTRAL_FIELDS = ("model", "checkpoint", "precision", "server", "kv", "status", "command", "bars")
+NEUTRAL_FIELDS = ("model", "checkpoint", "precision", "server", "kv", "status", "command", "bars", "targets")
 """A neutral row's fields: indices into models, checkpoints, precisions, servers and kv; one status
-digit per context; the command's line indices; the memory bar in per cent."""
+digit per context; the command's line indices; the memory bar in per cent; per context, the case its
+suggestion leads to, ``[row, context]`` or null (:mod:`sizing.render.explorer_targets`)."""
 
 
 def language_fields(contexts: list[int]) -> list[str]:

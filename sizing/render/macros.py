@@ -18,27 +18,43 @@ from typing import Any, Iterable, Mapping
 
 from sizing.views.bundle import SiteContext
 from sizing.render.charts import concurrency_svg, price_svg
-from sizing.launch.commands import sglang_command, vllm_command
+from sizing.launch.commands import engine_builder, launch_nodes
 from sizing.errors import UsageError
 from sizing.render.explain import Quantity, caption, explain_markdown, fmt_quantity
 from sizing.render.catalog_text import server_name
 from sizing.render.explorer_render import explorer_page, server_caption
+from sizing.render.flagtext import flag, message_with_code
 from sizing.catalog.loader import BAND_CLASSES
 from sizing.render.i18n import fmt_number, fmt_percent, t
+from sizing.render.plural import plural
 from sizing.views.series import check_server, price_rows
-from sizing.render.tables import (VERDICT_WORD, badge, header, verdict_text, context_label, escape_cell, fit_spec, get_spec, html_rows_table,
-                                  html_table, plan_label, settings_note, to_markdown, verdict_state)
+from sizing.render.tables import (VERDICT_WORD, badge, context_label, escape_cell, fit_spec, get_spec, header,
+                                  html_rows_table, html_table, plan_label, settings_note, to_markdown,
+                                  verdict_state, verdict_text)
 from sizing.views.policy import fit_table_servers
 
 FIT_TABLES_ID = "sz-fit-tables"
+CATALOG_TABLES = ("catalog-gpus", "catalog-servers", "catalog-models", "catalog-precisions", "assumptions")
+"""Reference tables drawn compact (``sz-catalog``): one line per cell, long texts in a bounded box."""
 DOWNLOADS = ("fits.csv", "fits.json")
 
 
-def sortable(markdown: str, lang: str | None = None) -> str:
+def sortable(markdown: str, lang: str | None = None, rows: int | None = None) -> str:
     """``markdown`` (a table) inside the container tablesort-init.js makes sortable; with ``lang``,
-    it carries the scroll hint table-scroll.js shows when the table is wider than the page."""
+    it carries the scroll hint table-scroll.js shows when the table is wider than the page and, given
+    its number of ``rows``, the line it shows under a table taller than its box (``12 rows, scroll
+    inside the table``)."""
     hint = f' data-scroll-hint="{html.escape(t(lang, "scroll_hint"), quote=True)}"' if lang else ""
+    if lang and rows:
+        count = plural(lang, "plural_rows_scroll", rows, fmt_number(rows, lang))
+        hint += f' data-rows-hint="{html.escape(count, quote=True)}"'
     return f'\n<div class="sz-sortable" data-search-exclude{hint} markdown>\n\n{markdown.strip()}\n\n</div>\n'
+
+
+def markdown_rows(markdown: str) -> int:
+    """The body rows of the Markdown table in ``markdown`` (its lines starting with ``|``, less the
+    header and the delimiter row)."""
+    return max(0, sum(line.startswith("|") for line in markdown.splitlines()) - 2)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -48,13 +64,21 @@ def sortable(markdown: str, lang: str | None = None) -> str:
 
 def table(lang: str, ctx: SiteContext, table_id: str) -> str:
     """``{{ sz_table("what-fits") }}``: one published table, sortable, with its settings note."""
-    return sortable(to_markdown(get_spec(ctx, table_id), lang, ctx, badges=True), lang)
+    markdown = to_markdown(get_spec(ctx, table_id), lang, ctx, badges=True)
+    out = sortable(markdown, lang, markdown_rows(markdown))
+    return out.replace('class="sz-sortable"', 'class="sz-sortable sz-catalog"', 1) if table_id in CATALOG_TABLES else out
+
+
+def kv_note(lang: str, ctx: SiteContext) -> str:
+    """``{{ sz_kv_note() }}``: the KV cache type, memory share and context the page's figures assume,
+    and why the command line (like vLLM) defaults to ``auto`` instead."""
+    return settings_note(ctx, lang, "kv_note", auto=flag("--kv-cache-dtype", "auto")) + "\n{ .sz-kv-note }\n"
 
 
 def column(lang: str, ctx: SiteContext, table_id: str, column_id: str) -> str:
-    """``{{ sz_column("quick-reference", "change") }}``: the header of one column of a published table, in bold,
-    as the page shows it. The one checked place a page refers to a column: an unknown table or column stops
-    the build, so no page can name a column its table does not have."""
+    """``{{ sz_column("quick-reference", "change") }}``: the header of one column of a published table, in
+    bold, as the page shows it. The one checked place a page refers to a column: an unknown table or column
+    stops the build, so no page can name a column its table does not have."""
     spec = get_spec(ctx, table_id)
     found = [c for c in spec.columns if c.id == column_id]
     if not found:
@@ -82,15 +106,16 @@ def server_section(ctx: SiteContext, server: str, lang: str) -> str:
     ``sz-fit-section`` block the filter matches as a whole (server and GPU names)."""
     s = ctx.catalog.servers[server]
     spec = fit_spec(server, ctx.contexts)
-    table_html = html_rows_table(spec.columns, spec.rows(ctx), lang)
+    rows = spec.rows(ctx)
+    table_html = html_rows_table(spec.columns, rows, lang)
     chart = concurrency_chart(lang, ctx, server) if s.kind in CHARTED_KINDS else ""
     return (f'<div class="sz-fit-section" markdown>\n\n### {escape_cell(server_name(lang, s.name))} {{ #fit-{server} }}\n\n'
             f'<p class="sz-fit-caption">{escape_cell(server_caption(ctx, server, lang))}</p>\n'
-            + sortable(table_html, lang) + f"\n{chart}\n\n</div>\n")
+            + sortable(table_html, lang, len(rows)) + f"\n{chart}\n\n</div>\n")
 
 
 def verdict_counts(ctx: SiteContext, server: str) -> dict[str, int]:
-    """How many rows of the server's fit table fit, are tight, borderline and do not fit (``VERDICT_WORD`` keys)."""
+    """How many rows of the server's fit table fit, are tight, borderline and do not fit (by verdict)."""
     states = list(fit_spec(server, ctx.contexts).rows(ctx)["verdict"])
     return {state: states.count(state) for state in VERDICT_WORD}
 
@@ -109,7 +134,7 @@ def other_servers_section(ctx: SiteContext, servers: list[str], lang: str, explo
     table_html = html_table(head, body, [f"fit-{sid}" for sid in servers])
     return (f'<div class="sz-fit-section sz-fit-others" markdown>\n\n### {escape_cell(t(lang, "fit_other_servers"))} '
             f'{{ #fit-other-servers }}\n\n<p class="sz-fit-note">{escape_cell(t(lang, "fit_other_servers_note"))}</p>\n'
-            + sortable(table_html, lang) + "\n</div>\n")
+            + sortable(table_html, lang, len(body)) + "\n</div>\n")
 
 
 def explorer_url(lang: str, page_url: str | None) -> str:
@@ -192,13 +217,8 @@ def example(lang: str, ctx: SiteContext, example_id: str) -> str:
 
 
 def engine_command(ctx: SiteContext, example_id: str, engine: str, node_rank: int = 0) -> str:
-    """The vLLM or SGLang command of an example, as plain text."""
-    row = ctx.example(example_id)
-    if engine == "vllm":
-        return vllm_command(row, ctx.catalog)
-    if engine == "sglang":
-        return sglang_command(row, ctx.catalog, node_rank)
-    raise UsageError(f"unknown engine {engine!r}; expected vllm or sglang")
+    """The vLLM or SGLang command of an example on node ``node_rank``, as plain text."""
+    return engine_builder(engine)(ctx.example(example_id), ctx.catalog, node_rank)
 
 
 def fenced(command: str) -> str:
@@ -206,20 +226,16 @@ def fenced(command: str) -> str:
     return f"\n```bash\n{command}\n```\n"
 
 
-def command(lang: str, ctx: SiteContext, example_id: str, engine: str = "vllm", node_rank: int = 0) -> str:
-    """``{{ sz_command("example-1") }}``: the launch command in a bash block (the same in every language)."""
-    del lang  # commands are identical in every language
-    return fenced(engine_command(ctx, example_id, engine, node_rank))
-
-
-def sglang_blocks(ctx: SiteContext, example_id: str, lang: str) -> str:
-    """The SGLang command, one block per node for multi-node plans (each under "On node N:")."""
+def command(lang: str, ctx: SiteContext, example_id: str, engine: str = "vllm") -> str:
+    """``{{ sz_command("example-1") }}``: the launch command in a bash block, one block per node where one
+    engine spans several nodes (each under "On node N:"), and a note where every node runs the same one."""
     row = ctx.example(example_id)
-    nodes = int(row["nodes"]) if int(row["pp"]) > 1 else 1
+    nodes = launch_nodes(row, engine)
     if nodes == 1:
-        return fenced(engine_command(ctx, example_id, "sglang"))
-    return "".join(f"\n{t(lang, 'sglang_node', rank=fmt_number(r, lang))}\n"
-                   + fenced(engine_command(ctx, example_id, "sglang", r)) for r in range(nodes))
+        note = f"\n{t(lang, 'launch_every_node')}\n" if int(row.get("nodes", 1)) > 1 else ""
+        return note + fenced(engine_command(ctx, example_id, engine))
+    return "".join(f"\n{t(lang, 'launch_node', rank=fmt_number(r, lang))}\n"
+                   + fenced(engine_command(ctx, example_id, engine, r)) for r in range(nodes))
 
 
 def parallel_tabs(lang: str, ctx: SiteContext, example_ids: str | Iterable[str]) -> str:
@@ -229,8 +245,8 @@ def parallel_tabs(lang: str, ctx: SiteContext, example_ids: str | Iterable[str])
     for eid in ids:
         title, _ = caption(ctx.example(eid), ctx.catalog, lang)
         parts.append(f"\n**{escape_cell(title)}**\n\n/// tab | vLLM\n    new: true\n"
-                     f"{fenced(engine_command(ctx, eid, 'vllm'))}\n///\n\n"
-                     f"/// tab | SGLang\n{sglang_blocks(ctx, eid, lang)}\n///\n")
+                     f"{command(lang, ctx, eid, 'vllm')}\n///\n\n"
+                     f"/// tab | SGLang\n{command(lang, ctx, eid, 'sglang')}\n///\n")
     return "".join(parts)
 
 
@@ -253,7 +269,7 @@ def root_prefix(lang: str, page_url: str | None) -> str:
 def downloads(lang: str, ctx: SiteContext, page_url: str | None = None) -> str:
     """``{{ sz_downloads(page.url) }}``: raw links to the site root's downloads/fits.csv and fits.json.
 
-    The files are written once per site, at its root, by :func:`sizing.review.snapshots.write_downloads`
+    The files are written once per site, at its root, by :func:`sizing.review.downloads.write_downloads`
     (``scripts/docs.py build``); every language links to the same copy.
     """
     del ctx  # the same files for every catalog
@@ -276,7 +292,8 @@ GIB_METRICS = ("weights", "available_kv", "cudagraph")
 def calibration_value(metric: str, number: float, lang: str) -> str:
     """A logged or predicted figure: GiB, tokens, concurrency, or a start/no-start verdict."""
     if metric.startswith("no_fit"):
-        return f"✅ {t(lang, 'calib_starts')}" if number else f"❌ {t(lang, 'calib_does_not_start')}"
+        return badge(html.escape(t(lang, "calib_starts" if number else "calib_does_not_start")),
+                     "fits" if number else "no-fit")
     if metric in GIB_METRICS:
         return fmt_number(number, lang, 2)
     return fmt_number(number, lang, 2 if metric == "concurrency" else 0)
@@ -401,9 +418,12 @@ def headline(lang: str, ctx: SiteContext, example_id: str, page_url: str | None 
                precision=cat.precisions[str(row["precision"])].name, plan=plan_label(row, lang),
                context=context_label(context), sequences=fmt_number(int(row[f"sequences_{context}"]), lang))
     verdict = badge(html.escape(verdict_text(row, lang)), verdict_state(row))
+    settings = message_with_code(lang, "headline_settings", {"kv": flag("--kv-cache-dtype", row["kv_cache_dtype"]),
+                                                              "max_model_len": flag("--max-model-len", context)})
     link = "../" * (0 if page_url is None else page_url.lstrip("/").count("/")) + "explorer/" + headline_hash(row)
     return (f'<div class="sz-headline"><p class="sz-headline__server">{html.escape(server_name(lang, cat.servers[str(row["server"])].name))}'
             f'</p><p class="sz-headline__answer">{verdict} {html.escape(answer)}</p>'
+            f'<p class="sz-headline__settings">{settings}</p>'
             f'<a class="sz-headline__link" href="{html.escape(link)}">{html.escape(t(lang, "headline_open"))}</a></div>')
 
 

@@ -37,13 +37,16 @@ def verdict(rec: Mapping[str, Any]) -> str:
     advice = plain_text(change_label(rec, "en")) if rec["change"] else ""
     if rec["verdict"] == "borderline":
         return (f"⚠️ borderline: the estimate's band straddles the point where vLLM refuses to start with "
-                f"{length}-token requests; it may start or not. What to try: {advice or 'a shorter context'}.")
+                f"{length}-token requests; it may start or not. "
+                f"What to try: {advice or 'a shorter context'}.")
     return f"❌ will not start: the KV cache cannot hold one {length}-token request. {advice}".rstrip()
 
 
 def startup_figures(rec: Mapping[str, Any]) -> Pairs:
-    """What vLLM logs at start-up, per GPU, labelled with its own words."""
+    """What vLLM logs at start-up, per GPU, labelled with its own words (a hybrid model's block size first)."""
+    hybrid = rec.get("hybrid_block_size")
     return [
+        *([("Setting attention block size to", f"{hybrid} tokens")] if hybrid else []),
         ("Model loading took", f"{_num(rec['weights_gib'])} GiB"),
         ("Available KV cache memory", f"{_num(rec['available_kv_gib'])} GiB"),
         ("GPU KV cache size", f"{rec['kv_cache_tokens']:,} tokens"),

@@ -262,8 +262,9 @@ def gpu_class_rows(ctx: SiteContext) -> pd.DataFrame:
 
 
 def interconnect_label(kind: str, generation: str) -> str:
-    """``NVLink 4 (NVSwitch, HGX)`` / ``PCIe 4.0 x16 (no NVLink)`` (no repeat when the text names it)."""
-    name = "NVLink" if kind == "nvlink" else "PCIe"
+    """``NVLink 4 (NVSwitch, HGX)`` / ``PCIe 4.0 x16 (no NVLink)`` / ``Infinity Fabric xGMI, …`` (no repeat
+    when the text names it)."""
+    name = {"nvlink": "NVLink", "xgmi": "Infinity Fabric"}.get(kind, "PCIe")
     return generation if generation.lower().startswith(name.lower()) else f"{name} {generation}"
 
 

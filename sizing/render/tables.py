@@ -28,7 +28,7 @@ from sizing.render import table_rows as tr
 from sizing.views.bundle import SiteContext
 from sizing.catalog.loader import Catalog
 from sizing.errors import UsageError
-from sizing.render.catalog_text import server_name, source_refs, translate
+from sizing.render.catalog_text import server_name, source_links, source_refs, translate
 from sizing.render.flagtext import flag, message_with_code
 from sizing.render.i18n import fmt_money, fmt_number, fmt_percent, t
 from sizing.render.plural import plural
@@ -294,16 +294,17 @@ def _c(id_: str, key: str, kind: str = "text", **extra: Any) -> ColumnSpec:
 
 MODEL, PRECISION, SERVER = _c("model_name", "col_model"), _c("precision_name", "col_precision"), \
     _c("server_name", "col_server", "server")
-CHECKPOINT, VERDICT, PLAN = _c("checkpoint_label", "col_checkpoint"), _c("verdict", "col_verdict", "verdict"), \
-    _c("plan", "col_plan", "plan")
+CHECKPOINT, VERDICT = _c("checkpoint_label", "col_checkpoint"), _c("verdict", "col_verdict", "verdict")
+PLAN = _c("plan", "col_plan", "plan")
 
 
-def settings_note(ctx: SiteContext, lang: str, key: str = "note_summary") -> str:
-    """The vLLM settings a table assumes, flags as code (KV type, memory utilisation, max model length)."""
+def settings_note(ctx: SiteContext, lang: str, key: str = "note_summary", **more: str) -> str:
+    """The vLLM settings a table assumes, flags as code (KV type, memory utilisation, max model length,
+    and the ``more`` flags the message ``key`` names)."""
     cat = ctx.catalog
     code = {"kv": flag("--kv-cache-dtype", tr.summary_kv(ctx)),
             "gmu": flag("--gpu-memory-utilization", float(cat.assume("gpu_memory_utilization"))),
-            "max_model_len": flag("--max-model-len", int(cat.assume("max_model_len")))}
+            "max_model_len": flag("--max-model-len", int(cat.assume("max_model_len"))), **more}
     return message_with_code(lang, key, code, escape=escape_cell)
 
 
@@ -439,8 +440,8 @@ def resolve(table: TableSpec | pd.DataFrame, ctx: SiteContext | None) -> tuple[t
     return table.columns, table.rows(_needs(ctx, table))
 
 
-CELL_CONTEXT = ("plan", "tp", "pp", "dp", "change", "change_value", "change_plan", "reason", "currency", "fits", "weight_only",
-                "verdict", "verdict_context", "server_gpus")
+CELL_CONTEXT = ("plan", "tp", "pp", "dp", "change", "change_value", "change_plan", "reason", "currency",
+                "fits", "weight_only", "verdict", "verdict_context", "server_gpus")
 """Row fields that formatters read besides a column's own value (plan sizes, advice, currency)."""
 
 
@@ -451,10 +452,26 @@ def badge(text: str, verdict: str) -> str:
     return f'<span class="sz-badge sz-badge--{verdict}">{text}</span>'
 
 
-def html_cell(col: ColumnSpec, row: Mapping[str, Any], text: str) -> str:
-    """A site cell: verdicts become badges, every other cell is its text."""
+LONG_TEXT = ("catalog", "places")
+"""Text kinds whose cells can run to a sentence: the site wraps them in a box of bounded width
+(``sz-long``), so the other cells of a catalog table stay on one line (sizing.css)."""
+
+
+def source_cell(value: Any, lang: str) -> str:
+    """A site source cell: each reference a short link (``owner/repo``, a host), a document kind as text."""
+    links = [f'<a href="{html.escape(url, quote=True)}">{html.escape(label)}</a>' if url else html.escape(label)
+             for label, url in source_links(lang, value)]
+    return '<span class="sz-long">' + ", ".join(links) + "</span>"
+
+
+def html_cell(col: ColumnSpec, row: Mapping[str, Any], text: str, lang: str = "en") -> str:
+    """A site cell: verdicts become badges, sources links, long texts a bounded box; others their text."""
     if col.kind == "verdict" and not is_missing(row.get(col.id)):
         return badge(text, verdict_state(row))
+    if col.kind == "source":
+        return source_cell(row.get(col.id), lang)
+    if text and (col.kind in LONG_TEXT or col.id == "checkpoints"):
+        return f'<span class="sz-long">{text}</span>'
     return text
 
 
@@ -465,7 +482,7 @@ def row_cells(columns: tuple[ColumnSpec, ...], rows: pd.DataFrame, lang: str, ba
     out = []
     for row in rows[needed].to_dict("records"):
         cells = [format_cell(c, row, lang, words) for c in columns]
-        out.append([html_cell(c, row, text) for c, text in zip(columns, cells)] if badges else cells)
+        out.append([html_cell(c, row, text, lang) for c, text in zip(columns, cells)] if badges else cells)
     return out
 
 
@@ -481,20 +498,42 @@ def markdown_rows(columns: tuple[ColumnSpec, ...], rows: pd.DataFrame, lang: str
     return lines + ["| " + " | ".join(cells) + " |" for cells in row_cells(columns, rows, lang, badges)]
 
 
-def html_table(head: list[str], body: list[list[str]], row_ids: list[str] | None = None) -> str:
+def html_table(head: list[str], body: list[list[str]], row_ids: list[str] | None = None,
+               group_row: str = "") -> str:
     """A plain HTML table, one body row per line: ``head`` and ``body`` cells are HTML already
-    (:func:`header`, :func:`row_cells`); ``row_ids`` gives each body row an ``id``. Half the bytes of
-    the Markdown extension's output, which puts every tag on a line of its own."""
+    (:func:`header`, :func:`row_cells`); ``row_ids`` gives each body row an ``id``; ``group_row`` is
+    an optional first header row (:func:`group_header_row`; Tablesort sorts by the last one). Half the
+    bytes of the Markdown extension's output, which puts every tag on a line of its own."""
     ids = row_ids or [""] * len(body)
     rows = [(f'<tr id="{i}">' if i else "<tr>") + "<td>" + "</td><td>".join(cells) + "</td></tr>"
             for i, cells in zip(ids, body)]
-    return ("<table>\n<thead><tr><th>" + "</th><th>".join(head) + "</th></tr></thead>\n<tbody>\n"
+    return ("<table>\n<thead>" + group_row + "<tr><th>" + "</th><th>".join(head) + "</th></tr></thead>\n<tbody>\n"
             + "\n".join(rows) + "\n</tbody>\n</table>")
 
 
+GROUPED_HEADER = "col_sequences_at"
+"""Columns of this header key, side by side, share one group header (``Sequences at``) above their
+own short headers (``4K``, ``32K``, ``128K``): the table stays narrow in every language."""
+
+
+def group_header_row(columns: tuple[ColumnSpec, ...], lang: str) -> str:
+    """The first of two header rows: a blank cell over the ungrouped columns and the group's label over
+    the :data:`GROUPED_HEADER` columns (which must be the last ones); "" when fewer than two are."""
+    grouped = sum(c.header_key == GROUPED_HEADER for c in columns)
+    if grouped < 2 or any(c.header_key == GROUPED_HEADER for c in columns[:-grouped]):
+        return ""
+    label = escape_cell(t(lang, "col_sequences_group"))
+    return (f'<tr class="sz-head-group"><th colspan="{len(columns) - grouped}"></th>'
+            f'<th colspan="{grouped}" scope="colgroup">{label}</th></tr>')
+
+
 def html_rows_table(columns: tuple[ColumnSpec, ...], rows: pd.DataFrame, lang: str) -> str:
-    """``rows`` as a site HTML table (:func:`html_table`): translated headers, verdict badges."""
-    return html_table([header(c, lang) for c in columns], row_cells(columns, rows, lang, badges=True))
+    """``rows`` as a site HTML table (:func:`html_table`): translated headers (grouped under one label,
+    :func:`group_header_row`, where several columns count sequences), verdict badges."""
+    group = group_header_row(columns, lang)
+    head = [escape_cell(dict(c.args)["context"]) if group and c.header_key == GROUPED_HEADER
+            else header(c, lang) for c in columns]
+    return html_table(head, row_cells(columns, rows, lang, badges=True), group_row=group)
 
 
 def to_markdown(table: TableSpec | pd.DataFrame, lang: str, ctx: SiteContext | None = None,

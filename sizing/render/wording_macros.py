@@ -56,8 +56,9 @@ def change(lang: str, ctx: SiteContext, example_id: str) -> str:
 
 def verdict(lang: str, ctx: SiteContext, example_id: str) -> str:
     """``{{ sz_verdict("dh-70b-bf16-2x80") }}``: the worked example's verdict at its own ``--max-model-len``
-    (:func:`sizing.views.verdict.launch_verdict`) as sentences, with what to try where it may not start: a
-    shortfall as a positive amount ("short by"), a borderline case with the band that straddles the refusal."""
+    (:func:`sizing.views.verdict.launch_verdict`) as sentences, with what to try where it may not start:
+    a shortfall as a positive amount ("short by"), a borderline case with the band that straddles the
+    refusal."""
     row, threshold = ctx.example(example_id), tight_below(ctx.catalog.assume)
     state = launch_verdict(row, threshold)
     whole = int(float(row["max_concurrency"])) * int(row["dp"]) if bool(row["fits"]) else 0
@@ -70,9 +71,9 @@ def verdict(lang: str, ctx: SiteContext, example_id: str) -> str:
             "tokens": plural(lang, "plural_tokens", int(row["kv_cache_tokens"]),
                              fmt_number(int(row["kv_cache_tokens"]), lang)),
             "change": change_label(row, lang)}
-    key = {"fits": "prose_verdict_fits", "tight": "prose_verdict_tight", "borderline": "prose_verdict_borderline",
-           "no-fit": "prose_verdict_no_fit" if float(row["kv_cache_bytes"]) < 0 else "prose_verdict_no_fit_tokens"}
-    return t(lang, key[state], **args)
+    short = float(row["kv_cache_bytes"]) < 0
+    key = "prose_verdict_" + ("no_fit" + ("" if short else "_tokens") if state == "no-fit" else state)
+    return t(lang, key, **args)
 
 
 def _signed(row, name: str, lang: str) -> str:  # noqa: ANN001 - a pandas row
@@ -81,8 +82,9 @@ def _signed(row, name: str, lang: str) -> str:  # noqa: ANN001 - a pandas row
 
 
 def assumption(lang: str, ctx: SiteContext, key: str, flag_name: str = "") -> str:
-    """``{{ sz_assumption("tight_below_sequences") }}``: a catalog assumption for prose, a number formatted for
-    ``lang``; with ``flag_name`` the flag and its raw value as code (``--gpu-memory-utilization 0.95``)."""
+    """``{{ sz_assumption("tight_below_sequences") }}``: a catalog assumption for prose, a number formatted
+    for ``lang``; with ``flag_name`` the flag and its raw value as code
+    (``--gpu-memory-utilization 0.95``)."""
     if key not in ctx.catalog.assumptions:
         raise UsageError(f"unknown assumption {key!r}; see catalog/assumptions.yaml")
     value = ctx.catalog.assume(key)

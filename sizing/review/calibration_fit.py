@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from sizing.engine.memory import graph_bases, overhead_bases
-from sizing.engine.overhead import FITTED, GRAPH_FITTED
+from sizing.engine.overhead import FITTED, FORWARD_FITTED, GRAPH_FITTED
 from sizing.engine.versions import Rules
 
 BAND_QUANTILES = (0.1, 0.9)
@@ -42,20 +42,34 @@ class FitCase:
     model: str = ""
     gpu: str = ""
     weight: float = 1.0
+    forward_fixed: float = 0.0
+    sampler_phase: float = 0.0
+
+    def forward(self, coef: Mapping[str, float]) -> float:
+        """The forward pass's activation peak under ``coef``: its fixed part plus the fitted forward terms."""
+        return self.forward_fixed + sum(self.basis[FITTED.index(n)] * coef[n] for n in FORWARD_FITTED)
+
+    def sampler_wins(self, coef: Mapping[str, float]) -> bool:
+        """Whether the sampler phase, not the forward pass, sets the activation peak under ``coef``."""
+        return self.sampler_phase > self.forward(coef)
 
     def predict(self, coef: Mapping[str, float]) -> float:
         """Printed available KV memory under the coefficients ``coef`` (by name), bytes."""
         graphs = self.graph_budgeted * coef[GRAPH_FITTED]
-        return self.rest - graphs - float(np.dot(self.basis, [coef[name] for name in FITTED]))
+        others = sum(self.basis[FITTED.index(n)] * coef[n] for n in FITTED if n not in FORWARD_FITTED)
+        return self.rest - graphs - max(self.forward(coef), self.sampler_phase) - others
 
     def predict_graphs(self, coef: Mapping[str, float]) -> float:
         """The CUDA-graph memory of this case's capture list under ``coef``, bytes."""
         return self.graph_basis * coef[GRAPH_FITTED]
 
 
-FIXED_TERMS = ("sampler_bytes", "moe_workspace_bytes", "mla_prefill_bytes", "linear_profile_bytes",
-               "encoder_profile_bytes", "runner_buffers_bytes")
-"""Terms whose shape the source fixes (no fitted coefficient): subtracted before the fit, as the engine does."""
+FIXED_TERMS = ("moe_workspace_bytes", "encoder_profile_bytes", "runner_buffers_bytes")
+"""Terms whose shape the source fixes (no fitted coefficient) and that add to the activation peak whichever
+phase sets it: subtracted before the fit, as the engine does."""
+FORWARD_FIXED = ("mla_prefill_bytes", "linear_profile_bytes")
+"""Fixed terms of the forward pass, which competes with the sampler phase
+(:func:`sizing.engine.overhead.profile_peak`)."""
 
 
 def fit_case(case: str, logged_bytes: float | None, row: Mapping[str, Any], rules: Rules,
@@ -70,7 +84,9 @@ def fit_case(case: str, logged_bytes: float | None, row: Mapping[str, Any], rule
     captured, estimated = (float(basis[0]) for basis in graph_bases(frame, rules))
     budgeted = bool(row["cudagraph_budgeted"]) and not rules.extensible_kv_cache
     return FitCase(case, logged_bytes, rest, tuple(float(bases[name][0]) for name in FITTED),
-                   estimated * budgeted, captured, graph_bytes)
+                   estimated * budgeted, captured, graph_bytes,
+                   forward_fixed=sum(float(row[name]) for name in FORWARD_FIXED),
+                   sampler_phase=float(row["sampler_phase_bytes"]))
 
 
 def nnls(a: np.ndarray, b: np.ndarray, iterations: int = 100) -> np.ndarray:
@@ -114,11 +130,53 @@ def fit(cases: list[FitCase]) -> dict[str, float]:
     all ≥ 0, minimising the weighted squared relative available-KV error with the graph term subtracted."""
     graph = fit_graphs(cases)
     kv = [c for c in cases if c.logged is not None]
+    wins = [False] * len(kv)
+    seen: list[list[bool]] = []
+    while wins not in seen and len(seen) < FIT_ROUNDS:
+        seen.append(wins)
+        coef = {**dict(zip(FITTED, bounded(*_system(kv, wins, graph)).tolist())), GRAPH_FITTED: graph}
+        wins = [c.sampler_wins(coef) for c in kv]
+    return coef
+
+
+UPPER = {"act_mlp_factor": 1.0}
+"""Coefficients with a ceiling: the share of the MLP intermediates live at the peak is at most all of them."""
+
+
+def bounded(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """:func:`nnls` with the ceilings of :data:`UPPER`: a coefficient above its ceiling is fixed there and
+    the others are refitted without it."""
+    x = nnls(a, b)
+    over = [FITTED.index(name) for name, top in UPPER.items() if x[FITTED.index(name)] > top]
+    if not over:
+        return x
+    fixed = np.zeros(len(FITTED))
+    fixed[over] = [UPPER[FITTED[i]] for i in over]
+    free = np.ones(len(FITTED), dtype=bool)
+    free[over] = False
+    x = fixed.copy()
+    x[free] = nnls(a[:, free], b - a @ fixed)
+    return x
+
+
+FIT_ROUNDS = 20
+"""At most this many refits while logs move between the forward-peak and the sampler-peak branch; the first
+puts every log on the forward branch (so the forward coefficients are identified), each next one puts each
+log on the branch the previous coefficients give it, until the branches repeat."""
+
+
+def _system(kv: list[FitCase], sampler_wins: list[bool], graph: float) -> tuple[np.ndarray, np.ndarray]:
+    """The weighted relative least-squares system (a, b) of the logs ``kv``, each on its branch of
+    ``max(forward, sampler phase)``: the forward branch keeps the forward bases and subtracts the forward's
+    fixed part; the sampler branch drops them and subtracts the sampler phase."""
     logged = np.array([c.logged for c in kv], dtype=np.float64)
-    root = np.sqrt(np.array([c.weight for c in kv], dtype=np.float64))
-    a = np.array([c.basis for c in kv]) / np.abs(logged)[:, None] * root[:, None]
-    b = (np.array([c.rest - c.graph_budgeted * graph for c in kv]) - logged) / np.abs(logged) * root
-    return {**dict(zip(FITTED, nnls(a, b).tolist())), GRAPH_FITTED: graph}
+    root = np.sqrt(np.array([c.weight for c in kv], dtype=np.float64)) / np.abs(logged)
+    wins = np.array(sampler_wins, dtype=bool)
+    forward = np.array([name in FORWARD_FITTED for name in FITTED])
+    basis = np.where(wins[:, None] & forward[None, :], 0.0, np.array([c.basis for c in kv]))
+    peak = np.where(wins, [c.sampler_phase for c in kv], [c.forward_fixed for c in kv])
+    rest = np.array([c.rest - c.graph_budgeted * graph for c in kv])
+    return basis * root[:, None], (rest - peak - logged) * root
 
 
 def leave_group_out(cases: list[FitCase], key: str) -> dict[str, tuple[float | None, float | None]]:

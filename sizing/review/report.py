@@ -10,6 +10,7 @@ import math
 from typing import Any, Mapping
 
 from sizing.catalog.loader import Catalog
+from sizing.engine.versions import rules_for
 from sizing.launch.commands import vllm_command
 from sizing.units import GiB, KiB
 from sizing.views.advice import suggestion
@@ -54,9 +55,27 @@ def record(row: Mapping[str, Any], cat: Catalog) -> dict[str, Any]:
         "change": row["change"] or None, "change_value": row["change_value"] or None,
         "change_plan": row.get("change_plan") or None, **verdict_fields(row, cat, contexts),
         "decode_tokens_per_s_ceiling": _num(row["decode_tps_ceiling"], 1),
-        "speculative_config": speculative_record(row),
+        "speculative_config": speculative_record(row), "hybrid_block_size": hybrid_block_size(row, cat),
         "vllm_command": vllm_command(row, cat),
     }
+
+
+def hybrid_block_size(row: Mapping[str, Any], cat: Catalog) -> int | None:
+    """The attention block size vLLM announces for a hybrid (Mamba or linear-attention) model, tokens.
+
+    vLLM logs "Setting attention block size to N tokens to ensure that attention page size is >= mamba
+    page size." when it raises the block so one attention page holds a layer's recurrent state
+    (``vllm/model_executor/models/config.py`` ``HybridAttentionMambaModelConfig.verify_and_update_config``
+    up to 0.18, ``vllm/platforms/interface.py`` ``Platform._align_hybrid_block_size`` after): only where
+    ``--block-size`` is unset or smaller, and from the releases whose V1 KV-cache manager groups
+    layers (the ``groups`` and ``concurrency`` token rules). None when it prints no such line.
+    """
+    raised = float(row.get("linear_state_bytes") or 0) > 0 and int(row["block_size"]) != int(
+        row.get("block_size_override") or 0)
+    version = str(row.get("vllm_version") or cat.assume("vllm_version"))  # matrix rows: the catalog's release
+    if not raised or rules_for(version).token_rule == "blocks":
+        return None
+    return int(row["block_size"])
 
 
 def verdict_fields(row: Mapping[str, Any], cat: Catalog, contexts: list[int]) -> dict[str, Any]:

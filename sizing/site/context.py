@@ -17,6 +17,7 @@ import pickle
 from pathlib import Path
 from types import MappingProxyType
 
+from sizing import safeio
 from sizing.views.bundle import SiteContext, build_context, evaluate_examples, example_request
 from sizing.review.calibration import results
 from sizing.review.calibration_stats import coverage, group_summary, summary
@@ -27,6 +28,7 @@ from sizing.render.explorer_render import explorer_payloads
 
 __all__ = ["ENV_VAR", "SNAPSHOT_VAR", "SiteContext", "active_context", "active_dir", "build_context", "context",
            "calibrated_context", "evaluate_examples", "example_request", "fingerprint", "load_catalog", "prepare",
+           "refresh",
            "save_context", "with_calibration", "with_explorer", "with_series"]
 
 ENV_VAR = "SIZING_CATALOG"
@@ -40,7 +42,7 @@ def fingerprint(catalog_dir: Path) -> str:
     """SHA-256 over the catalog's YAML files (names and bytes): what a saved context was computed from."""
     digest = hashlib.sha256()
     for path in sorted(Path(catalog_dir).glob("*.yaml")):
-        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+        digest.update(path.name.encode() + b"\0" + safeio.read_bytes(path, str(path), safeio.MAX_YAML_BYTES) + b"\0")
     return digest.hexdigest()
 
 
@@ -106,6 +108,12 @@ def _cached(resolved: str) -> SiteContext:
 def context(catalog_dir: str | Path = DEFAULT_DIR) -> SiteContext:
     """The cached context of the catalog in ``catalog_dir`` (evaluated once per process)."""
     return _cached(str(Path(catalog_dir).resolve()))
+
+
+def refresh() -> None:
+    """Forget every cached context (the live preview calls it when the catalog's YAML changed)."""
+    _cached.cache_clear()
+    _calibrated.cache_clear()
 
 
 def active_dir() -> Path:

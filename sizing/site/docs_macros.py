@@ -14,14 +14,28 @@ Only ``define_env`` with ``env.macro`` is used, the subset Zensical's macros ext
 from __future__ import annotations
 
 import functools
+import os
 import posixpath
+import sys
 from collections.abc import Callable
 from typing import Any
 
 from sizing.render import i18n
 from sizing.render import macros
+from sizing.render import throughput_render
 from sizing.render import wording_macros
-from sizing.site.context import SiteContext, active_context, calibrated_context
+from sizing.site.context import SNAPSHOT_VAR, SiteContext, active_context, calibrated_context
+
+SERVE_HINT = ("note: `make preview LANG=en|zh|ru` is the writers' live preview: the catalog evaluated once "
+              "and the explorer's data served too")
+_hinted: list[bool] = []
+
+
+def _serve_hint() -> None:
+    """Once per process, the one line for a writer who runs ``mkdocs serve -f mkdocs.<lang>.yml`` directly."""
+    if not _hinted and "serve" in sys.argv[1:] and not os.environ.get(SNAPSHOT_VAR):
+        print(SERVE_HINT, file=sys.stderr)
+        _hinted.append(True)
 
 
 def _register(env: Any, name: str, function: Callable[..., str],
@@ -74,6 +88,7 @@ def _register_linking(env: Any) -> None:
 
 def define_env(env: Any) -> None:
     """Register the site's macros with mkdocs-macros (called once per language build)."""
+    _serve_hint()
     _register(env, "sz_t", i18n.t, context=None)  # {{ sz_t("col_model") }} -> the label in the page language
     _register(env, "sz_chart_concurrency", macros.concurrency_chart)  # {{ sz_chart_concurrency("gpu-l40s") }}
     _register(env, "sz_chart_price", macros.price_chart)  # {{ sz_chart_price() }}
@@ -89,6 +104,7 @@ def define_env(env: Any) -> None:
     _register(env, "sz_calibration_left_table", macros.calibration_left_table, calibrated_context)
     _register(env, "sz_explorer", macros.explorer)  # {{ sz_explorer(page.url) }}
     _register(env, "sz_headline", macros.headline)  # {{ sz_headline("example-1", page.url) }}
+    _register(env, "sz_kv_note", macros.kv_note)  # {{ sz_kv_note() }}: the KV type the page's figures assume
     _register(env, "sz_count", wording_macros.count)  # {{ sz_count("example-1", "seq_32768", "requests") }}
     _register(env, "sz_table_plan", wording_macros.table_plan)  # {{ sz_table_plan("dh-70b-tp4") }}
     _register(env, "sz_change", wording_macros.change)  # {{ sz_change("dh-70b-bf16-2x80") }}
@@ -96,3 +112,14 @@ def define_env(env: Any) -> None:
     _register(env, "sz_assumption", wording_macros.assumption)  # {{ sz_assumption("tight_below_sequences") }}
     _register(env, "sz_gpu_fact", wording_macros.gpu_fact)  # {{ sz_gpu_fact("a100-80gb", "smi_mib") }}
     _register(env, "sz_server_fact", wording_macros.server_fact)  # {{ sz_server_fact("gpu-l40s", "cpu") }}
+    _register_throughput(env)
+
+
+def _register_throughput(env: Any) -> None:
+    """The throughput macros (:mod:`sizing.render.throughput_render`)."""
+    tr = throughput_render
+    for name, function in (("sz_tp_ladder", tr.throughput_ladder), ("sz_tp_chart", tr.throughput_chart),
+                           ("sz_tp_example", tr.throughput_example), ("sz_tp_calibration", tr.calibration_table),
+                           ("sz_tp_workloads", tr.workloads_table), ("sz_tp_target", tr.speed_target),
+                           ("sz_tp_page_workload", tr.page_workload), ("sz_tp_bench", tr.bench_block)):
+        _register(env, name, function)  # {{ sz_tp_ladder("gpu-l40s") }}, {{ sz_tp_example("example-1", 16) }}

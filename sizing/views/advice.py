@@ -1,4 +1,4 @@
-"""The nearest change of a row (:mod:`sizing.engine.advice`) as data: its kind, its value and the suggested case.
+"""The nearest change of a row (:mod:`sizing.engine.advice`) as data: its kind, value and suggested case.
 
 The suggested case is given by the ids the explorer and the CLI take (model, checkpoint, precision, server,
 KV cache type, ``--max-model-len``, ``--gpu-memory-utilization`` and the plan), so a page can link each
@@ -32,15 +32,16 @@ def larger_server(cat: Catalog, gpu: str, gpus: int) -> str | None:
 
 
 def suggestion(row: Mapping[str, Any], cat: Catalog) -> dict[str, Any] | None:
-    """``{"kind", "value", "target"}`` of the row's nearest change, None when it has none. ``target`` holds the
-    suggested case's ids (None for ``more-gpus`` when no catalog server has that many of these GPUs)."""
+    """``{"kind", "value", "target"}`` of the row's nearest change, None when it has none. ``target`` holds
+    the suggested case's ids (None for ``more-gpus`` when no catalog server has that many of these GPUs)."""
     kind, value = str(row.get("change") or ""), str(row.get("change_value") or "")
     if not kind:
         return None
     target: dict[str, Any] = {
         "model": str(row["model"]), "checkpoint": str(row["checkpoint"]), "precision": str(row["precision"]),
         "server": str(row["server"]), "kv_cache_dtype": str(row["kv_cache_dtype"]),
-        "max_model_len": int(row["max_model_len"]), "gpu_memory_utilization": float(row["gpu_memory_utilization"]),
+        "max_model_len": int(row["max_model_len"]),
+        "gpu_memory_utilization": float(row["gpu_memory_utilization"]),
         **_plan(row)}
     if kind == "gpu-memory-utilization":
         target["gpu_memory_utilization"] = float(value)
@@ -53,12 +54,14 @@ def suggestion(row: Mapping[str, Any], cat: Catalog) -> dict[str, Any] | None:
         target.update(checkpoint=checkpoint, precision=precision_id(cat, precision))
     elif kind == "more-gpus":
         server = larger_server(cat, str(row["gpu"]), int(value))
-        return {"kind": kind, "value": _value(kind, value), "target": {**target, "server": server} if server else None}
+        target = {**target, "server": server} if server else {}
+    return {"kind": kind, "value": _value(kind, value), "target": target or None}
     return {"kind": kind, "value": _value(kind, value), "target": target}
 
 
 def precision_id(cat: Catalog, text: str) -> str:
-    """A precision id, given its id or the name a table shows (:func:`sizing.render.table_rows.named_checkpoint_change`)."""
+    """A precision id, given its id or the name a table shows
+    (:func:`sizing.render.table_rows.named_checkpoint_change`)."""
     if text in cat.precisions:
         return text
     named = {p.name.replace(" (", " ").replace(")", ""): pid for pid, p in cat.precisions.items()}

@@ -52,7 +52,8 @@ def row_id(df: pd.DataFrame) -> pd.Series:
 
 def fit_view(df: pd.DataFrame, contexts: list[int], tight_below: int | None = None) -> pd.DataFrame:
     """The fit-table columns: what runs where, how, its verdict (:mod:`sizing.views.verdict`) and how many
-    sequences at each context. ``tight_below``: the catalog's threshold, needed when ``df`` has no verdicts yet."""
+    sequences at each context. ``tight_below``: the catalog's threshold, needed when ``df`` has no verdicts
+    yet."""
     if "verdict" not in df.columns:
         if tight_below is None:
             raise ValueError("fit_view: the rows have no verdicts and no tight_below was given")
@@ -60,7 +61,8 @@ def fit_view(df: pd.DataFrame, contexts: list[int], tight_below: int | None = No
     out = pd.DataFrame({
         "model": df["model"], "checkpoint": df["checkpoint"], "precision": df["precision"], "server": df["server"],
         "kv_cache_dtype": df["kv_cache_dtype"], "plan": df["plan"], "tp": df["tp"], "pp": df["pp"], "dp": df["dp"],
-        "verdict": df["verdict"], "verdict_context": df["verdict_context"], "weights_gib": df["weights_bytes"] / GiB,
+        "verdict": df["verdict"], "verdict_context": df["verdict_context"],
+        "weights_gib": df["weights_bytes"] / GiB,
         "kv_cache_gib": np.maximum(df["kv_cache_bytes"], 0) / GiB, "kv_kib_per_token": df["kv_bytes_per_token"] / KiB,
         "kv_cache_tokens": df["kv_cache_tokens"],
     })
@@ -77,7 +79,7 @@ def matrix_view(df: pd.DataFrame, contexts: list[int]) -> pd.DataFrame:
     view = fit_view(df, contexts)
     view.insert(0, "id", row_id(df).to_numpy())
     view["chosen"] = df["chosen"].to_numpy()
-    view["fits"] = df["fits"].to_numpy()  # starts at its own length, the cautious end (kept for readers of old files)
+    view["fits"] = df["fits"].to_numpy()  # starts at its own length (kept for readers of older files)
     view["available_kv_gib"] = (df["available_kv_bytes"] / GiB).to_numpy()
     view["max_concurrency"] = df["max_concurrency"].to_numpy()
     view["decode_tps_ceiling"] = df["decode_tps_ceiling"].to_numpy()

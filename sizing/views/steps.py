@@ -98,18 +98,23 @@ def available_steps(row: Row, rules: Rules) -> list[Step]:
     if not formula == "formula_available_given":
         steps.append(band_step(row))
     if not math.isclose(float(row["kv_cache_bytes"]), float(row["available_kv_low_bytes"])):
-        steps.append(Step("kv_cache", "step_kv_cache", (_q(row["kv_cache_bytes"], "gib"),), "formula_kv_extensible",
-                          (("available", _q(row["available_kv_low_bytes"], "gib")),
-                           ("cudagraphs", _q(row["cudagraph_bytes"], "gib")))))
+        low = float(row["available_kv_low_bytes"])  # a shortfall is written as a positive amount
+        terms = (("available", _q(abs(low), "gib")), ("cudagraphs", _q(row["cudagraph_bytes"], "gib")))
+        steps.append(Step("kv_cache", "step_kv_cache", (_q(row["kv_cache_bytes"], "gib"),),
+                          "formula_kv_extensible" if low >= 0 else "formula_kv_extensible_short", terms))
     return steps
 
 
 def band_step(row: Row) -> Step:
-    """"vLLM should report X (between L and H)": the leave-one-out error band; blocks use the low end."""
-    args = (("value", _q(row["available_kv_bytes"], "gib")),
-            ("low", _q(row["available_kv_low_bytes"], "gib")), ("high", _q(row["available_kv_high_bytes"], "gib")))
-    return Step("available_kv_band", "step_available_band", (_q(row["available_kv_low_bytes"], "gib"),),
-                label_args=args)
+    """The cautious end of the estimate's band (L to H) the blocks are counted from; a band wholly below
+    zero is written as a shortfall of |H| to |L| (``step_available_band_short``), never as negative
+    amounts."""
+    value, low, high = (float(row[f"available_kv{k}_bytes"]) for k in ("", "_low", "_high"))
+    short = high < 0
+    args = tuple((name, _q(abs(v) if short else v, "gib")) for name, v in (("value", value), ("low", low),
+                                                                            ("high", high)))
+    return Step("available_kv_band", "step_available_band_short" if short else "step_available_band",
+                (_q(low, "gib"),), label_args=args)
 
 
 def kv_token_step(row: Row) -> Step:
@@ -143,9 +148,10 @@ def capacity_steps(row: Row, rules: Rules) -> list[Step]:
     """"Maximum concurrency" at max_model_len and "GPU KV cache size" in tokens, as the release prints them."""
     blocks, bs = _q(row["num_gpu_blocks"], "count"), _q(row["block_size"], "count")
     mml, conc = _q(row["max_model_len"], "count"), _q(row["max_concurrency"], "ratio")
+    per_request = _q(row["blocks_per_request"], "blocks")
     token_terms = {"blocks": (("blocks", blocks), ("block_size", bs)),
                    "groups": (("blocks", blocks), ("groups", _q(row["kv_groups"], "count")), ("block_size", bs)),
-                   "concurrency": (("blocks", blocks), ("per_request", _q(row["blocks_per_request"], "blocks")),
+                   "concurrency": (("blocks", blocks), ("per_request", per_request),
                                    ("max_model_len", mml))}[rules.token_rule]
     conc_terms = ((("blocks", blocks), ("per_request", _q(row["blocks_per_request"], "blocks")))
                   if rules.concurrency_rule == "requests" else (("blocks", blocks), ("block_size", bs),
@@ -170,7 +176,8 @@ def sequence_steps(row: Row) -> list[Step]:
     return [Step(f"seq_{c}", "step_sequences", (_q(row[f"sequences_{c}"], "count"),), "formula_sequences",
                  (("concurrency", _q(row[f"concurrency_{c}"], "plain2")), ("replicas", _q(row["dp"], "replicas"))),
                  (("context", _q(c, "tokens")),))
-            for c in contexts_of(row) if c <= int(row["max_context"]) and (starts or float(row[f"sequences_{c}"]) >= 1)]
+            for c in contexts_of(row)
+            if c <= int(row["max_context"]) and (starts or float(row[f"sequences_{c}"]) >= 1)]
 
 
 def decode_step(row: Row) -> list[Step]:

@@ -35,15 +35,16 @@ def context_state(sequences: Any, optimistic: Any, beyond: Any, tight_below: int
     """The state at one context per row: ``sequences`` whole requests the server holds at the cautious end,
     ``optimistic``: whether the band's optimistic end starts, ``beyond``: the context exceeds the model's."""
     seq = np.nan_to_num(np.asarray(sequences, dtype=np.float64))
-    return np.select([np.asarray(beyond, dtype=bool), seq >= tight_below, seq >= 1, np.asarray(optimistic, dtype=bool)],
-                     ["beyond", "fits", "tight", "borderline"], "no-fit").astype(object)
+    beyond, optimistic = np.asarray(beyond, dtype=bool), np.asarray(optimistic, dtype=bool)
+    conditions = [beyond, seq >= tight_below, seq >= 1, optimistic]
+    return np.select(conditions, ["beyond", "fits", "tight", "borderline"], "no-fit").astype(object)
 
 
 def context_states(df: pd.DataFrame, contexts: list[int], tight_below: int) -> dict[int, np.ndarray]:
     """:func:`context_state` at every published context, from the matrix columns ``sequences_<c>`` and
     ``starts_optimistic_<c>``."""
-    return {c: context_state(df[f"sequences_{c}"], df[f"starts_optimistic_{c}"], c > df["max_context"], tight_below)
-            for c in contexts}
+    return {c: context_state(df[f"sequences_{c}"], df[f"starts_optimistic_{c}"], c > df["max_context"],
+                             tight_below) for c in contexts}
 
 
 def launch_state(df: pd.DataFrame, tight_below: int) -> np.ndarray:

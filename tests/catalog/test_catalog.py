@@ -118,8 +118,8 @@ SECONDARY_ONLY = ("hf.qhduan.com", "ai-nexus", "amallo.ai", "apxml.com", "b-lab.
 
 
 def test_every_model_has_its_repositorys_config_or_card_as_primary_source():
-    """Assert each model names a primary source on the Hub: its own repository's config.json or card (or one of
-    its checkpoints'), so a reader can check every architecture figure where vLLM reads it."""
+    """Assert each model names a primary source on the Hub: its own repository's config.json or card (or
+    one of its checkpoints'), so a reader can check every architecture figure where vLLM reads it."""
     cat = load_catalog(ROOT / "catalog")
     missing = [mid for mid, m in cat.models.items() if not m.primary_source]
     assert missing == []
@@ -132,18 +132,21 @@ def test_every_model_has_its_repositorys_config_or_card_as_primary_source():
 def test_every_gpu_has_a_vendor_document_as_primary_source():
     """Assert each GPU names a vendor datasheet, product page or document as its primary source."""
     cat = load_catalog(ROOT / "catalog")
-    bad = [gid for gid, g in cat.gpus.items() if not str(g.primary_source or "").startswith(PRIMARY_GPU_HOSTS)]
+    bad = [gid for gid, g in cat.gpus.items()
+           if not str(g.primary_source or "").startswith(PRIMARY_GPU_HOSTS)]
     assert bad == []
 
 
 def test_no_source_is_a_mirror_or_an_aggregator():
     """Assert the catalog cites no mirror or aggregator the review found."""
-    text = "".join((ROOT / "catalog" / f"{stem}.yaml").read_text(encoding="utf-8") for stem in ("models", "gpus"))
+    text = "".join((ROOT / "catalog" / f"{stem}.yaml").read_text(encoding="utf-8")
+                   for stem in ("models", "gpus"))
     assert [host for host in SECONDARY_ONLY if host in text] == []
 
 
 def test_a800_and_h800_bandwidths_are_nvidias():
-    """Assert the A800 SXM (the A100 80GB SXM's HBM2e) and the H800 SXM (the H100 SXM's HBM3): 2,039 and 3,350 GB/s."""
+    """Assert the A800 SXM (the A100 80GB SXM's HBM2e) and the H800 SXM (the H100 SXM's HBM3): 2,039 and
+    3,350 GB/s."""
     cat = load_catalog(ROOT / "catalog")
     assert (cat.gpus["a800-80gb"].bandwidth_gbs, cat.gpus["h800"].bandwidth_gbs) == (2039, 3350)
 

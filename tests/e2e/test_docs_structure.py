@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 LANGS = ("en", "zh", "ru")
 PAGES = ("index.md", "explorer.md", "choosing-a-gpu-server.md", "deployment-hardware.md", "fit-tables.md",
-         "methodology.md", "catalog.md")
+         "throughput.md", "methodology.md", "catalog.md")
 
 SAMPLE = """# Title
 

@@ -48,7 +48,8 @@ def test_chosen_plan_prefers_data_parallel_when_one_gpu_holds_the_model(matrix):
 def test_non_fitting_rows_name_a_change(matrix):
     misses = matrix[matrix["chosen"] & ~matrix["fits"]]
     assert len(misses) and (misses["change"] != "").all()
-    assert set(misses["change"]) <= {"gpu-memory-utilization", "max-model-len", "kv-fp8", "checkpoint", "more-gpus"}
+    changes = {"gpu-memory-utilization", "max-model-len", "kv-fp8", "checkpoint", "more-gpus"}
+    assert set(misses["change"]) <= changes
 
 
 def test_price_per_gb_of_the_two_offers(matrix):
@@ -165,11 +166,13 @@ def test_no_multi_node_row_holds_fewer_sequences_than_one_node_of_its_gpus(matri
         assert (a >= b).all(), (many, a[a < b].head())
     row = chosen[(chosen["model"] == "deepseek-ai/DeepSeek-V3") & (chosen["precision"] == "fp8")
                  & (chosen["server"] == "ref-2n-8x-h200") & (chosen["kv_cache_dtype"] == "fp8")].iloc[0]
-    assert row["plan"] == "dp-ep" and (row["dp"], row["ep"], row["nodes_per_engine"], row["dp_per_node"]) == (16, 16, 2, 8)
+    assert row["plan"] == "dp-ep"
+    assert (row["dp"], row["ep"], row["nodes_per_engine"], row["dp_per_node"]) == (16, 16, 2, 8)
 
 
 def test_plans_carry_what_each_nodes_command_needs(matrix):
-    """Assert nodes_per_engine and dp_per_node: TP × PP spans its PP nodes, TP and DP replicas stay in a node."""
+    """Assert nodes_per_engine and dp_per_node: TP × PP spans its PP nodes, TP and DP replicas stay in a
+    node."""
     multi = matrix[matrix["nodes"] > 1]
     pp = multi[multi["plan"] == "tp-pp"]
     assert len(pp) and (pp["nodes_per_engine"] == pp["pp"]).all() and (pp["dp_per_node"] == 1).all()

@@ -17,7 +17,7 @@ def _load(name: str) -> dict:
 
 
 def test_fixture_set_is_complete() -> None:
-    assert len(FILES) == 27
+    assert len(FILES) == 31
     sources = (FIXTURES / "SOURCES.md").read_text(encoding="utf-8")
     for path in FILES:
         assert f"`{path.name}`" in sources, f"{path.name} has no entry in SOURCES.md"

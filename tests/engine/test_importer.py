@@ -9,6 +9,8 @@ import pytest
 import yaml
 
 from sizing.errors import UsageError
+from sizing.engine.estimate import Request, estimate
+from sizing.engine.weights import total_params
 from sizing.engine.importer import model_from_config, model_from_config_file
 
 DATA = Path(__file__).parents[1] / "data" / "hf_configs"
@@ -114,17 +116,35 @@ REPRODUCED = [
 ]
 
 
+TEXT_ONLY = {"moonshotai--Kimi-K2.5.json"}
+"""Fixtures whose catalog entry counts the text stack only (Kimi-K2.5's notes: its MoonViT tower is not
+modelled, so the importer refuses the whole file and these tests import it without ``vision_config``)."""
+
+
+def _imported(fixture: str, model_id: str | None = None):
+    if fixture not in TEXT_ONLY:
+        return model_from_config_file(DATA / fixture, model_id=model_id)
+    raw = json.loads((DATA / fixture).read_text(encoding="utf-8"))
+    raw.pop("vision_config")
+    return model_from_config(raw, model_id or "moonshotai/Kimi-K2.5", fixture)
+
+
+def test_a_vision_tower_the_engine_cannot_size_is_refused():
+    with pytest.raises(UsageError, match="vision_config: a vision tower without hidden_size is not modelled"):
+        model_from_config_file(DATA / "moonshotai--Kimi-K2.5.json")
+
+
 @pytest.mark.parametrize(("fixture", "entry", "index"), REPRODUCED)
 def test_import_config_reproduces_the_catalog_entry(catalog, fixture, entry, index):
     cataloged = catalog.models[entry]
-    imported = model_from_config_file(DATA / fixture, model_id=cataloged.checkpoints[index].id)
+    imported = _imported(fixture, model_id=cataloged.checkpoints[index].id)
     assert {f: getattr(imported, f) for f in ARCHITECTURE_FIELDS} == {f: getattr(cataloged, f) for f in ARCHITECTURE_FIELDS}
     ckpt, want = imported.checkpoints[0], cataloged.checkpoints[index]
     assert (ckpt.precision, sorted(ckpt.keeps_bf16)) == (want.precision, sorted(want.keeps_bf16))
 
 
 def test_kimi_k25_int4_experts_keep_the_ignored_parts_in_bf16():
-    model = model_from_config_file(DATA / "moonshotai--Kimi-K2.5.json")
+    model = _imported("moonshotai--Kimi-K2.5.json")
     ckpt = model.checkpoints[0]
     # the class vLLM loads is the wrapper's, not the text_config's DeepseekV3ForCausalLM
     assert model.architecture == "KimiK25ForConditionalGeneration"
@@ -211,3 +231,113 @@ def test_nope_position_embeddings_give_no_rotary_dims():
            "intermediate_size": 8192, "vocab_size": 49152, "max_position_embeddings": 4096, "tie_word_embeddings": True,
            "position_embedding_type": "nope"}
     assert model_from_config(raw, "test/nope", "test").rotary_dim == 0
+
+
+MAVERICK = "meta-llama--Llama-4-Maverick-17B-128E-Instruct.json"
+SUPER = "nvidia--NVIDIA-Nemotron-3-Super-120B-A12B-FP8.json"
+
+
+def test_llama4_maverick_interleaves_moe_and_dense_layers():
+    """interleave_moe_layer_step 2: layers 1, 3, ... are MoE, the other 24 dense (intermediate_size_mlp)."""
+    model = model_from_config_file(DATA / MAVERICK)
+    moe = model.moe
+    assert (moe.dense_layers, model.intermediate_size, moe.expert_intermediate_size) == (24, 16384, 8192)
+    assert (model.moe.experts, model.moe.shared_experts, model.vision.max_tokens_per_item) == (128, 1, 2448)
+    # card: 400B total; the text stack computes to 400.71B and the vision tower adds 0.87B
+    assert model.total_params_b == pytest.approx(401.58, abs=0.01)
+
+
+def test_llama4_scout_is_moe_in_every_layer():
+    model = model_from_config_file(DATA / "meta-llama--Llama-4-Scout-17B-16E-Instruct.json")
+    assert (model.moe.dense_layers, model.intermediate_size) == (0, 8192)
+
+
+def test_maverick_fits_the_8x_h200_it_ran_on(catalog, tmp_path):
+    row = estimate(catalog, Request(model=str(DATA / MAVERICK), server="ref-8x-h200", max_model_len=32768))
+    assert bool(row["fits"]) and row["w_total"] == 2 * total_params(model_from_config_file(DATA / MAVERICK))
+    # costed as MoE in every layer (the old reading), the weights alone outgrow the server
+    raw = json.loads((DATA / MAVERICK).read_text(encoding="utf-8"))
+    raw["text_config"]["interleave_moe_layer_step"] = 1
+    (tmp_path / "config.json").write_text(json.dumps(raw), encoding="utf-8")
+    every = estimate(catalog, Request(model=str(tmp_path / "config.json"), server="ref-8x-h200",
+                                      max_model_len=32768))
+    assert not bool(every["fits"]) and every["w_total"] > 1.9 * row["w_total"]
+
+
+@pytest.mark.parametrize(("change", "dense"), [
+    ({"decoder_sparse_step": 2}, 24),  # Qwen3-MoE: MoE where (layer + 1) % step == 0
+    ({"mlp_only_layers": [0, 5, 47]}, 3),
+    ({"decoder_sparse_step": 2, "mlp_only_layers": [1, 2]}, 25),
+])
+def test_qwen_moe_dense_layers_follow_vllm(change, dense):
+    raw = json.loads((DATA / "Qwen--Qwen3-30B-A3B.json").read_text(encoding="utf-8"))
+    assert model_from_config({**raw, **change}, "Qwen/Qwen3-30B-A3B", "cfg").moe.dense_layers == dense
+
+
+def test_deepseek_moe_layer_frequency_and_leading_dense_layers():
+    raw = json.loads((DATA / "deepseek-ai--DeepSeek-V3.json").read_text(encoding="utf-8"))
+    # 61 layers, first 3 dense, then MoE where layer % 2 == 0: layers 4, 6, ..., 60 (29 of them)
+    model = model_from_config({**raw, "moe_layer_freq": 2}, "deepseek-ai/DeepSeek-V3", "cfg")
+    assert model.moe.dense_layers == 32
+
+
+def test_nemotron_3_super_latent_moe():
+    """moe_latent_size 1024: 512 routed experts of 1024 -> 2688 -> 1024 (ReLU², no gate) per MoE block."""
+    model = model_from_config_file(DATA / SUPER)
+    moe = model.moe
+    assert (moe.latent_size, moe.experts, moe.experts_per_token, moe.dense_layers) == (1024, 512, 22, 0)
+    assert (model.mlp_only_layers, model.linear_attention.layers, model.mtp_layers, model.gated_mlp) == (
+        40, 40, 1, False)
+    assert model.total_params_b == pytest.approx(120.67, abs=0.01)  # card: 120B total
+
+
+def test_nemotron_pattern_dense_blocks_are_not_moe():
+    raw = json.loads((DATA / "nvidia--NVIDIA-Nemotron-3-Nano-30B-A3B-BF16.json").read_text(encoding="utf-8"))
+    raw["hybrid_override_pattern"] = raw["hybrid_override_pattern"].replace("E", "-", 3)
+    model = model_from_config(raw, "nvidia/x", "cfg")
+    assert (model.mlp_only_layers, model.moe.dense_layers) == (23, 3)
+
+
+def test_deepseek_v4_is_refused_by_name(capsys):
+    from sizing.cli import main
+    path = DATA / "deepseek-ai--DeepSeek-V4-Flash.json"
+    assert main(["import-config", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and str(path) in err and "model_type: deepseek_v4: DeepSeek-V4" in err
+
+
+def test_a_window_on_unnamed_layers_is_refused_unless_it_spans_the_context():
+    raw = json.loads((DATA / "mistralai--Mixtral-8x7B-v0.1.json").read_text(encoding="utf-8"))
+    with pytest.raises(UsageError, match="sliding_window: a 4096-token window without layer_types"):
+        model_from_config({**raw, "sliding_window": 4096}, "m/x", "cfg")
+    assert model_from_config({**raw, "sliding_window": 32768}, "m/x", "cfg").sliding_window is None
+
+
+def test_a_literal_1e309_is_refused_by_field(tmp_path, capsys):
+    from sizing.cli import main
+    text = (DATA / "Qwen--Qwen3-14B.json").read_text(encoding="utf-8")
+    path = tmp_path / "config.json"
+    path.write_text(text.replace('"hidden_size": 5120', '"hidden_size": 1e309'), encoding="utf-8")
+    assert main(["import-config", str(path)]) == 2
+    assert capsys.readouterr().err == f"error: {path}: hidden_size: must be a finite number, got Infinity\n"
+
+
+@pytest.mark.parametrize("version", ["0.15.0", "0.34.0"])
+def test_nemotron_3_super_prints_vllms_own_token_line(catalog, version):
+    """A hybrid (Mamba) model's 'GPU KV cache size' as the release computes it: num_blocks // groups ×
+    block size up to 0.19 (kv_cache_utils._report_kv_cache_config), int(max_concurrency × max_model_len)
+    from 0.20."""
+    row = estimate(catalog, Request(model=str(DATA / SUPER), server="ref-4x-h200", max_model_len=32768,
+                                    vllm_version=version))
+    if version == "0.15.0":
+        want = row["num_gpu_blocks"] // row["kv_groups"] * row["block_size"]
+    else:
+        want = int(row["max_concurrency"] * row["max_model_len"])
+    assert row["kv_groups"] > 1 and row["kv_cache_tokens"] == want
+
+
+def test_mla_qk_head_dim_must_be_nope_plus_rope():
+    raw = json.loads((DATA / "zai-org--GLM-5.1.json").read_text(encoding="utf-8"))
+    assert model_from_config(raw, "zai-org/GLM-5.1", "cfg").head_dim == 256  # its qk_head_dim: 192 + 64
+    with pytest.raises(UsageError, match=r"qk_head_dim: must be qk_nope_head_dim \+ qk_rope_head_dim \(256\)"):
+        model_from_config({**raw, "qk_head_dim": 320}, "zai-org/GLM-5.1", "cfg")

@@ -54,7 +54,7 @@ def test_sampler_peak_counts_min_seqs_tokens_rows_of_the_vocabulary():
 
 def test_sampler_bytes_per_logit_by_release_and_runner():
     v1, v2 = np.array([False]), np.array([True])
-    assert [oh.sampler_bytes_per_logit(minor, v1)[0] for minor in (10, 11, 12, 16, 17, 27)] == [14, 14, 28, 28, 14, 14]
+    assert [oh.sampler_bytes_per_logit(minor, v1)[0] for minor in (10, 11, 12, 16, 17, 27)] == [14, 14, 38, 38, 14, 14]
     assert [oh.sampler_bytes_per_logit(minor, v2)[0] for minor in (27, 30, 33, 34)] == [2, 2, 2, 6]
 
 
@@ -168,6 +168,15 @@ def test_the_band_of_several_classes_is_the_widest_of_theirs():
     assert oh.kv_band(np.array([100.0]), coef)[0].tolist() == pytest.approx([100 / 1.09])  # no classes: scalar
 
 
+def test_the_profile_peak_is_the_larger_phase_not_their_sum():
+    """A 1 GiB forward against a sampler of 0.5 GiB plus 8192 x 4096 x 2 B = 64 MiB of hidden states: the
+    forward wins; against a 2 GiB sampler the sampler phase (2 GiB + 64 MiB) wins."""
+    phase, peak = oh.profile_peak(np.array([1.0, 1.0]) * GiB, np.array([0.5, 2.0]) * GiB, np.array([8192, 8192]),
+                                  np.array([4096, 4096]))
+    assert (phase / MiB).tolist() == [512 + 64, 2048 + 64]
+    assert (peak / MiB).tolist() == [1024, 2048 + 64]
+
+
 def test_nvls_buffers_only_above_two_ranks():
     """NCCL enables NVLS only for more than two ranks on an NVSwitch node (vllm-project/vllm#9699)."""
     bases = oh.nontorch_basis(np.array([1, 2, 4, 8, 4]), np.array([True, True, True, True, False]))
@@ -190,3 +199,12 @@ def test_linear_profile_is_tokens_times_projection_per_rank_times_units():
     got = oh.linear_profile(np.array([64000]), np.array([16]), np.array([128]), np.array([7]))
     assert got[0] == 64000 * 16 * 128 * 7 * 2
     assert oh.linear_profile(np.array([64000]), np.array([16]), np.array([128]), np.array([0]))[0] == 0
+
+
+def test_the_sort_sampler_peaks_inside_the_sort():
+    # bf16 + fp32 logits (6 B), the sorted fp32 values and int64 indices (12 B), PyTorch's int64 reverse
+    # indices and CUB's alternate fp32 key and int64 value buffers (20 B): 1024 rows of Qwen3's vocabulary.
+    assert oh.SORT_SAMPLER_BYTES_PER_LOGIT == 38
+    per_logit = oh.sampler_bytes_per_logit(14, np.array([False]))
+    got = oh.sampler_peak(np.array([1024]), np.array([8192]), np.array([151936]), per_logit)
+    assert got[0] == 1024 * 151936 * 38  # 5.57 GiB

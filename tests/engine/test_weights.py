@@ -191,3 +191,27 @@ def test_loading_line_of_021_and_later_counts_the_rounded_blocks(catalog):
     new = estimate(catalog, Request(model=config, gpu="rtx-4090", vllm_version="0.30.0"))
     assert new.weights_bytes - old.weights_bytes == pytest.approx(91.875 * 2**20)
     assert new.weights_bytes / GiB == pytest.approx(2.98, abs=0.01)  # printed to 0.01 GiB
+
+
+def test_latent_moe_experts_work_in_the_latent_width_between_replicated_projections():
+    """vLLM nemotron_h.py NemotronHMoE: SharedFusedMoE(hidden_size=moe_latent_size), fc1/fc2_latent_proj."""
+    from pathlib import Path
+
+    from sizing.engine.importer import model_from_config_file
+    model = model_from_config_file(Path(__file__).parents[1] / "data" / "hf_configs"
+                                   / "nvidia--NVIDIA-Nemotron-3-Super-120B-A12B-FP8.json")
+    parts = {p.name: p for p in model_parts(model)}
+    assert parts["experts"].params == 2 * 1024 * 2688 * 512 * 40  # up and down (ReLU²), 40 MoE blocks
+    assert parts["shared_experts"].params == 2 * 4096 * 5376 * 40  # the shared expert keeps the hidden width
+    latent = parts["latent_projections"]
+    assert (latent.params, latent.sharded) == (2 * 4096 * 1024 * 40, False)
+
+
+def test_fp8_parts_of_a_mixed_checkpoint_cost_one_byte(catalog):
+    model = catalog.models["Qwen/Qwen3-14B"]
+    spec = catalog.precisions["nvfp4"]
+    attention = next(p for p in model_parts(model) if p.name == "attention")
+    mixed = Checkpoint(id="x/y", precision="nvfp4", keeps_fp8=["attention"])
+    assert part_bytes(attention, mixed, spec, model) == attention.params
+    assert part_bytes(attention, Checkpoint(id="x/y", precision="nvfp4"), spec, model) == (
+        attention.params * spec.bytes_per_param)

@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 from sizing.errors import CatalogError, UsageError
-from sizing.launch.commands import SGLANG_FLAGS, VLLM_FLAGS, sglang_command, vllm_command
+from sizing.launch.commands import SGLANG_FLAGS, VLLM_FLAGS, node_commands, sglang_command, vllm_command
 from sizing.engine.estimate import Request, estimate, estimate_frame
 from sizing.launch.vllm_flags import VLLM_VERSION, known_flags, known_sglang_flags, vllm_option_specs
 
@@ -250,3 +250,39 @@ def test_sglang_refuses_a_setting_it_cannot_express(catalog):
     row = estimate(catalog, Request(model="Qwen/Qwen3-14B", gpu="h100-80gb", max_model_len=32768, block_size=32))
     with pytest.raises(UsageError, match="--block-size: SGLang has no equivalent"):
         sglang_command(row, catalog)
+
+
+# --- several nodes -----------------------------------------------------------------------------------
+
+def _two_nodes(catalog, **sizes) -> pd.Series:
+    return estimate(catalog, Request(model="deepseek-ai/DeepSeek-V3", server="ref-2n-8x-h200", max_model_len=32768,
+                                     **sizes))
+
+
+def test_a_dp_ep_group_across_nodes_prints_each_node_with_vllms_multi_node_flags(catalog):
+    row = _two_nodes(catalog, data_parallel_size=16, enable_expert_parallel=True)
+    head, other = vllm_command(row, catalog, 0), vllm_command(row, catalog, 1)
+    for command in (head, other):
+        assert "--data-parallel-size 16 " in command and "--data-parallel-size-local 8 " in command
+        assert f"--data-parallel-address {catalog.assume('serve_host')}" in command
+    assert "--headless" not in head and "--api-key" in head
+    assert "--headless --data-parallel-start-rank 8" in other and "--api-key" not in other
+    text = node_commands(row, catalog)
+    assert text.startswith("# node 0 of 2\n") and "\n# node 1 of 2\n" in text
+    sglang = sglang_command(row, catalog, 1)
+    assert "--nnodes 2 --node-rank 1 --dist-init-addr" in sglang and "--ep-size 16" in sglang
+
+
+def test_replicas_inside_each_node_print_one_nodes_command(catalog):
+    row = estimate(catalog, Request(model="Qwen/Qwen3-14B", server="ref-2n-8x-h100", max_model_len=32768,
+                                    tensor_parallel_size=1, data_parallel_size=16))
+    assert "--data-parallel-size 8" in vllm_command(row, catalog) and "--nnodes" not in sglang_command(row, catalog)
+    assert "--dp-size 8" in sglang_command(row, catalog)
+    assert node_commands(row, catalog).startswith("# the same command on each of the 2 nodes")
+
+
+def test_every_node_command_of_the_matrix_passes_bash_n(catalog, matrix):
+    chosen = matrix[matrix["chosen"] & (matrix["nodes"] > 1)].drop_duplicates(["checkpoint", "plan", "pp"])
+    script = "\n".join(node_commands(row, catalog, e) for _, row in chosen.iterrows() for e in ("vllm", "sglang"))
+    run = subprocess.run(["bash", "-n"], input=script, capture_output=True, text=True, check=False, timeout=60)
+    assert run.returncode == 0 and "--headless" in script, run.stderr

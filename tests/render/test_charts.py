@@ -412,3 +412,22 @@ def test_price_chart_with_mixed_or_no_currencies(tmp_path: Path) -> None:
                                            encoding="utf-8")
     empty = parse(macros.price_chart("ru", site.context(unpriced)))
     assert empty.tag == "p" and empty.text == "Ни у одного сервера в каталоге нет цены."
+
+
+def test_axis_titles_come_in_one_and_two_lines() -> None:
+    """Assert an axis title is drawn on one line for wide screens and split near its middle for phones."""
+    from sizing.render.charts import _axis_title, _halves
+    assert _halves("Context length per sequence") == ("Context length", "per sequence")
+    assert _halves("上下文长度") == ("上下", "文长度")
+    out = _axis_title("Context length per sequence", 100.0, 400.0, "middle", top=True)
+    assert 'class="sz-axis-label sz-wide" x="100.00" y="375.00"' in out
+    assert '<tspan x="100.00" y="375.00">Context length</tspan><tspan x="100.00" y="400.00">per sequence</tspan>' in out
+
+
+def test_margins_hold_the_phone_labels(real, servers) -> None:
+    """Assert the y-axis margin holds the widest tick label at the phone's font size in every language."""
+    from sizing.render.charts import PHONE_FONT_PX, text_width
+    cat, df = real
+    fig = parse(conc_svg("ru", cat, df, servers[0]))
+    ticks = [el for el in svg_of(fig).iter(f"{SVG}text") if el.get("text-anchor") == "end"]
+    assert ticks and all(text_width(el.text, PHONE_FONT_PX) <= float(el.get("x")) for el in ticks)

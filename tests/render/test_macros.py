@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import os
 import re
 import shutil
@@ -45,7 +47,7 @@ def test_table_is_sortable_markdown(test_catalog: site.SiteContext) -> None:
     """Assert sz_table wraps the table in the container tablesort-init.js looks for."""
     out = macros.table("en", _ctx(), "price-per-gb")
     assert out.startswith('\n<div class="sz-sortable" data-search-exclude data-scroll-hint="Scroll sideways for '
-                          'more columns" markdown>\n\n| Server |')
+                          'more columns" data-rows-hint="2 rows, scroll inside the table" markdown>\n\n| Server |')
     assert out.endswith("\n\n</div>\n")
     with pytest.raises(UsageError, match="unknown table"):
         macros.table("en", _ctx(), "nope")
@@ -101,8 +103,26 @@ def test_commands_are_fenced_and_language_neutral(test_catalog: site.SiteContext
     row = test_catalog.example("example-2")
     outputs = {macros.command(lang, _ctx(), "example-2") for lang in LANGS}
     assert outputs == {f"\n```bash\n{vllm_command(row, test_catalog.catalog)}\n```\n"}
-    sglang = macros.command("en", _ctx(), "dh-671b-fp8-2n-8xh100", engine="sglang", node_rank=1)
-    assert sglang_command(test_catalog.example("dh-671b-fp8-2n-8xh100"), test_catalog.catalog, 1) in sglang
+    two_nodes = test_catalog.example("dh-671b-fp8-2n-8xh100")
+    sglang = macros.command("ru", _ctx(), "dh-671b-fp8-2n-8xh100", engine="sglang")
+    for rank in (0, 1):
+        assert f"На узле {rank}:\n\n```bash\n{sglang_command(two_nodes, test_catalog.catalog, rank)}\n```" in sglang
+
+
+def test_a_data_parallel_group_across_nodes_gets_a_command_per_node(test_catalog: site.SiteContext) -> None:
+    """Assert a vLLM DP + EP engine spanning nodes prints each node's own command (node 1 headless), and
+    replicas inside each node print one command with the every-node note."""
+    ctx = test_catalog
+    rows = ctx.frame[ctx.frame["chosen"] & (ctx.frame["nodes"] > 1)]
+    spanning = rows[rows["expert_parallel"] & (rows["pp"] == 1) & (rows["dp"] > rows["dp"] // rows["nodes"])]
+    replicas = rows[(rows["pp"] == 1) & ~rows["expert_parallel"]]
+    assert len(spanning) and len(replicas)
+    row = spanning.iloc[0]
+    probe = replace(ctx, examples={"span": row, "replicas": replicas.iloc[0]})
+    out = macros.command("en", probe, "span")
+    assert out.count("```bash") == int(row["nodes"]) and "--headless" in out and "On node 1:" in out
+    out = macros.command("zh", probe, "replicas")
+    assert out.count("```bash") == 1 and "在每个节点上运行同一条命令" in out and "--headless" not in out
     with pytest.raises(UsageError, match="engine"):
         macros.command("en", _ctx(), "example-1", engine="tgi")
 
@@ -262,4 +282,19 @@ def test_calibration_left_table_names_every_left_out_log_with_a_translated_reaso
     assert "版本早于本站所建模的显存分析器" in out["zh"] and "Выпуск старше профилировщика" in out["ru"]
     for x in (x for x in ctx.calibration_left if x.outlier):
         check = next(c for c in ctx.calibration if c.case == x.case and c.metric == "available_kv")
-        assert f"| {macros.fmt_percent(check.loo_error, 'en', 1)} |" in out["en"]
+        assert f"| {macros.fmt_percent(check.lomo_error, 'en', 1)} |" in out["en"]
+
+
+def test_rows_hint_counts_rows_in_the_page_language(test_catalog: site.SiteContext) -> None:
+    """Assert a sortable table carries its row count with the CLDR plural of the page language."""
+    assert 'data-rows-hint="2 строки, прокрутите внутри таблицы"' in macros.sortable("| a |\n|---|\n| 1 |\n| 2 |",
+                                                                                     "ru", 2)
+    assert macros.markdown_rows("| a |\n|---|\n| 1 |\n| 2 |\n\n*note*") == 2
+    assert "data-rows-hint" not in macros.sortable("| a |\n|---|", "en", 0)
+
+
+def test_fit_table_groups_the_sequence_columns(test_catalog: site.SiteContext) -> None:
+    """Assert a fit table has two header rows: the group label over the context columns, then 4K, 32K…"""
+    out = macros.fit_tables("ru", _ctx())
+    assert '<th colspan="3" scope="colgroup">Последовательностей при контексте</th></tr><tr><th>' in out
+    assert "<th>4K</th><th>32K</th><th>128K</th></tr></thead>" in out

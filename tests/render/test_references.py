@@ -52,7 +52,8 @@ def test_no_page_names_a_column_by_its_position(page: Path) -> None:
 
 def test_every_column_a_page_names_exists(ctx: site.SiteContext) -> None:
     """Assert each sz_column call of every page resolves to a column of a published table, in its language."""
-    calls = [(p.parent.name, *m.groups()) for p in PAGES for m in COLUMN_CALL.finditer(p.read_text(encoding="utf-8"))]
+    calls = [(p.parent.name, *m.groups()) for p in PAGES
+             for m in COLUMN_CALL.finditer(p.read_text(encoding="utf-8"))]
     assert len(calls) >= 9
     for lang, table, column in calls:
         assert macros.column(lang, ctx, table, column).startswith("**")
@@ -68,4 +69,5 @@ def test_an_unknown_column_stops_with_one_message(ctx: site.SiteContext) -> None
     """Assert a reference to a removed column fails, naming the table and the columns it has."""
     with pytest.raises(UsageError, match="has no column 'kv_cache_gib'.*its columns: model_label"):
         macros.column("en", ctx, "fit-gpu-l40s", "kv_cache_gib")
-    assert macros.column("ru", ctx, "quick-reference", "change") == "**Почему такая схема или что поможет поместиться**"
+    header = macros.column("ru", ctx, "quick-reference", "change")
+    assert header == "**Почему такая схема или что поможет поместиться**"

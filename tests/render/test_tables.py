@@ -113,8 +113,10 @@ def test_verdict_and_bool_cells_are_translated() -> None:
     """Assert verdicts are the translated word (no emoji: it renders as a box without an emoji font)."""
     verdict = ColumnSpec("verdict", "col_verdict", "verdict")
     assert format_cell(verdict, {"verdict": "fits", "verdict_context": 131072}, "en") == "Fits up to 128K"
-    assert format_cell(verdict, {"verdict": "tight", "verdict_context": 4096}, "ru") == "Впритык (контекст до 4K)"
-    assert format_cell(verdict, {"verdict": "borderline", "verdict_context": 32768}, "en") == "Borderline at 32K"
+    tight = {"verdict": "tight", "verdict_context": 4096}
+    borderline = {"verdict": "borderline", "verdict_context": 32768}
+    assert format_cell(verdict, tight, "ru") == "Впритык (контекст до 4K)"
+    assert format_cell(verdict, borderline, "en") == "Borderline at 32K"
     assert format_cell(verdict, {"verdict": "no-fit", "verdict_context": 0}, "zh") == "无法容纳"
     assert format_cell(ColumnSpec("b", "col_fp8", "bool"), {"b": True}, "ru") == "Да"
 
@@ -255,3 +257,22 @@ def test_one_gpu_servers_do_not_say_one_copy_per_gpu() -> None:
     row = {"reason": "fits-one-gpu", "server_gpus": 1, "fits": True}
     assert tables.change_label(row, "ru") == "Модель помещается на этот GPU"
     assert tables.change_label({**row, "server_gpus": 2}, "en") == "Fits on one GPU: one copy per GPU"
+
+
+def test_source_cells_are_short_links() -> None:
+    """Assert a catalog source becomes links named by repository or host; a document kind stays text."""
+    source = ("ai-dynamo/aiconfigurator@095f58a51c4ca8e61b66ec108d86f223f8d559ce:systems/l40s.yaml (864 GB/s); "
+              "https://github.com/akash-network/provider-configs/pull/99 (nvidia-smi); "
+              "https://www.nvidia.com/l40s/datasheet.pdf; NVIDIA datasheet")
+    cell = tables.source_cell(source, "en")
+    assert cell.startswith('<span class="sz-long">') and cell.count("<a href=") == 3
+    assert '<a href="https://github.com/ai-dynamo/aiconfigurator/blob/095f58a51c4c/systems/l40s.yaml">' \
+           'ai-dynamo/aiconfigurator</a>' in cell
+    assert ">akash-network/provider-configs</a>" in cell and ">www.nvidia.com</a>" in cell
+
+
+def test_catalog_text_cells_are_bounded_on_the_site_only() -> None:
+    """Assert long catalog texts get the bounded box on the site and stay plain for the CLI."""
+    col = tables.ColumnSpec("interconnect", "col_interconnect", "catalog")
+    assert tables.html_cell(col, {"interconnect": "PCIe"}, "PCIe") == '<span class="sz-long">PCIe</span>'
+    assert tables.html_cell(tables.ColumnSpec("gpu", "col_id", "text"), {"gpu": "l40s"}, "l40s") == "l40s"

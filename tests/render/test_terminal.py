@@ -30,3 +30,24 @@ def test_long_ids_fold_before_the_advice_is_crushed():
     assert all(len(line) <= 60 for line in text.splitlines())
     assert text.count("Needs 8 GPUs") == 3 and "Why this plan" in text
     assert text.count("SomeOrganisation/") == 3 and "Instruct-2507" in text
+
+
+def test_whole_columns_are_never_broken() -> None:
+    """Assert an id column flagged whole keeps its longest id on one line even when text columns must fold."""
+    from sizing.render.terminal import text_table
+    rows = [["org/a-very-long-checkpoint-name-that-is-long", "ref-2n-8x-h100-long-id", "advice " * 8, "12"]]
+    out = text_table(["Checkpoint", "Server", "Why", "Seqs"], rows, [False, False, False, True], width=90,
+                     whole=[True, True, False, False])
+    assert "org/a-very-long-checkpoint-name-that-is-long" in out and "ref-2n-8x-h100-long-id" in out
+    assert all(len(line) <= 90 for line in out.splitlines())
+
+
+def test_grouped_text_puts_each_group_name_on_its_own_line() -> None:
+    """Assert grouped rows share one header and name their group above them, widths aligned."""
+    from sizing.render.terminal import grouped_text
+    out = grouped_text("Checkpoint", [("org/one", [["srv-a", "3"], ["srv-bb", "12"]]), ("org/two", [["srv-a", "1"]])],
+                       ["Server", "Seqs"], [False, True], width=40)
+    lines = out.splitlines()
+    assert lines[0] == "Checkpoint: org/one" and "Checkpoint: org/two" in lines
+    assert sum("Server" in line for line in lines) == 1
+    assert {len(line) for line in lines if line.startswith("srv-")} == {len(lines[2])}  # right edges aligned

@@ -70,7 +70,7 @@ def test_the_calibration_set_is_large_and_from_many_sources(result):
 
 @pytest.mark.parametrize("metric", sorted(WORST))
 def test_out_of_sample_worst_stays_bounded_outside_the_named_outliers(result, outliers, metric):
-    key = "available_kv_loo" if metric == "available_kv" else metric
+    key = "available_kv_loo" if metric == "available_kv" else metric  # the model-out error, as named in cases.yaml
     bounds = {case: o["bounds"][key] for case, o in outliers.items() if key in o["bounds"]}
     over = {case: e for case, e in _errors(result, metric).items() if abs(e) > bounds.get(case, WORST[metric])}
     assert not over, over

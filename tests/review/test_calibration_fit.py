@@ -9,6 +9,7 @@ import pytest
 
 from sizing.review.calibration_fit import FitCase, band, fit, fit_graphs, leave_group_out, nnls, weighted_quantile
 from sizing.engine.overhead import FITTED, GRAPH_FITTED
+from sizing.units import GiB
 
 
 def test_nnls_recovers_known_non_negative_coefficients():
@@ -63,6 +64,24 @@ def test_leave_one_model_out_never_sees_any_log_of_the_model_it_predicts():
     assert out["odd0"] == (pytest.approx(odd[0].predict(fit(cases)), rel=1e-9), None)
     assert out["odd1"][0] == pytest.approx(out["odd0"][0])
     assert out["c0"][0] != pytest.approx(cases[0].predict(fit(cases)), rel=1e-6)  # the odd model pulls their fit
+
+
+def test_the_fit_puts_each_log_on_the_phase_that_sets_its_peak():
+    """A log whose sampler phase (10 GiB) outweighs its forward pass is charged that phase whole, whatever the
+    activation factors; the forward-dominated logs alone set those factors, and every log predicts exactly."""
+    forward = _cases(COEF)
+    basis = forward[0].basis
+    others = sum(b * COEF[n] for b, n in zip(basis, FITTED) if n not in ("act_hidden_factor", "act_mlp_factor"))
+    sampler = FitCase("s", 2e10, 2e10 + 10 * GiB + others, basis, sampler_phase=10.0 * GiB)
+    coef = fit([*forward, sampler])
+    assert coef == pytest.approx(fit(forward), rel=1e-6)
+    assert sampler.sampler_wins(coef) and not any(c.sampler_wins(coef) for c in forward)
+    assert sampler.predict(coef) == pytest.approx(2e10, rel=1e-9)
+
+
+def test_a_share_of_the_mlp_intermediates_is_at_most_all_of_them():
+    cases = [replace(c, logged=c.logged - 4 * c.basis[FITTED.index("act_mlp_factor")]) for c in _cases(COEF)]
+    assert fit(cases)["act_mlp_factor"] == pytest.approx(1.0)
 
 
 def test_weights_let_a_group_of_duplicates_count_once():

@@ -31,3 +31,22 @@ def test_record_of_one_estimate(catalog) -> None:
     assert set(rec["concurrency"]) == {str(c) for c in catalog.assume("contexts")}
     assert rec["vllm_command"].startswith("vllm serve Qwen/Qwen3-14B")
     assert rec["change"] in (None, *["more-gpus", "checkpoint", "max-model-len", "kv-fp8"])
+
+
+@pytest.mark.parametrize(("version", "block_size", "printed"), [
+    ("0.34.0", None, True),  # vLLM raises the attention block to hold a Mamba state page and says so
+    ("0.15.0", None, True),
+    ("0.9.2", None, False),  # before the V1 hybrid KV-cache manager: no such line
+    ("0.34.0", 4096, False),  # a --block-size already large enough is kept silently
+])
+def test_a_hybrid_model_announces_its_attention_block_size(catalog, version, block_size, printed) -> None:
+    """'Setting attention block size to N tokens to ensure that attention page size is >= mamba page size.'"""
+    from sizing.render.summary import startup_figures
+    row = estimate(catalog, Request(model="nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", gpu="h100-80gb",
+                                    max_model_len=32768, vllm_version=version, block_size=block_size))
+    rec = report.record(row, catalog)
+    assert rec["hybrid_block_size"] == (int(row["block_size"]) if printed else None)
+    lines = dict(startup_figures(rec))
+    assert (lines.get("Setting attention block size to") == f"{int(row['block_size'])} tokens") is printed
+    assert report.record(estimate(catalog, Request(model="Qwen/Qwen3-14B", gpu="l40s")), catalog)[
+        "hybrid_block_size"] is None

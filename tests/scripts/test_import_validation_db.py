@@ -64,3 +64,11 @@ def test_release_reads_build_strings(text, want):
 def test_an_unreadable_release_is_an_error():
     with pytest.raises(ValueError, match="unreadable vLLM version"):
         vdb.release("main")
+
+
+def test_the_launch_flag_not_the_harness_field_gives_the_memory_utilization():
+    # The harness field says 0.9 where the server was launched with 0.92 (records 503ed05a, 92c29aef).
+    assert vdb.log_entry(record("d" * 36, gpu_memory_utilization=0.9))["gpu_memory_utilization"] == 0.92
+    bare = record("e" * 36, gpu_memory_utilization=0.9)
+    bare["csv_metadata"]["runtime_args"] = "max-model-len: 8192"
+    assert vdb.log_entry(bare)["gpu_memory_utilization"] == 0.9

@@ -36,9 +36,11 @@ def test_fit_view_masks_contexts_beyond_the_model_and_clamps_negative_kv() -> No
 
 
 def test_fit_view_judges_rows_without_verdicts_with_the_threshold_given() -> None:
-    """Assert a frame straight from the engine gets its verdicts from sizing.views.verdict, and needs the threshold."""
+    """Assert a frame straight from the engine gets its verdicts from sizing.views.verdict, and needs the
+    threshold."""
     df = rows().drop(columns=["verdict", "verdict_context"]).assign(
-        fits_optimistic=[True, False], starts_optimistic_4096=[True, False], starts_optimistic_32768=[False, False],
+        fits_optimistic=[True, False], starts_optimistic_4096=[True, False],
+        starts_optimistic_32768=[False, False],
         max_model_len=[8192, 32768])
     view = matrix.fit_view(df, [4096, 32768], tight_below=4)
     assert view["verdict"].tolist() == ["tight", "no-fit"] and view["verdict_context"].tolist() == [8192, 0]

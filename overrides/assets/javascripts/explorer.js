@@ -4,12 +4,16 @@
  * data/explorer.<lang>.json (every label and number, formatted for the language), both
  * column-oriented ("fields", "columns": one array per field) with string tables. This script only
  * looks rows up and shows those strings: it does no arithmetic on sizes. The state lives in the URL
- * hash (#model=…&checkpoint=…&precision=…&server=…&kv=…&ctx=32768), so every answer has a link.
+ * hash (#model=…&checkpoint=…&precision=…&server=…&kv=…&ctx=32768), so every answer has a link; a link
+ * naming only a server ("Other servers" on the fit tables) keeps the model last shown in this tab.
+ * A suggestion ("Needs 4 GPUs") links to the case the build chose for it; following it, or a heatmap
+ * cell, scrolls the answer into view, and the heatmap marks the answer's cell and server column.
  */
 (function () {
   "use strict";
 
   var cache = {};
+  var STORE = "sz-explorer-last";
 
   function load(url) {
     if (!cache[url]) cache[url] = fetch(url).then(function (r) { return r.json(); });
@@ -65,6 +69,10 @@
       self.show(true);
     });
     window.addEventListener("hashchange", function () { self.apply(readHash()); });
+    var heat = document.querySelector(".sz-heatmap");
+    if (heat) heat.addEventListener("click", function (event) {
+      if (event.target.closest("a")) self.scrollNext = true;
+    });
     this.form.hidden = false;
     this.apply(readHash());
   }
@@ -81,12 +89,21 @@
     });
   };
 
+  /* The model, checkpoint, KV type and context last shown (this tab), else the default row's. */
+  Explorer.prototype.lastModel = function () {
+    var m = this.m, d = m.rows[m.default_row], saved = {};
+    try { saved = JSON.parse(sessionStorage.getItem(STORE) || "{}"); } catch (e) { saved = {}; }
+    if (saved.model && m.models.indexOf(saved.model) >= 0) return saved;
+    return { model: m.models[d[0]], checkpoint: d[1], precision: m.precisions[d[2]], kv: m.kv[d[4]],
+             server: m.servers[d[3]] };
+  };
+
   Explorer.prototype.apply = function (state) {
     var f = this.fields, m = this.m;
-    if (!state.model) {  /* no model (e.g. a fit-tables link "#server=…"): the default row, then the link's choices */
-      var d = m.rows[m.default_row];
-      state = Object.assign({ model: m.models[d[0]], checkpoint: d[1], precision: m.precisions[d[2]],
-                              server: m.servers[d[3]], kv: m.kv[d[4]] }, state);
+    if (!state.model) {  /* no model (e.g. a fit-tables link "#server=…"): the model last shown, on the link's server */
+      var last = this.lastModel();
+      state = Object.assign({ model: last.model, checkpoint: last.checkpoint, precision: last.precision,
+                              server: last.server, kv: last.kv, ctx: last.ctx }, state);
     }
     if (state.model && this.m.models.indexOf(state.model) >= 0) f.model.value = state.model;
     this.fillVariants();
@@ -97,6 +114,14 @@
     var ctx = state.ctx || String(this.m.default_context);
     if (this.m.contexts.map(String).indexOf(ctx) >= 0) f.ctx.value = ctx;
     this.show(false);
+  };
+
+  /* Keep the shown choice for the next "#server=…" link of this tab (lastModel). */
+  Explorer.prototype.remember = function () {
+    var f = this.fields, parts = f.variant.value.split("|");
+    var state = { model: f.model.value, checkpoint: parts[0], precision: parts[1], server: f.server.value,
+                  kv: f.kv.value, ctx: f.ctx.value };
+    try { sessionStorage.setItem(STORE, JSON.stringify(state)); } catch (e) { /* storage off: defaults */ }
   };
 
   Explorer.prototype.current = function () {
@@ -115,6 +140,36 @@
     var pairs = [["model", f.model.value], ["checkpoint", parts[0]], ["precision", parts[1]],
                  ["server", f.server.value], ["kv", f.kv.value], ["ctx", f.ctx.value]];
     return "#" + pairs.map(function (p) { return p[0] + "=" + encodeURIComponent(p[1]).replace(/%2F/g, "/"); }).join("&");
+  };
+
+  /* The link of row ``index`` at context ``ctx`` (the URL-hash form of a case). */
+  Explorer.prototype.caseHash = function (index, ctx) {
+    var m = this.m, row = m.rows[index];
+    return "#" + ["model=" + m.models[row[0]], "checkpoint=" + row[1], "precision=" + m.precisions[row[2]],
+                  "server=" + m.servers[row[3]], "kv=" + m.kv[row[4]], "ctx=" + ctx].join("&");
+  };
+
+  /* A build-made note as elements: text, with the spans between backticks as <code>. */
+  function marked(text) {
+    var span = el("span");
+    text.split("`").forEach(function (part, i) {
+      if (part) span.appendChild(i % 2 ? el("code", "", part) : document.createTextNode(part));
+    });
+    return span;
+  }
+
+  /* The note of a row at a context; a suggestion with a target case (the build's [row, context]) is a
+   * link to that case, naming its server and context. */
+  Explorer.prototype.note = function (text, target) {
+    if (!target) return marked(text);
+    var s = this.s, m = this.m, link = el("a", "sz-explorer__suggestion");
+    link.href = this.caseHash(target[0], target[1]);
+    link.appendChild(marked(text));
+    var where = s.servers[m.rows[target[0]][3]] + ", " + s.contexts[m.contexts.indexOf(target[1])];
+    link.appendChild(el("span", "sz-explorer__target", " → " + where));
+    var self = this;
+    link.addEventListener("click", function () { self.scrollNext = true; });
+    return link;
   };
 
   function fact(list, label, value) {
@@ -168,6 +223,7 @@
     this.out.textContent = "";
     this.out.hidden = false;
     if (pushHash) history.replaceState(null, "", this.hash());
+    this.remember();
     this.updateHeatmap();
     if (index < 0) return;
     var row = this.m.rows[index], local = s.rows[index], texts = s.texts;
@@ -178,10 +234,14 @@
     head.appendChild(el("span", "sz-badge sz-badge--" + badgeClass, s.status[state]));
     head.appendChild(el("span", "sz-explorer__server", " " + s.server_notes[row[3]]));
     this.out.appendChild(head);
+    var kv = this.fields.kv.value, fitting = state === "fits" || state === "tight";
+    this.out.appendChild(el("p", "sz-explorer__settings", labels.explorer_settings + " " + labels.explorer_kv + " "
+      + (kv === "auto" ? labels.explorer_kv_auto : kv) + " · " + labels.explorer_context + " " + s.contexts[position]
+      + (fitting ? " · " + labels.explorer_decode + " " + texts[local[4 + position]] : "")));
     var facts = el("dl", "sz-explorer__facts");
-    fact(facts, labels.explorer_plan, texts[local[0]]);
-    var noteLabel = state === "fits" || state === "tight" ? labels.explorer_why : labels.explorer_change;
-    fact(facts, noteLabel, texts[local[7 + position]]);
+    fact(facts, fitting ? labels.explorer_plan : labels.explorer_tried, texts[local[0]]);
+    var noteLabel = fitting ? labels.explorer_why : labels.explorer_change;
+    fact(facts, noteLabel, this.note(texts[local[7 + position]], row[8] ? row[8][position] : null));
     fact(facts, labels.explorer_sequences + " (" + s.contexts[position] + ")", texts[local[1 + position]]);
     fact(facts, labels.explorer_decode, texts[local[4 + position]]);
     fact(facts, labels.explorer_memory, this.bars(row, texts, local, s.server_memory[row[3]]));
@@ -193,11 +253,42 @@
     var link = el("a", "sz-explorer__link", labels.explorer_link);
     link.href = this.hash();
     this.out.appendChild(link);
+    this.markHeatmap(row);
+    if (this.scrollNext) this.out.scrollIntoView({ block: "start" });
+    this.scrollNext = false;
   };
+
+  /* The heatmap shows the answer's place: its cell selected (aria-current), its server's column
+   * highlighted and scrolled into view. */
+  Explorer.prototype.markHeatmap = function (row) {
+    var table = document.querySelector(".sz-heatmap");
+    if (!table) return;
+    table.querySelectorAll("[aria-current], .sz-heat-col").forEach(function (node) {
+      node.removeAttribute("aria-current");
+      node.classList.remove("sz-heat-col");
+    });
+    var column = row[3] + 1, head = table.tHead.rows[0].cells[column];
+    if (head) head.classList.add("sz-heat-col");
+    Array.prototype.forEach.call(table.tBodies[0].rows, function (tr) {
+      if (tr.cells[column]) tr.cells[column].classList.add("sz-heat-col");
+    });
+    var cell = table.tBodies[0].rows[row[0]] && table.tBodies[0].rows[row[0]].cells[column];
+    if (cell) cell.setAttribute("aria-current", "true");
+    var wrap = table.closest(".sz-heatmap-wrap");
+    if (wrap && cell) reveal(wrap, cell, table.tHead.rows[0].cells[0], table.tHead);
+  };
+
+  /* Scroll ``box`` (not the page) so that ``cell`` is clear of the sticky first column and header. */
+  function reveal(box, cell, first, head) {
+    var b = box.getBoundingClientRect(), c = cell.getBoundingClientRect();
+    var left = b.left + first.getBoundingClientRect().width, top = b.top + head.getBoundingClientRect().height;
+    if (c.left < left || c.right > b.left + box.clientWidth) box.scrollLeft += c.left - left;
+    if (c.top < top || c.bottom > b.top + box.clientHeight) box.scrollTop += c.top - top;
+  }
 
   /* The heatmap below the explorer, at the chosen context (cells rebuilt from the build's strings). */
   Explorer.prototype.updateHeatmap = function () {
-    var table = document.querySelector(".sz-heatmap"), m = this.m, s = this.s;
+    var table = document.querySelector(".sz-heatmap"), m = this.m, s = this.s, self = this;
     if (!table) return;
     var ctx = this.fields.ctx.value, position = m.contexts.map(String).indexOf(ctx);
     if (this.heatCtx === ctx) return;  /* the static cells carry no links: built once, then per context */
@@ -212,8 +303,7 @@
         var state = m.statuses[Number(row[5][position])];
         td.className = "sz-heat sz-heat--" + state;
         var a = el("a");
-        a.href = "#" + ["model=" + m.models[row[0]], "checkpoint=" + row[1], "precision=" + m.precisions[row[2]],
-                        "server=" + m.servers[row[3]], "kv=" + m.kv[row[4]], "ctx=" + ctx].join("&");
+        a.href = self.caseHash(index, ctx);
         if (state === "fits" || state === "tight") a.appendChild(document.createTextNode(s.texts[local[1 + position]] + " "));
         a.appendChild(el("small", "", s.heat[state]));
         td.textContent = "";

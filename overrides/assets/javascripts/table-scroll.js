@@ -5,7 +5,8 @@
  * line is inserted above it: an arrow icon and, for the site's computed tables, the translated text
  * the build wrote into data-scroll-hint. A box is measured when it comes near the screen (an
  * IntersectionObserver), so a long page does not lay out every table while it loads; measured
- * boxes are measured again when the window is resized.
+ * boxes are measured again when the window is resized. A box taller than its 75vh limit fades out
+ * at the bottom until scrolled to its end and is followed by its row count (data-rows-hint).
  */
 (function () {
   "use strict";
@@ -22,7 +23,33 @@
     return hint;
   }
 
+  /* A box taller than the screen allows (75vh): a fade at its bottom edge until it is scrolled to the
+   * end, and under it the row count the build wrote into data-rows-hint. */
+  function atEnd(wrap) {
+    wrap.classList.toggle("sz-scroll-more", wrap.scrollTop + wrap.clientHeight < wrap.scrollHeight - 2);
+  }
+
+  function measureTall(wrap) {
+    var tall = wrap.scrollHeight > wrap.clientHeight + 1;
+    var owner = wrap.closest("[data-rows-hint]");
+    var next = wrap.nextElementSibling;
+    var hasCount = next && next.classList.contains("sz-rows-hint");
+    if (tall && owner && !hasCount) {
+      var count = document.createElement("p");
+      count.className = "sz-rows-hint";
+      count.textContent = owner.getAttribute("data-rows-hint");
+      wrap.parentNode.insertBefore(count, wrap.nextSibling);
+    }
+    if (!tall && hasCount) next.remove();
+    if (tall && !wrap.hasAttribute("data-sz-fade")) {
+      wrap.setAttribute("data-sz-fade", "");
+      wrap.addEventListener("scroll", function () { atEnd(wrap); }, { passive: true });
+    }
+    if (tall) atEnd(wrap); else wrap.classList.remove("sz-scroll-more");
+  }
+
   function measure(wrap) {
+    measureTall(wrap);
     var wide = wrap.scrollWidth > wrap.clientWidth + 1;
     wrap.classList.toggle("sz-scrollable", wide);
     var previous = wrap.previousElementSibling;

@@ -1,0 +1,50 @@
+"""Inputs of the throughput engine from evaluated rows: classes, compute dtype, peaks, weights, refusals."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from sizing.catalog.workloads import load_constants
+from sizing.engine.estimate import Request, estimate
+from sizing.engine.throughput_inputs import CLASSES, DTYPES, ROOFLINE, inputs, inputs_with_reasons
+
+
+def rows(catalog, *requests: Request) -> pd.DataFrame:
+    return pd.DataFrame([estimate(catalog, r) for r in requests])
+
+
+def test_classes_dtypes_and_peaks(catalog) -> None:
+    df = rows(
+        catalog,
+        Request(model="Qwen/Qwen3-14B-FP8", gpu="l40s"),
+        Request(model="openai/gpt-oss-20b", gpu="h100-80gb"),
+        Request(model="Qwen/Qwen3-14B-FP8", gpu="a100-80gb"),
+        Request(model="Qwen/Qwen3-Next-80B-A3B-Instruct", gpu="h200"),
+    )
+    x = inputs(df, catalog, load_constants())
+    assert [CLASSES[c] for c in x["class"]] == ["dense", "moe", "dense", "hybrid"]
+    # FP8 on Ampere runs as weight-only (bf16 GEMMs)
+    assert [DTYPES[c] for c in x["compute_dtype"]] == ["fp8", "bf16", "bf16", "bf16"]
+    assert list(x["peak_flops"]) == [733e12, 989e12, 312e12, 989e12]
+    assert list(x["calibrated"]) == [True, True, True, False]
+    assert x["eta_bw"][3] == ROOFLINE["eta_bw"] and x["tau_layer_s"][3] == 0
+
+
+def test_expert_bytes_and_active_parameters(catalog) -> None:
+    x = inputs(rows(catalog, Request(model="openai/gpt-oss-20b", gpu="h100-80gb")), catalog, {})
+    model = catalog.models["openai/gpt-oss-20b"]
+    assert x["hit_share"][0] == pytest.approx(model.moe.experts_per_token / model.moe.experts)
+    assert x["expert_bytes"][0] > 2 * x["dense_bytes"][0] > 0
+    assert x["active_params"][0] == pytest.approx(model.active_params_b * 1e9)
+
+
+def test_a_gpu_without_peaks_is_refused_by_name(catalog) -> None:
+    df = rows(
+        catalog,
+        Request(model="Qwen/Qwen3-8B", gpu="rtx-3090", max_model_len=8192),
+        Request(model="Qwen/Qwen3-8B", gpu="l40s"),
+    )
+    x, texts = inputs_with_reasons(df, catalog, {})
+    assert "rtx-3090" in texts[x["refused"][0]] and "bf16" in texts[x["refused"][0]]
+    assert texts[x["refused"][1]] == ""
