@@ -30,8 +30,8 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
                  "--disable-sync", "--no-first-run", "--disable-quic"]
 SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"
 PREFIXES = {"en": "", "zh": "zh/", "ru": "ru/"}
-PAGES = ("", "explorer/", "choosing-a-gpu-server/", "deployment-hardware/", "fit-tables/", "methodology/",
-         "catalog/")
+PAGES = ("", "explorer/", "choosing-a-gpu-server/", "deployment-hardware/", "fit-tables/", "throughput/",
+         "methodology/", "catalog/")
 TIMEOUT_MS = 15_000
 SCREENSHOT_MS = 120_000
 """Full-page PNGs of the long fit-table pages take several seconds each."""

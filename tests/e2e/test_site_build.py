@@ -18,7 +18,7 @@ from tests.conftest import STALE
 
 ROOT = Path(__file__).resolve().parents[2]
 PREFIXES = {"en": "", "zh": "zh/", "ru": "ru/"}
-PAGES = ("choosing-a-gpu-server", "deployment-hardware", "fit-tables", "methodology", "catalog")
+PAGES = ("choosing-a-gpu-server", "deployment-hardware", "fit-tables", "throughput", "methodology", "catalog")
 _IGNORED = shutil.ignore_patterns(".git", ".venv", "__pycache__", ".pytest_cache", ".hypothesis", ".site-build-*",
                                   "test-artifacts", "node_modules")
 
