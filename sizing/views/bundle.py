@@ -86,10 +86,16 @@ def judged(row: pd.Series, cat: Catalog) -> pd.Series:
     return judge(row, [int(c) for c in cat.assume("contexts")], tight_below(cat.assume))
 
 
-def build_context(cat: Catalog, catalog_dir: Path | None = None) -> SiteContext:
-    """An uncached context for ``cat`` (no build-time views; used for other git revisions too)."""
-    examples = MappingProxyType(evaluate_examples(cat))
+def matrix_frame(cat: Catalog) -> pd.DataFrame:
+    """The evaluated matrix of ``cat`` as text columns, with its verdicts (:func:`sizing.views.verdict.with_verdicts`)."""
     frame = as_text(evaluate(cat))
     judged = with_verdicts(frame, list(frame.attrs["contexts"]), tight_below(cat.assume))
     judged.attrs.update(frame.attrs)
-    return SiteContext(cat, judged, examples, catalog_dir)
+    return judged
+
+
+def build_context(cat: Catalog, catalog_dir: Path | None = None, examples: bool = True) -> SiteContext:
+    """An uncached context for ``cat`` (no build-time views; used for other git revisions too); without
+    ``examples`` its worked examples are left empty (the prepare benchmark times them apart)."""
+    evaluated = MappingProxyType(evaluate_examples(cat) if examples else {})
+    return SiteContext(cat, matrix_frame(cat), evaluated, catalog_dir)
