@@ -7,7 +7,8 @@ Phases, in the order the prepare step runs them: imports (a fresh interpreter im
 imports), the matrix (``evaluate`` + verdicts), the worked examples, the chart series, the calibration
 checks and their summaries, the explorer's formatting in every language, saving the context, and the
 downloads. Each phase is timed on a fresh context (so the per-context caches start cold), best of
-``--repeats`` by wall clock, with the CPU time (user + system) of that run. The machine is shared, so
+``--repeats`` by wall clock, with the CPU time (user + system) of that run. ``--threads`` adds
+``evaluate`` on the real and the 100x catalog (``scripts/bench_sizing.py``) on 1 and 2 gather threads. The machine is shared, so
 the wall clock is pessimistic; the CPU time is the steadier figure. The report prints to stdout, or is
 appended as one section to ``--out``.
 """
@@ -89,12 +90,30 @@ def section(label: str, phases: dict[str, tuple[float, float]], repeats: int) ->
     return "\n".join([*lines, f"| **total** | **{total_wall:.2f}** | **{total_cpu:.2f}** |", ""])
 
 
+def thread_section(repeats: int) -> str:
+    """``evaluate`` on the real and the 100x catalog with the gather on 1 and on 2 threads (best of ``repeats``)."""
+    from scripts.bench_sizing import scaled  # noqa: PLC0415
+    from sizing.catalog.loader import load_catalog  # noqa: PLC0415
+    from sizing.engine import frames  # noqa: PLC0415
+    from sizing.engine.evaluate import evaluate  # noqa: PLC0415
+    real = load_catalog()
+    lines = ["| Catalog | Threads | Wall (s) | CPU user + system (s) |", "|---|---:|---:|---:|"]
+    for label, cat in (("real", real), ("100x", scaled(real, 10, 10))):
+        for threads in (1, 2):
+            frames.GATHER_THREADS = threads
+            wall, cpu, _ = min((timed(lambda: evaluate(cat)) for _ in range(repeats)), key=lambda t: t[0])
+            lines.append(f"| {label} | {threads} | {wall:.3f} | {cpu:.3f} |")
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    return "\n".join([f"### evaluate: gather threads (load average {load}, best of {repeats})", "", *lines, ""])
+
+
 def main(argv: list[str] | None = None) -> int:
     """Time the prepare step and print (or append) the report."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--label", default="prepare step")
+    parser.add_argument("--threads", action="store_true", help="also time evaluate on 1 and 2 gather threads")
     args = parser.parse_args(argv)
     imports = min((import_seconds() for _ in range(args.repeats)), key=lambda t: t[0])
     runs = []
@@ -102,6 +121,8 @@ def main(argv: list[str] | None = None) -> int:
         with tempfile.TemporaryDirectory(prefix="bench-prepare-") as work:
             runs.append(one_run(Path(work)))
     text = section(args.label, {"imports (fresh interpreter)": imports, **best(runs)}, args.repeats)
+    if args.threads:
+        text += "\n" + thread_section(max(args.repeats, 3))
     if args.out:
         with args.out.open("a", encoding="utf-8") as handle:
             handle.write("\n" + text)
