@@ -7,6 +7,7 @@ frame (one row per candidate plan when no parallelism is given) and runs it thro
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
@@ -235,10 +236,9 @@ def request_frame(cat: Catalog, req: Request) -> pd.DataFrame:
 
 def knobs_of(cat: Catalog, req: Request) -> Knobs:
     """The Knobs of a request; an unset --gpu-memory-utilization takes the catalog's value."""
+    same = {f.name: getattr(req, f.name) for f in dataclasses.fields(Knobs)}  # each is a Request field too
     gmu = gpu_memory_utilization(cat, req.gpu_memory_utilization)
-    return Knobs(gmu, req.max_model_len, req.max_num_batched_tokens, req.max_num_seqs, req.block_size,
-                 req.enforce_eager, req.kv_cache_memory_bytes, req.llm_class,
-                 limit_mm_per_prompt=req.limit_mm_per_prompt, language_model_only=req.language_model_only)
+    return Knobs(**{**same, "gpu_memory_utilization": gmu})
 
 
 def estimate_frame(cat: Catalog, req: Request) -> pd.DataFrame:

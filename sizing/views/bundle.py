@@ -7,6 +7,7 @@ environment variables or pickles; :mod:`sizing.site.context` caches it and fills
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
@@ -45,7 +46,8 @@ class CalibrationCheck(Protocol):
 
 
 class LeftOutLog(Protocol):
-    """What the pages read of one skipped or outlying log (:class:`sizing.review.calibration_left.LeftOut`)."""
+    """What the pages read of one skipped or outlying log
+    (:class:`sizing.review.calibration_left.LeftOut`)."""
 
     @property
     def case(self) -> str: ...
@@ -103,14 +105,12 @@ class SiteContext:
 
 
 def example_request(example: Example) -> Request:
-    """The :class:`Request` a catalog example describes (its checkpoint, server and plan)."""
-    return Request(model=example.checkpoint, server=example.server, kv_cache_dtype=example.kv_cache_dtype,
-                   max_model_len=example.max_model_len, tensor_parallel_size=example.tensor_parallel_size,
-                   pipeline_parallel_size=example.pipeline_parallel_size,
-                   data_parallel_size=example.data_parallel_size,
-                   enable_expert_parallel=example.enable_expert_parallel,
-                   speculative_config=SpecConfig(example.speculative.method, example.speculative.num_speculative_tokens)
-                   if example.speculative else None)
+    """The :class:`Request` a catalog example describes (its checkpoint, server and plan): every field the
+    two share by name, the checkpoint as the model, and its speculative decoding."""
+    flags = {f.name for f in dataclasses.fields(Request)} & set(Example.model_fields) - {"model"}
+    spec = example.speculative
+    return Request(model=example.checkpoint, **{name: getattr(example, name) for name in sorted(flags)},
+                   speculative_config=SpecConfig(spec.method, spec.num_speculative_tokens) if spec else None)
 
 
 def evaluate_examples(cat: Catalog) -> dict[str, pd.Series]:
@@ -125,7 +125,8 @@ def judged(row: pd.Series, cat: Catalog) -> pd.Series:
 
 
 def matrix_frame(cat: Catalog) -> pd.DataFrame:
-    """The evaluated matrix of ``cat`` as text columns, with its verdicts (:func:`sizing.views.verdict.with_verdicts`)."""
+    """The evaluated matrix of ``cat`` as text columns, with its verdicts
+    (:func:`sizing.views.verdict.with_verdicts`)."""
     frame = as_text(evaluate(cat))
     judged = with_verdicts(frame, list(frame.attrs["contexts"]), tight_below(cat.assume))
     judged.attrs.update(frame.attrs)
