@@ -8,7 +8,8 @@ imports), the matrix (``evaluate`` + verdicts), the worked examples, the chart s
 checks and their summaries, the explorer's formatting in every language, saving the context, and the
 downloads. Each phase is timed on a fresh context (so the per-context caches start cold), best of
 ``--repeats`` by wall clock, with the CPU time (user + system) of that run. ``--threads`` adds
-``evaluate`` on the real and the 100x catalog (``scripts/bench_sizing.py``) on 1 and 2 gather threads. The machine is shared, so
+``evaluate`` on the real and the 100x catalog (``scripts/bench_sizing.py``) on 1 and 2 gather threads.
+The machine is shared, so
 the wall clock is pessimistic; the CPU time is the steadier figure. The report prints to stdout, or is
 appended as one section to ``--out``.
 """
@@ -70,7 +71,8 @@ def one_run(work: Path) -> dict[str, tuple[float, float]]:
     ctx = phase("explorer formatting", lambda: dataclasses.replace(
         ctx, explorer=MappingProxyType(explorer_payloads(ctx))))
     phase("save context", lambda: site.save_context(ctx, work / "context.pickle"))
-    phase("downloads + explorer files", lambda: (write_downloads([work / "staged"], ctx), explorer_files(ctx)))
+    phase("downloads + explorer files",
+          lambda: (write_downloads([work / "staged"], ctx), explorer_files(ctx)))
     return out
 
 
@@ -83,7 +85,8 @@ def section(label: str, phases: dict[str, tuple[float, float]], repeats: int) ->
     """One Markdown section: a row per phase and the total."""
     when = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
-    lines = [f"## {label}", "", f"{when}; {os.cpu_count()} cores; load average {load}; best of {repeats}.", "",
+    lines = [f"## {label}", "",
+             f"{when}; {os.cpu_count()} cores; load average {load}; best of {repeats}.", "",
              "| Phase | Wall (s) | CPU user + system (s) |", "|---|---:|---:|"]
     lines += [f"| {name} | {wall:.2f} | {cpu:.2f} |" for name, (wall, cpu) in phases.items()]
     total_wall, total_cpu = (sum(t[i] for t in phases.values()) for i in (0, 1))
@@ -91,7 +94,8 @@ def section(label: str, phases: dict[str, tuple[float, float]], repeats: int) ->
 
 
 def thread_section(repeats: int) -> str:
-    """``evaluate`` on the real and the 100x catalog with the gather on 1 and on 2 threads (best of ``repeats``)."""
+    """``evaluate`` on the real and the 100x catalog with the gather on 1 and on 2 threads (best of
+    ``repeats``)."""
     from scripts.bench_sizing import scaled  # noqa: PLC0415
     from sizing.catalog.loader import load_catalog  # noqa: PLC0415
     from sizing.engine import frames  # noqa: PLC0415
@@ -104,7 +108,8 @@ def thread_section(repeats: int) -> str:
             wall, cpu, _ = min((timed(lambda: evaluate(cat)) for _ in range(repeats)), key=lambda t: t[0])
             lines.append(f"| {label} | {threads} | {wall:.3f} | {cpu:.3f} |")
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
-    return "\n".join([f"### evaluate: gather threads (load average {load}, best of {repeats})", "", *lines, ""])
+    title = f"### evaluate: gather threads (load average {load}, best of {repeats})"
+    return "\n".join([title, "", *lines, ""])
 
 
 def main(argv: list[str] | None = None) -> int:

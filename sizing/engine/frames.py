@@ -30,9 +30,11 @@ def repeat_frames(parts: list[tuple[pd.DataFrame, np.ndarray]]) -> pd.DataFrame:
     for position, (_, column, _) in enumerate(columns):
         if isinstance(column.dtype, np.dtype):
             by_dtype.setdefault(column.dtype, []).append(position)
-    others = [position for position, (_, column, _) in enumerate(columns) if not isinstance(column.dtype, np.dtype)]
+    others = [position for position, (_, column, _) in enumerate(columns)
+              if not isinstance(column.dtype, np.dtype)]
     with ThreadPoolExecutor(GATHER_THREADS) as pool:
-        blocks: list[Any] = list(pool.map(lambda p: (_repeat_extension(*columns[p][1:]), np.array([p])), others))
+        blocks: list[Any] = list(pool.map(lambda p: (_repeat_extension(*columns[p][1:]), np.array([p])),
+                                          others))
     rows_count = len(parts[0][1])
     blocks += [(take_block([(columns[p][1].to_numpy(), columns[p][2]) for p in positions], dtype, rows_count),
                 np.array(positions)) for dtype, positions in by_dtype.items()]
@@ -44,7 +46,7 @@ def _repeat_extension(column: pd.Series, rows: np.ndarray) -> pd.api.extensions.
     """A text column as a categorical repeated at ``rows``; any other extension column taken as it is."""
     if isinstance(column.dtype, pd.StringDtype):
         codes, values = pd.factorize(column, sort=True)
-        small = codes.astype(np.min_scalar_type(-len(values)))  # int8/int16 codes, as a categorical keeps them
+        small = codes.astype(np.min_scalar_type(-len(values)))  # int8/int16 codes, as categoricals keep
         return pd.Categorical.from_codes(small[rows], values, validate=False)
     return column.array.take(rows)
 
@@ -53,7 +55,8 @@ def text_categorical(codes: np.ndarray, texts: list[str] | tuple[str, ...]) -> p
     """A categorical of ``texts[code]`` per row, its categories the distinct texts in text order (so that it
     sorts and groups as the text would); ``texts`` may repeat a text."""
     categories, renumber = np.unique(np.asarray(texts, dtype=object), return_inverse=True)
-    return pd.Categorical.from_codes(renumber.ravel()[codes], pd.Index(categories, dtype="str"), validate=False)
+    return pd.Categorical.from_codes(renumber.ravel()[codes], pd.Index(categories, dtype="str"),
+                                     validate=False)
 
 
 GATHER_THREADS = min(2, os.cpu_count() or 1)
@@ -61,7 +64,8 @@ GATHER_THREADS = min(2, os.cpu_count() or 1)
 
 
 def take_block(columns: list[tuple[np.ndarray, np.ndarray]], dtype: np.dtype, rows_count: int) -> np.ndarray:
-    """A (columns, rows) array of ``dtype``: each ``(values, positions)`` column's values taken at its positions."""
+    """A (columns, rows) array of ``dtype``: each ``(values, positions)`` column's values taken at its
+    positions."""
     block = np.empty((len(columns), rows_count), dtype=dtype)
 
     def fill(row: int) -> None:
@@ -86,7 +90,8 @@ def key_codes(column: pd.Series) -> tuple[np.ndarray, int]:
 
 
 def group_ids(df: pd.DataFrame, keys: list[str]) -> tuple[np.ndarray, int]:
-    """One integer per distinct combination of ``keys`` (as a groupby on them would group), and a bound on them."""
+    """One integer per distinct combination of ``keys`` (as a groupby on them would group), and a bound on
+    them."""
     ids, bound = np.zeros(len(df), dtype=np.int64), 1
     for key in keys:
         codes, count = key_codes(df[key])

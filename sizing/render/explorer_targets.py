@@ -38,7 +38,8 @@ class Lookup:
         self.by_case = {self.case(r): i for i, r in enumerate(self.records)}
         self.by_checkpoint: dict[tuple[Any, ...], list[int]] = {}
         for i, r in enumerate(self.records):
-            self.by_checkpoint.setdefault((r["checkpoint"], r["precision"], r["kv_cache_dtype"]), []).append(i)
+            key = (r["checkpoint"], r["precision"], r["kv_cache_dtype"])
+            self.by_checkpoint.setdefault(key, []).append(i)
 
     @staticmethod
     def case(r: dict[str, Any]) -> tuple[str, str, str, str]:

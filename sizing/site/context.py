@@ -80,7 +80,8 @@ def prepare(ctx: SiteContext) -> SiteContext:
 
 
 SAVED_FORMAT = 2
-"""The layout of a saved context; raise it when :class:`SiteContext` changes in a way a field-name check misses."""
+"""The layout of a saved context; raise it when :class:`SiteContext` changes in a way that a check of
+its field names misses."""
 
 
 def _plain(value: object) -> object:

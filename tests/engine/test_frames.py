@@ -31,7 +31,8 @@ def test_runs_reduce_like_the_same_groups_found_from_keys() -> None:
     df = pd.DataFrame({"m": ["a", "a", "b", "c", "c", "c"]})
     values = np.array([1.0, np.nan, np.nan, 4.0, 9.0, 2.0])
     runs = frames.Grouping.runs(np.array([2, 1, 3]))
-    assert runs.ids.tolist() == [0, 0, 1, 2, 2, 2] and runs.starts is not None and runs.starts.tolist() == [0, 2, 3]
+    assert runs.ids.tolist() == [0, 0, 1, 2, 2, 2]
+    assert runs.starts is not None and runs.starts.tolist() == [0, 2, 3]
     by_key = frames.Grouping.of(df, ["m"]).reduce(np.fmax, values)
     np.testing.assert_array_equal(runs.reduce(np.fmax, values), by_key)
     np.testing.assert_array_equal(runs.reduce(np.fmax, values), [1.0, 1.0, np.nan, 9.0, 9.0, 9.0])

@@ -61,7 +61,8 @@ def test_every_field_of_a_saved_context_comes_back_by_name(tmp_path, monkeypatch
     import dataclasses
     import pickle
 
-    ctx = site.with_series(site.build_context(site.load_catalog(site.DEFAULT_DIR), site.DEFAULT_DIR.resolve()))
+    cat = site.load_catalog(site.DEFAULT_DIR)
+    ctx = site.with_series(site.build_context(cat, site.DEFAULT_DIR.resolve()))
     site.save_context(ctx, tmp_path / "ctx.pickle")
     payload = pickle.loads((tmp_path / "ctx.pickle").read_bytes())  # noqa: S301 - written just above
     names = [f.name for f in dataclasses.fields(site.SiteContext)]
@@ -73,7 +74,8 @@ def test_every_field_of_a_saved_context_comes_back_by_name(tmp_path, monkeypatch
 
 
 def test_a_foreign_or_old_saved_file_is_refused_with_one_line(tmp_path, monkeypatch, capsys):
-    """Assert an 11-tuple of the old layout, a file of another format and bytes that are no pickle are refused."""
+    """Assert an 11-tuple of the old layout, a file of another format and bytes that are no pickle are
+    refused."""
     import pickle
 
     resolved = str(site.DEFAULT_DIR.resolve())
