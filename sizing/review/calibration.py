@@ -14,9 +14,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-import yaml
 
 from sizing.review.calibration_fit import FitCase, fit_case, leave_group_out
+from sizing import safeio
+from sizing.catalog.loader import display_path
 from sizing.catalog.loader import Catalog
 from sizing.engine.estimate import Request, find_model, memory_estimates
 from sizing.engine.speculative import parse_speculative_config
@@ -83,14 +84,8 @@ CASE_FILES = ("cases.yaml", "validation_db_cases.yaml")
 written by ``scripts/import_validation_db.py`` and may be absent."""
 
 
-SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-"""PyYAML's safe loader, in C where PyYAML was built with libyaml (the logs parse about ten times faster)."""
-
-
 def _yaml(path: Path) -> Any:
-    if not path.exists():
-        return None
-    return yaml.load(path.read_text(encoding="utf-8"), Loader=SAFE_LOADER)  # noqa: S506 - a safe loader
+    return safeio.read_yaml(path, display_path(path)) if path.exists() else None
 
 
 def load(directory: Path = DIR) -> tuple[dict[str, dict[str, Any]], dict[str, Any]]:
