@@ -30,7 +30,7 @@ from types import MappingProxyType
 from typing import Any, Callable
 
 ROOT = Path(__file__).resolve().parent.parent
-IMPORTS = ("import sizing.site.context, sizing.review.snapshots, sizing.render.explorer_render")
+IMPORTS = ("import sizing.site.context, sizing.review.downloads, sizing.render.explorer_render")
 
 
 def timed(function: Callable[[], Any]) -> tuple[float, float, Any]:
@@ -53,7 +53,7 @@ def one_run(work: Path) -> dict[str, tuple[float, float]]:
     """Every phase of one prepare step on a fresh context: ``{phase: (wall s, CPU s)}``."""
     from sizing.catalog.loader import DEFAULT_DIR, load_catalog  # noqa: PLC0415 - timed apart
     from sizing.render.explorer_render import explorer_files, explorer_payloads  # noqa: PLC0415
-    from sizing.review.snapshots import write_downloads  # noqa: PLC0415
+    from sizing.review.downloads import write_downloads  # noqa: PLC0415
     from sizing.site import context as site  # noqa: PLC0415
     from sizing.views import bundle  # noqa: PLC0415
     out: dict[str, tuple[float, float]] = {}
