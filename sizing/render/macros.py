@@ -320,6 +320,12 @@ def _grouped_row(label: str, stats: Mapping[str, float], lang: str) -> str:
     return f"| {escape_cell(label)} | " + " | ".join(cells) + " |"
 
 
+def _gpu_group(gpu: str, lang: str) -> str:
+    """The label of a GPU-type group; ``unstated`` (logs that name no GPU, see
+    :func:`sizing.review.calibration.gpu_key`) reads as a sentence in the page's language."""
+    return t(lang, "calib_gpu_unstated") if gpu == "unstated" else t(lang, "calib_gpu", gpu=gpu)
+
+
 def _band_table(lang: str, ctx: SiteContext) -> str:
     """The cautious and optimistic end of each class's band, as a share of our figure, and its coverage."""
     coef = ctx.catalog.assumptions
@@ -345,7 +351,7 @@ def calibration_grouped_table(lang: str, ctx: SiteContext) -> str:
     rows += [_grouped_row(t(lang, f"calib_class_{k.replace('-', '_')}"), s, lang)
              for k, s in groups.get("classes", {}).items()]
     rows += [_grouped_row(t(lang, "calib_line", line=k), s, lang) for k, s in groups.get("line", {}).items()]
-    rows += [_grouped_row(t(lang, "calib_gpu", gpu=k), s, lang) for k, s in groups.get("gpu", {}).items()]
+    rows += [_grouped_row(_gpu_group(k, lang), s, lang) for k, s in groups.get("gpu", {}).items()]
     head = [t(lang, k) for k in ("col_loo_group", "col_cases", "col_groups", "col_in_sample_median",
                                  "col_lomo_median", "col_lomo_p90", "col_lomo_signed", "col_logo_median")]
     table = "\n".join(["| " + " | ".join(head) + " |", "|---|---:|---:|---:|---:|---:|---:|---:|", *rows])

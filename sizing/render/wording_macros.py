@@ -10,6 +10,8 @@ the same value the table shows.
 
 from __future__ import annotations
 
+from babel import Locale
+
 from sizing.errors import UsageError
 from sizing.render.i18n import NBSP, fmt_gib, fmt_number, t
 from sizing.render.macros import field_source
@@ -23,7 +25,7 @@ from sizing.units import MiB
 from sizing.views.steps import Quantity
 from sizing.views.verdict import launch_verdict, tight_below
 
-__all__ = ["assumption", "count", "table_plan", "table_row", "verdict"]
+__all__ = ["assumption", "byte_count", "count", "percentile", "table_plan", "table_row", "verdict"]
 
 
 def count(lang: str, ctx: SiteContext, example_id: str, field: str, noun: str) -> str:
@@ -132,3 +134,21 @@ def gpu_fact(lang: str, ctx: SiteContext, gpu: str, field: str) -> str:
     if field not in facts:
         raise UsageError(f"unknown GPU field {field!r}; known: {', '.join(facts)}")
     return facts[field]()
+
+
+EN_ORDINAL = {"one": "st", "two": "nd", "few": "rd", "other": "th"}
+"""English ordinal suffixes by CLDR ordinal category (1st, 2nd, 3rd, 10th)."""
+
+
+def percentile(lang: str, quantile: float) -> str:
+    """A quantile (0 < ``quantile`` < 1) as the percentile prose names: ``10th`` in English (CLDR ordinal
+    rule), the bare number in zh and ru, whose pages write the ordinal around it (第 10, 10-м)."""
+    number = round(quantile * 100)
+    if lang == "en":
+        return f"{number}{EN_ORDINAL[Locale.parse('en').ordinal_form(number)]}"
+    return fmt_number(number, lang)
+
+
+def byte_count(lang: str, n: int) -> str:
+    """A whole number of bytes with its noun in the CLDR plural form (message ``plural_bytes``)."""
+    return plural(lang, "plural_bytes", n, fmt_number(n, lang))
