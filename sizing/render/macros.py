@@ -26,7 +26,7 @@ from sizing.render.explorer_render import explorer_page, server_caption
 from sizing.render.flagtext import flag, message_with_code
 from sizing.catalog.loader import BAND_CLASSES
 from sizing.render.i18n import fmt_number, fmt_percent, t
-from sizing.render.plural import plural
+from sizing.render.plural import percentile, plural
 from sizing.views.series import check_server, price_rows
 from sizing.render.tables import (VERDICT_WORD, badge, context_label, escape_cell, fit_spec, get_spec, header,
                                   html_rows_table, html_table, plan_label, settings_note, to_markdown,
@@ -337,7 +337,8 @@ def _band_table(lang: str, ctx: SiteContext) -> str:
                     f"{fmt_percent(high, lang, 1)} |")
     head = [t(lang, k) for k in ("col_band_class", "col_band_low", "col_band_high")]
     held = ctx.calibration_groups.get("coverage", {}).get("all", {})
-    note = t(lang, "calib_band_note", share=fmt_percent(held.get("nested", 0.0), lang, 0),
+    ends = dict(zip(("low", "high"), (percentile(lang, q) for q in ctx.catalog.assume("kv_band_quantiles"))))
+    note = t(lang, "calib_band_note", **ends, share=fmt_percent(held.get("nested", 0.0), lang, 0),
              logs=fmt_percent(held.get("nested_logs", 0.0), lang, 0))
     return "\n".join(["| " + " | ".join(head) + " |", "|---|---:|---:|", *rows]) + "\n\n" + note + "\n"
 

@@ -10,12 +10,10 @@ the same value the table shows.
 
 from __future__ import annotations
 
-from babel import Locale
-
 from sizing.errors import UsageError
 from sizing.render.i18n import NBSP, fmt_gib, fmt_number, t
 from sizing.render.macros import field_source
-from sizing.render.plural import plural
+from sizing.render.plural import percentile, plural
 from sizing.views.bundle import SiteContext
 from sizing.render.table_rows import read_speed_gbs
 from sizing.render.explain import fmt_quantity
@@ -25,7 +23,7 @@ from sizing.units import MiB
 from sizing.views.steps import Quantity
 from sizing.views.verdict import launch_verdict, tight_below
 
-__all__ = ["assumption", "byte_count", "count", "percentile", "table_plan", "table_row", "verdict"]
+__all__ = ["assumption", "band_percentile", "byte_count", "count", "percentile", "table_plan", "table_row", "verdict"]
 
 
 def count(lang: str, ctx: SiteContext, example_id: str, field: str, noun: str) -> str:
@@ -136,17 +134,13 @@ def gpu_fact(lang: str, ctx: SiteContext, gpu: str, field: str) -> str:
     return facts[field]()
 
 
-EN_ORDINAL = {"one": "st", "two": "nd", "few": "rd", "other": "th"}
-"""English ordinal suffixes by CLDR ordinal category (1st, 2nd, 3rd, 10th)."""
-
-
-def percentile(lang: str, quantile: float) -> str:
-    """A quantile (0 < ``quantile`` < 1) as the percentile prose names: ``10th`` in English (CLDR ordinal
-    rule), the bare number in zh and ru, whose pages write the ordinal around it (第 10, 10-м)."""
-    number = round(quantile * 100)
-    if lang == "en":
-        return f"{number}{EN_ORDINAL[Locale.parse('en').ordinal_form(number)]}"
-    return fmt_number(number, lang)
+def band_percentile(lang: str, ctx: SiteContext, end: str) -> str:
+    """``{{ sz_band_percentile("low") }}``: the ``low`` or ``high`` end of the estimate's band as the
+    percentile of the errors it sits at (the catalog's ``kv_band_quantiles``, :func:`percentile`)."""
+    low, high = ctx.catalog.assume("kv_band_quantiles")
+    if end not in ("low", "high"):
+        raise UsageError(f"unknown band end {end!r}; known: low, high")
+    return percentile(lang, low if end == "low" else high)
 
 
 def byte_count(lang: str, n: int) -> str:

@@ -25,7 +25,6 @@ from sizing.render import i18n
 from sizing.render import macros
 from sizing.render import throughput_render
 from sizing.render import wording_macros
-from sizing.review.calibration_fit import BAND_QUANTILES
 from sizing.site.context import SNAPSHOT_VAR, SiteContext, active_context, calibrated_context
 
 SERVE_HINT = ("note: `make preview LANG=en|zh|ru` is the writers' live preview: the catalog evaluated once "
@@ -111,6 +110,7 @@ def define_env(env: Any) -> None:
     _register(env, "sz_table_plan", wording_macros.table_plan)  # {{ sz_table_plan("dh-70b-tp4") }}
     _register(env, "sz_change", wording_macros.change)  # {{ sz_change("dh-70b-bf16-2x80") }}
     _register(env, "sz_verdict", wording_macros.verdict)  # {{ sz_verdict("dh-70b-bf16-2x80") }}
+    _register(env, "sz_band_percentile", wording_macros.band_percentile)  # {{ sz_band_percentile("low") }}
     _register(env, "sz_assumption", wording_macros.assumption)  # {{ sz_assumption("tight_below_sequences") }}
     _register(env, "sz_gpu_fact", wording_macros.gpu_fact)  # {{ sz_gpu_fact("a100-80gb", "smi_mib") }}
     _register(env, "sz_server_fact", wording_macros.server_fact)  # {{ sz_server_fact("gpu-l40s", "cpu") }}
@@ -134,15 +134,10 @@ LOGIT_BYTES = {"v1": overhead.SAMPLER_BYTES_PER_LOGIT, "v1_sort": overhead.SORT_
 
 
 def _register_constants(env: Any) -> None:
-    """``sz_band_percentile("low" | "high")``: an end of the estimate's band as a percentile
-    (:data:`sizing.review.calibration_fit.BAND_QUANTILES`); ``sz_logit_bytes("v1" | "v1_sort" | "v2" |
-    "v2_warmup")``: the sampler's bytes per logit (:data:`LOGIT_BYTES`)."""
-
-    def sz_band_percentile(end: str) -> str:
-        return wording_macros.percentile(i18n.page_lang(env), dict(zip(("low", "high"), BAND_QUANTILES))[end])
+    """``sz_logit_bytes("v1" | "v1_sort" | "v2" | "v2_warmup")``: the sampler's bytes per logit
+    (:data:`LOGIT_BYTES`)."""
 
     def sz_logit_bytes(kind: str) -> str:
         return wording_macros.byte_count(i18n.page_lang(env), LOGIT_BYTES[kind])
 
-    env.macro(sz_band_percentile, "sz_band_percentile")
     env.macro(sz_logit_bytes, "sz_logit_bytes")
