@@ -231,8 +231,10 @@ def limit_codes(
 
 def usd_per_million(price_monthly: np.ndarray, output_tps: np.ndarray, hours_per_month: float) -> np.ndarray:
     """Price per million output tokens: the monthly price over the tokens a month at ``output_tps``
-    (``$/1M = price / (tok/s · hours · 3600) · 10^6``; NaN without a price)."""
-    return price_monthly / (output_tps * hours_per_month * 3600.0) * 1e6
+    (``$/1M = price / (tok/s · hours · 3600) · 10^6``; NaN without a price, infinite at 0 tok/s)."""
+    tokens = np.asarray(output_tps, dtype=float) * hours_per_month * 3600.0
+    with np.errstate(divide="ignore"):
+        return np.asarray(price_monthly, dtype=float) / tokens * 1e6
 
 
 def banded(value: np.ndarray, p10: np.ndarray, p90: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
