@@ -276,10 +276,21 @@ def consolidated(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.copy()
 
 
+def refuse_unsupported(row: pd.Series) -> None:
+    """Stop with one line (exit status 2) where vLLM has no kernel for the row's weight format on its GPU
+    (:mod:`sizing.engine.capability`): vLLM stops at start-up there, whatever the memory."""
+    if bool(row.get("unsupported", False)):
+        sm, need = int(row["arch_sm"]), int(row["min_sm"])
+        raise UsageError(f"{row['checkpoint']} ({row['precision']}) is not supported on GPU {row['gpu']}: vLLM has "
+                         f"no kernel for {row['precision']} below compute capability {need // 10}.{need % 10} "
+                         f"(this GPU: {sm // 10}.{sm % 10}); pick a BF16 or GPTQ checkpoint")
+
+
 def estimate(cat: Catalog, req: Request) -> pd.Series:
     """The recommended row for ``req`` (with ``vllm_version`` attached)."""
     frame = estimate_frame(cat, req)
     row = frame[frame["chosen"]].iloc[0].copy()
+    refuse_unsupported(row)
     row["vllm_version"] = frame.attrs["vllm_version"]
     row["dtype"], row["serve_host"], row["serve_port"] = req.dtype, req.host, req.port
     row["max_num_seqs_set"] = req.max_num_seqs is not None  # printed as given (sizing.launch.commands)

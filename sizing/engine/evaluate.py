@@ -22,6 +22,7 @@ import pandas as pd
 from pandas.api.internals import create_dataframe_from_blocks
 
 from sizing.engine import columns
+from sizing.engine import capability
 from sizing.engine import kvcache as kv
 from sizing.engine import memory
 from sizing.catalog import plans as plan_rules
@@ -352,7 +353,8 @@ EXTRA = "_class_"
 
 
 def class_columns(df: pd.DataFrame, rules: Rules, coef: Coefficients, contexts: list[int]) -> pd.DataFrame:
-    """:func:`sizing.engine.memory.compute` plus the per-engine concurrency at each context, the
+    """:func:`sizing.engine.memory.compute`, whether vLLM has a kernel for the format on the GPU
+    (``unsupported``, :mod:`sizing.engine.capability`), plus the per-engine concurrency at each context, the
     longest context and the decode ceilings: everything that depends only on a row's compute class
     (:data:`COMPUTE_KEY`)."""
     out = memory.compute(df, rules, coef)
@@ -360,7 +362,8 @@ def class_columns(df: pd.DataFrame, rules: Rules, coef: Coefficients, contexts: 
     extra.update({f"starts_optimistic_{ctx}": memory.starts_at(out, rules, ctx, True) for ctx in contexts})
     extra["longest_context"] = longest_context(out)
     extra.update(decode_columns(out, contexts))
-    return out.assign(**{f"{EXTRA}{name}": np.asarray(values) for name, values in extra.items()})
+    return out.assign(unsupported=capability.unsupported(out["arch_sm"], out["min_sm"]),
+                      **{f"{EXTRA}{name}": np.asarray(values) for name, values in extra.items()})
 
 
 def expand_classes(df: pd.DataFrame, computed: pd.DataFrame, classes: np.ndarray) -> pd.DataFrame:
@@ -397,7 +400,7 @@ def finish(df: pd.DataFrame, cat: Catalog, rules: Rules, classes: Classes | None
     contexts = [int(c) for c in cat.assume("contexts")]
     coef = coefficients(cat)
     if classes is None:
-        df = class_columns(df, rules, coef, contexts)
+        df = class_columns(df, rules, coef, contexts).copy()  # one block per dtype: a small frame
         per_class = {name[len(EXTRA):]: df.pop(name).to_numpy().copy() for name in list(df.columns)
                      if name.startswith(EXTRA)}
     else:

@@ -84,7 +84,7 @@ def caption(row: Row, cat: Catalog, lang: str, markdown: bool = False) -> tuple[
     return title, settings
 
 
-ICONS = {"fits": "✅", "tight": "✅", "borderline": "⚠️", "no-fit": "❌"}
+ICONS = {"fits": "✅", "tight": "✅", "borderline": "⚠️", "no-fit": "❌", "unsupported": "❌"}
 
 
 def verdict_line(row: Row, lang: str, markdown: bool = False) -> str:

@@ -54,9 +54,9 @@ LABELS = ("explorer_model", "explorer_precision", "explorer_server", "explorer_c
           "explorer_command", "explorer_change", "explorer_link", "explorer_copy", "explorer_copied",
           "explorer_budget", "explorer_kv_auto", "explorer_tried", "explorer_settings")
 HEAT_KEYS = {"fits": "heat_fits", "tight": "heat_tight", "borderline": "heat_borderline",
-             "no-fit": "heat_no_fit", "beyond": "heat_beyond"}
+             "no-fit": "heat_no_fit", "unsupported": "heat_unsupported", "beyond": "heat_beyond"}
 STATUS_KEYS = {"fits": "verdict_fits", "tight": "verdict_tight", "borderline": "verdict_borderline",
-               "no-fit": "verdict_does_not_fit",
+               "no-fit": "verdict_does_not_fit", "unsupported": "verdict_unsupported",
                "beyond": "explorer_status_beyond"}
 
 
