@@ -229,7 +229,8 @@ def gpu_memory_utilization(cat: Catalog, requested: float | None = None) -> floa
 
 def context_columns(df: pd.DataFrame, rules: Rules, contexts: list[int],
                     per_class: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
-    """Concurrency per engine, whole sequences per server and whether the band's optimistic end starts,
+    """Concurrency per engine, whole sequences per server (none where vLLM has no kernel for the format on the
+    GPU, ``unsupported``) and whether the band's optimistic end starts,
     at each published context length: each context counted as its own ``--max-model-len`` (a row that
     does not start at the catalog's length may start at a shorter one:
     :func:`sizing.engine.memory.starts_at`).
@@ -238,10 +239,11 @@ def context_columns(df: pd.DataFrame, rules: Rules, contexts: list[int],
     """
     out: dict[str, np.ndarray] = {}
     max_context, dp = (df[name].to_numpy() for name in ("max_context", "dp"))
+    kernel = ~df["unsupported"].to_numpy(dtype=bool)  # no kernel: vLLM does not start, holds nothing
     for ctx in contexts:
         name = f"concurrency_{ctx}"
         out[name] = per_class[name] if per_class else usable_concurrency(df, rules, ctx)
-        out[f"sequences_{ctx}"] = whole_sequences(out[name], (ctx <= max_context) & (out[name] >= 1), dp)
+        out[f"sequences_{ctx}"] = whole_sequences(out[name], (ctx <= max_context) & (out[name] >= 1) & kernel, dp)
         optimistic = f"starts_optimistic_{ctx}"
         out[optimistic] = per_class[optimistic] if per_class else memory.starts_at(df, rules, ctx, True)
     return out
