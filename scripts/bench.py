@@ -25,7 +25,6 @@ build's peak memory stays under 500 MB. The report says whether each is met.
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import shutil
 import subprocess
@@ -38,6 +37,7 @@ from typing import Any
 
 from scripts.bench_engines import compare_engines, engines_report, load_note
 from scripts.bench_sizing import SCALES, best_of, machine, scaled
+from sizing import safeio
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -190,7 +190,7 @@ def build_memory(work: Path) -> dict[str, float]:
     while process.poll() is None:
         peak = max(peak, tree_rss(process.pid))
         time.sleep(0.05)
-    report = json.loads(process.stdout.read().strip().splitlines()[-1])
+    report = safeio.parse_json(process.stdout.read().strip().splitlines()[-1], "the memory build's report")
     if report["code"] != 0:
         raise RuntimeError("the memory build failed")
     return {"largest_process_mb": report["maxrss_kb"] / 1024, "tree_peak_mb": peak / MB}

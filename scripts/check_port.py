@@ -3,7 +3,7 @@
     python -m scripts.check_port PORT
 
 The Makefile hands the value over as an argument (``"$$PORT"`` from the environment), so it is never
-pasted into code or into a shell line. Only the standard library and :mod:`sizing.cli_types` (itself
+pasted into code or into a shell line. Only the standard library and :mod:`sizing.launch.address` (itself
 standard-library only) are imported: this runs with the system Python, before ``.venv`` exists.
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 import socket
 import sys
 
-from sizing.cli_types import valid_port
+from sizing.launch.address import valid_port
 
 HOST = "127.0.0.1"
 

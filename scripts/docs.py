@@ -19,7 +19,6 @@ import argparse
 import contextlib
 import fcntl
 import functools
-import json
 import os
 import shutil
 import signal
@@ -33,6 +32,7 @@ from typing import Any, Iterator
 
 from scripts.engines import ENGINES, INSTALL_HINT, Engine
 from scripts.i18n_checks import CONFIGS, all_problems
+from sizing import safeio
 from sizing.cli_types import port as port_number
 from sizing.errors import CatalogError
 from sizing.safeio import may_write_into
@@ -162,7 +162,7 @@ def _prepare(work: Path) -> bool:
 def prepare(work: Path) -> int:
     """The ``prepare`` step: context saved to ``work``; downloads and explorer data to ``work/staged``."""
     from sizing.site.context import active_context, prepare, save_context  # noqa: PLC0415 - heavy; only this process
-    from sizing.review.snapshots import write_downloads  # noqa: PLC0415
+    from sizing.review.downloads import write_downloads  # noqa: PLC0415
     from sizing.render.explorer_render import explorer_files  # noqa: PLC0415
     try:
         ctx = prepare(active_context())
@@ -212,7 +212,7 @@ def _drop_unused_lunr(work: Path) -> None:
         index, folder = work / lang / "search" / "search_index.json", work / lang / LUNR
         if not index.is_file() or not folder.is_dir():
             continue
-        keep = lunr_files(list(json.loads(index.read_text(encoding="utf-8"))["config"]["lang"]))
+        keep = lunr_files(list(safeio.read_json(index, finite=False)["config"]["lang"]))
         for path in folder.rglob("*.js"):
             if path.relative_to(folder).as_posix() not in keep:
                 path.unlink()

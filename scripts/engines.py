@@ -23,6 +23,8 @@ from typing import Any
 
 import yaml
 
+from sizing import safeio
+
 ROOT = Path(__file__).resolve().parent.parent
 
 ZENSICAL_SETTINGS: dict[str, Any] = {"theme": {"variant": "classic"}}
@@ -84,7 +86,7 @@ def merged(base: dict[str, Any], child: dict[str, Any]) -> dict[str, Any]:
 
 def resolved_config(path: Path) -> dict[str, Any]:
     """The config at ``path`` with its ``INHERIT`` chain applied (paths stay relative to the repository)."""
-    config = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    config = safeio.read_yaml(path) or {}
     parent = config.pop("INHERIT", None)
     return merged(resolved_config(path.parent / parent), config) if parent else config
 

@@ -13,9 +13,9 @@ import re
 from pathlib import Path
 from typing import Any, NamedTuple
 
-import yaml
 
 from sizing.render.i18n import LANGS, MESSAGES_DIR, MessageError, load_messages
+from sizing import safeio
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIGS: dict[str, str] = {"en": "mkdocs.yml", "zh": "mkdocs.zh.yml", "ru": "mkdocs.ru.yml"}
@@ -101,16 +101,9 @@ def _structure_problems(docs: Path, page: str) -> list[str]:
     return problems
 
 
-class _ConfigLoader(yaml.SafeLoader):
-    """Reads MkDocs configs, turning tags such as ``!ENV`` or ``!!python/name`` into None."""
-
-
-_ConfigLoader.add_multi_constructor("", lambda loader, suffix, node: None)
-
-
 def nav_files(config: Path) -> list[str]:
     """The page files a MkDocs config's ``nav`` lists, in order (empty if it has no nav)."""
-    data = yaml.load(config.read_text(encoding="utf-8"), Loader=_ConfigLoader)  # noqa: S506
+    data = safeio.read_yaml(config)
     return list(_flatten_nav(data.get("nav") or []))
 
 

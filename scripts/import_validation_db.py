@@ -16,13 +16,15 @@ any other field of a record is read, so nothing downstream ever sees them; recor
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import sys
 from pathlib import Path
 from typing import Any
 
 import yaml
+
+from sizing import safeio
+from sizing.errors import CatalogError
 
 ROOT = Path(__file__).resolve().parent.parent
 DIR = ROOT / "calibration"
@@ -68,7 +70,7 @@ LOG_FIELDS = ("id", "source", "vllm_version", "model", "gpu", "gpu_count", "tp",
 
 def held_back(path: Path) -> set[tuple[str, str, int]]:
     """The held-back groups (model, accelerator, tensor-parallel size) listed in ``path``."""
-    groups = yaml.safe_load(path.read_text(encoding="utf-8"))
+    groups = safeio.read_yaml(path)
     return {(g["model"], g["accelerator"], int(g["tensor_parallel_size"])) for g in groups}
 
 
@@ -202,10 +204,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("database", type=Path)
     args = parser.parse_args()
-    if args.database.stat().st_size > MAX_BYTES:
-        print(f"{args.database}: larger than {MAX_BYTES} bytes", file=sys.stderr)
+    try:
+        db = safeio.parse_json(safeio.read_text(args.database, limit=MAX_BYTES), str(args.database), finite=False)
+    except CatalogError as err:
+        print(err, file=sys.stderr)
         return 2
-    db = json.loads(args.database.read_text(encoding="utf-8"))
     records = usable(db["records"], held_back(DIR / "held_back.yaml"))
     logs, cases = convert(records, known_records(DIR / "vllm_logs.yaml"))
     (DIR / "validation_db_logs.yaml").write_text(dump([{k: e[k] for k in LOG_FIELDS} for e in logs]),

@@ -17,7 +17,9 @@ Layout (data in ``catalog/``, rules here, words in ``docs/``):
   :mod:`sizing.render.charts`, :mod:`sizing.review.report` — language-neutral rows, and their rendering.
 * :mod:`sizing.render.i18n` — message files and Babel number formatting; :mod:`sizing.site.context`, :mod:`sizing.render.macros`,
   :mod:`sizing.site.docs_macros` — the site's build context, its macros and the mkdocs-macros shim.
-* :mod:`sizing.review.snapshots` — ``export`` (committed snapshots in ``generated/``) and ``diff`` between revisions.
+* :mod:`sizing.review.export`, :mod:`sizing.review.diff_report` — ``export`` (committed snapshots in ``generated/``) and
+  ``diff`` between revisions (:mod:`sizing.review.revisions`, :mod:`sizing.review.table_diff`); site downloads in
+  :mod:`sizing.review.downloads`.
 * :mod:`sizing.cli` — ``python -m sizing``.
 """
 

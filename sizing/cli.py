@@ -274,9 +274,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def register_extra(sub: argparse._SubParsersAction) -> None:
     """Commands that live in their own modules (snapshots and revision diffs)."""
-    from sizing.review import snapshots  # noqa: PLC0415
-    from sizing import cli_throughput  # noqa: PLC0415
-    snapshots.register(sub)
+    from sizing import cli_review, cli_throughput  # noqa: PLC0415
+    cli_review.register(sub)
     cli_throughput.register(sub, add_case_arguments, request_of)
 
 

@@ -11,11 +11,13 @@ zero, negative and absurdly large values are refused (upper bounds keep every pr
 from __future__ import annotations
 
 import argparse
-import ipaddress
 import math
 import re
 import sys
 from typing import Callable, NoReturn
+
+from sizing.engine.versions import SUPPORTED
+from sizing.launch.address import valid_host
 
 WHOLE = re.compile(r"[+-]?\d+")
 DECIMAL = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)")
@@ -98,24 +100,6 @@ def port(text: str) -> int:
     return int(text)
 
 
-HOSTNAME = re.compile(r"(?=.{1,253}\Z)(?!-)[A-Za-z0-9_-]{1,63}(?<!-)(\.(?!-)[A-Za-z0-9_-]{1,63}(?<!-))*\.?")
-"""A DNS host name: dot-separated labels of letters, digits, ``-`` and ``_``, 63 characters each, 253 in all."""
-
-
-def valid_host(text: str) -> bool:
-    """Whether ``text`` is an IPv4/IPv6 address or a host name (:data:`HOSTNAME`): nothing a shell would read."""
-    try:
-        ipaddress.ip_address(text)
-        return True
-    except ValueError:
-        return HOSTNAME.fullmatch(text) is not None
-
-
-def valid_port(value: object) -> bool:
-    """Whether ``value`` is a TCP port number, 1–65535 (an int, not a bool)."""
-    return isinstance(value, int) and not isinstance(value, bool) and 0 < value <= 65535
-
-
 def host(text: str) -> str:
     """A type for a host name or IP address to bind (:func:`valid_host`)."""
     if not valid_host(text):
@@ -127,17 +111,18 @@ RELEASE = re.compile(r"\d{1,4}\.\d{1,4}(\.\d{1,4})?")
 
 
 def release(text: str) -> str:
-    """A type for a release number such as ``0.34.0`` (``--vllm-version``): never empty."""
+    """A type for a release number such as ``1.2.3`` (``--vllm-version``): never empty."""
     if not RELEASE.fullmatch(text):
-        raise argparse.ArgumentTypeError(f"must be a release number such as 0.34.0, got {text[:40]!r}")
+        raise argparse.ArgumentTypeError(f"must be a release number such as {SUPPORTED}, got {text[:40]!r}")
     return text
 
 
 def ident(text: str) -> str:
-    """A type for an id or a path (``--model``, ``--server``, ``--gpu``, ``-q``): not empty or blank, no control
-    characters, at most 4096 characters."""
+    """A type for an id or a path (``--model``, ``--server``, ``--gpu``, ``-q``): not empty or blank, no
+    control characters, at most 4096 characters."""
     if not text.strip() or not text.isprintable() or len(text) > 4096:
-        raise argparse.ArgumentTypeError(f"must be a non-empty id without control characters, got {text[:40]!r}")
+        raise argparse.ArgumentTypeError(
+            f"must be a non-empty id without control characters, got {text[:40]!r}")
     return text
 
 

@@ -1,8 +1,10 @@
-"""The one strict, bounded reader for every file a user hands the project.
+"""The one strict, bounded reader of YAML and JSON, for the files a user hands the project and ours.
 
 config.json (``import-config``, ``--model PATH``), the catalog's YAML (``--catalog``, ``SIZING_CATALOG``,
 the catalog of another git revision in ``diff``) and the snapshots in ``generated/`` are read here and
-nowhere else. Each read is bounded before it can hurt:
+nowhere else; so are the repository's own YAML and JSON (message files, calibration logs, MkDocs
+configs, the committed flag lists, PyPI answers in ``scripts/``): one loader, safe tags only, duplicate
+keys refused (``tests/test_safeio.py`` finds any other parser). Each read is bounded before it can hurt:
 
 * only a regular file is read: a FIFO, a device (``/dev/zero``), a socket or a folder is refused without
   reading a byte (the file is opened non-blocking and checked with ``fstat``, so a FIFO cannot hang it);
@@ -37,7 +39,8 @@ MAX_YAML_BYTES = 2**19
 READ_SECONDS = 3.0
 """Time allowed for reading (and parsing) one file, in seconds."""
 MAX_DEPTH = 32
-"""Deepest nesting of JSON arrays/objects or YAML collections (a config.json nests 4 levels, the catalog 5)."""
+"""Deepest nesting of JSON arrays/objects or YAML collections (a config.json nests 4 levels, the
+catalog 5)."""
 ALIAS_BUDGET = 10_000
 """Most YAML nodes all aliases together may stand for (each ``*alias`` counts the nodes it repeats)."""
 CHUNK = 2**16
@@ -143,14 +146,15 @@ def _check_tree(data: Any, label: str, finite: bool) -> None:
     while stack:
         value, where = stack.pop()
         if len(where) > MAX_DEPTH:
-            raise _refuse(label, f"JSON nested deeper than {MAX_DEPTH} levels", field=".".join(where[:3]) + ".…")
+            raise _refuse(label, f"JSON nested deeper than {MAX_DEPTH} levels",
+                          field=".".join(where[:3]) + ".…")
         if isinstance(value, dict):
             stack.extend((v, (*where, str(k))) for k, v in value.items())
         elif isinstance(value, list):
             stack.extend((v, (*where, str(i))) for i, v in enumerate(value))
         elif finite and isinstance(value, float) and not math.isfinite(value):
             raise _refuse(label, f"must be a finite number, got {value!r} (NaN, infinities and numbers "
-                                 "beyond 1.8e308 are not numbers a config.json may hold)", field=".".join(where))
+                          "beyond 1.8e308 are not numbers a config.json may hold)", field=".".join(where))
 
 
 def read_json(path: str | Path, label: str | None = None, finite: bool = True) -> Any:

@@ -1,7 +1,7 @@
 """The layers of ``sizing/`` import one way: catalog -> engine -> launch -> views -> render -> review -> site.
 
-Read from the source with ``ast`` (imports inside functions count too). ``errors``, ``units`` and
-``kvdtypes`` are shared foundations every layer may use; ``cli`` and ``__main__`` are entry points.
+Read from the source with ``ast`` (imports inside functions count too). The foundations (``BASE``, importing
+only each other) may be used by every layer; the command line (``ENTRY``) sits on top.
 """
 
 from __future__ import annotations
@@ -16,12 +16,13 @@ PACKAGE = ROOT / "sizing"
 RANK = {"base": 0, "catalog": 1, "engine": 2, "launch": 3, "views": 4, "render": 5, "review": 6, "site": 7,
         "entry": 8}
 """A module may import modules of its own rank or below, never above."""
-BASE = {"sizing", "sizing.errors", "sizing.safeio", "sizing.units", "sizing.kvdtypes", "sizing.cli_types",
-        "sizing.launch.vllm_flags"}
-"""Foundations any layer may use: errors, the bounded file reader (``safeio``), units, the KV dtypes, command-line value types (no sizing imports)
-and the pinned vLLM release's flag lists (data read from ``sizing/launch/data/``, no sizing imports)."""
-ENTRY = {"sizing.cli", "sizing.__main__", "sizing.cli_tables", "sizing.completion", "sizing.cli_throughput"}
-"""The command line and its own modules (terminal tables, shell completion)."""
+BASE = {"sizing", "sizing.errors", "sizing.safeio", "sizing.units", "sizing.kvdtypes", "sizing.flaglists"}
+"""Foundations any layer may use, importing only each other: errors, the bounded file reader
+(``safeio``), units, the KV dtypes and the reader of the committed vLLM/SGLang flag lists (``flaglists``)."""
+ENTRY = {"sizing.cli", "sizing.__main__", "sizing.cli_tables", "sizing.cli_types", "sizing.cli_review",
+         "sizing.completion", "sizing.cli_throughput"}
+"""The command line and its own modules (terminal tables, value types, review and throughput commands,
+shell completion)."""
 FORBIDDEN = {"render": {"engine", "review", "site"}, "views": {"render", "review", "site"}}
 """Besides the ranks: renderers call no engine code, views produce no words."""
 
@@ -62,6 +63,13 @@ GRAPH = {module_name(p): sizing_imports(p) - {module_name(p)} for p in FILES}
 def test_every_module_has_a_known_layer() -> None:
     """Assert each module sits in a layer folder, or is a named foundation or entry point."""
     assert {layer(m) for m in MODULES} <= set(RANK)
+    assert all(module.count(".") == 1 for module in (BASE | ENTRY) - {"sizing"}), "no layer module is named"
+
+
+@pytest.mark.parametrize("module", sorted(BASE & MODULES))
+def test_foundations_import_nothing_from_sizing(module: str) -> None:
+    """Assert a foundation imports only other foundations, so any layer may use it."""
+    assert GRAPH[module] <= BASE
     assert {"sizing.engine.memory", "sizing.render.charts", "sizing.site.context"} <= MODULES
 
 
@@ -102,6 +110,8 @@ def _uses(path: Path, names: set[str]) -> list[str]:
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             module = node.module if isinstance(node, ast.ImportFrom) else None
             imported = [module] if module else [a.name for a in node.names]
+            if module:
+                imported += [f"{module}.{alias.name}" for alias in node.names]
             hits += [m for m in imported if m in names]
     return hits
 
@@ -111,3 +121,13 @@ def _uses(path: Path, names: set[str]) -> list[str]:
 def test_only_the_site_reads_the_environment_or_pickles(path: Path) -> None:
     """Assert no module below sizing/site/ reads environment variables or unpickles."""
     assert _uses(path, {"os.environ", "os.getenv", "os.putenv", "pickle"}) == []
+
+
+@pytest.mark.parametrize("source", ["from os import environ\nx = environ['HOME']\n",
+                                    "import os\nos.getenv('X')\n", "from os import getenv as g\n",
+                                    "from pickle import loads\n"])
+def test_the_environment_check_sees_every_spelling(tmp_path: Path, source: str) -> None:
+    """Assert ``from os import environ`` and the like are caught, not only ``os.environ``."""
+    path = tmp_path / "module.py"
+    path.write_text(source, encoding="utf-8")
+    assert _uses(path, {"os.environ", "os.getenv", "os.putenv", "pickle"}) != []

@@ -150,3 +150,24 @@ def test_atomic_writes_leave_no_part_file(tmp_path: Path) -> None:
     safeio.write_atomic(path, "new")
     assert path.read_text(encoding="utf-8") == "new"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.md"]
+
+
+def test_every_yaml_and_json_read_goes_through_safeio() -> None:
+    """Assert no module of ``sizing/`` or ``scripts/`` parses YAML or JSON but :mod:`sizing.safeio`."""
+    import ast
+
+    root = Path(__file__).resolve().parents[1]
+    banned = {("yaml", "load"), ("yaml", "safe_load"), ("yaml", "full_load"), ("yaml", "unsafe_load"),
+              ("json", "load"), ("json", "loads")}
+    found = []
+    for path in sorted([*root.glob("sizing/**/*.py"), *root.glob("scripts/**/*.py")]):
+        if path.name == "safeio.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
+                    and (node.value.id, node.attr) in banned:
+                found.append(f"{path.relative_to(root)}:{node.lineno}")
+            bases = getattr(node, "bases", [])
+            if isinstance(node, ast.ClassDef) and any(getattr(b, "attr", "").endswith("Loader") for b in bases):
+                found.append(f"{path.relative_to(root)}:{node.lineno} (a YAML loader)")
+    assert found == []

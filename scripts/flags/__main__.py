@@ -8,9 +8,10 @@ from pathlib import Path
 
 from scripts.flags import sglang, vllm
 from scripts.flags.output import write_or_check
+from sizing.engine.versions import SUPPORTED
 
 EXTRACTORS: dict[str, tuple[Callable[[str], dict[Path, str]], str]] = {
-    "vllm": (vllm.extract, "0.34.0"), "sglang": (sglang.extract, "0.5.23")}
+    "vllm": (vllm.extract, SUPPORTED), "sglang": (sglang.extract, "0.5.23")}
 """Each engine's extractor and an example release."""
 
 

@@ -10,7 +10,6 @@ as text.
 from __future__ import annotations
 
 import hashlib
-import json
 import tarfile
 import urllib.error
 import urllib.parse
@@ -18,6 +17,8 @@ import urllib.request
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
+
+from sizing import safeio
 
 PYPI_JSON = "https://pypi.org/pypi/{path}/json"
 CHUNK = 1 << 20
@@ -33,11 +34,18 @@ class ReleaseFile:
     packagetype: str
 
 
+MAX_JSON_BYTES = 64 * 2**20
+"""Largest PyPI JSON answer read (the project endpoint lists every release's files)."""
+
+
 def _get_json(url: str) -> dict | None:
     """Return the JSON document at ``url``, or None when PyPI answers 404."""
     try:
         with urllib.request.urlopen(url, timeout=120) as response:
-            return json.load(response)
+            body = response.read(MAX_JSON_BYTES + 1)
+            if len(body) > MAX_JSON_BYTES:
+                raise SystemExit(f"{url}: answer larger than {MAX_JSON_BYTES} bytes")
+            return safeio.parse_json(safeio.decode(body, url), url, finite=False)
     except urllib.error.HTTPError as exc:
         if exc.code == 404:
             return None

@@ -2,8 +2,8 @@
 
 Usage::
 
-    python scripts/extract_vllm_flags.py 0.34.0          # (re)write sizing/data files
-    python scripts/extract_vllm_flags.py 0.34.0 --check  # exit 1 if they differ
+    python -m scripts.flags vllm VERSION          # (re)write sizing/launch/data files
+    python -m scripts.flags vllm VERSION --check  # exit 1 if they differ
 
 vLLM is never imported: its release file (sdist preferred) is downloaded to a
 temporary directory and the parser construction is reproduced with ``ast``.

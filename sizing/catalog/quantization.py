@@ -12,7 +12,7 @@ from __future__ import annotations
 from sizing.catalog.loader import Catalog
 from sizing.errors import UsageError
 from sizing.catalog.ids import did_you_mean, shown
-from sizing.launch.vllm_flags import vllm_option_specs
+from sizing.flaglists import FlagListMissing, quantization_methods
 
 VLLM_METHODS: dict[str, tuple[str, ...]] = {
     "awq": ("int4-awq",), "awq_marlin": ("int4-awq",), "auto_awq": ("int4-awq",),
@@ -29,9 +29,12 @@ VLLM_METHODS: dict[str, tuple[str, ...]] = {
 checkpoint by its main format (NVFP4 experts or MLP) with the FP8 parts in ``keeps_fp8``."""
 
 
-def vllm_methods() -> list[str]:
-    """Every ``--quantization`` value vLLM accepts (the pinned release's choices)."""
-    return list(vllm_option_specs()["--quantization"].get("choices", []))
+def vllm_methods(cat: Catalog) -> list[str]:
+    """Every ``--quantization`` value of the catalog's vLLM release (``vllm_version``); none without a list."""
+    try:
+        return quantization_methods(str(cat.assume("vllm_version")))
+    except FlagListMissing:
+        return []
 
 
 def formats_for(cat: Catalog, name: str) -> tuple[str, ...]:
@@ -46,7 +49,7 @@ def formats_for(cat: Catalog, name: str) -> tuple[str, ...]:
     if own:
         return own
     known = [*VLLM_METHODS, *cat.precisions]
-    if key in vllm_methods():
+    if key in vllm_methods(cat):
         raise UsageError(f"--quantization {shown(name)}: the catalog models no checkpoint of this method; "
                          f"it models {', '.join(sorted(VLLM_METHODS))}")
     raise UsageError(f"--quantization: unknown method {shown(name)}{did_you_mean(name, known)}")

@@ -70,7 +70,7 @@ def split_rounding(df: pd.DataFrame, rules: Rules) -> np.ndarray:
     single tensors; :func:`sizing.engine.weights.split_rounding` rounds each one. The layers' tensors
     take the checkpoint's main weight width, the embeddings BF16.
     """
-    if rules.engine != "v1" or rules.minor < wt.SCOPED_SPLIT_MINOR:
+    if not rules.scoped_weight_split:
         return np.zeros(len(df))
     tp, hidden, b = _col(df, "tp"), _col(df, "hidden_size").astype(np.float64), _col(df, "w_tensor_bytes")
     q, kv_width = _col(df, "attention_heads") * _col(df, "head_dim"), 2 * _col(df, "kv_heads") * _col(df, "head_dim")

@@ -30,7 +30,8 @@ import numpy as np
 
 from sizing.catalog.loader import BAND_CLASSES
 from sizing.units import GiB, MiB
-from sizing.engine.versions import BATCH_DEFAULTS
+from sizing.engine.versions import (BATCH_DEFAULTS, FREE_MEMORY_PROFILER_MINOR, SNAPSHOT_AFTER_DISTRIBUTED_MINOR,
+                                    SORT_SAMPLER_MINORS, V2_ALL_MINOR, V2_DENSE_MINOR, V2_SAMPLER_WARMUP_MINOR)
 
 ACT_BYTES = 2
 """Bytes per activation element: the bf16/fp16 compute dtype of every profiled forward pass."""
@@ -45,11 +46,6 @@ V2_SAMPLER_BYTES_PER_LOGIT = 2
 """Model Runner V2's dummy sampler run samples on the model-dtype logits alone (up to 0.33)."""
 V2_SAMPLER_WARMUP_BYTES_PER_LOGIT = 2 + 4
 """From 0.34 it also runs a warm-up pass through the fp32 logits pipeline: the logits and their fp32 copy."""
-V2_SAMPLER_WARMUP_MINOR = 34
-SORT_SAMPLER_MINORS = range(12, 17)
-"""The releases whose V1 dummy sampler run takes the PyTorch sort path (FlashInfer opt-in, no Triton kernel yet)."""
-V2_DENSE_MINOR, V2_ALL_MINOR = 27, 29
-"""Model Runner V2 is modelled for dense (non-MoE) models from 0.27 and for every model from 0.29."""
 V0_LONG_CONTEXT = 32768
 """Above this max_model_len the V0 OpenAI server enables chunked prefill by default (``use_long_context``)."""
 FITTED = ("act_hidden_factor", "act_mlp_factor", "nontorch_mib", "nccl_mib", "nvls_mib", "consumed_mib")
@@ -324,10 +320,6 @@ def cudagraphs_estimated(rules_budgeted: bool, minor: int, v2: np.ndarray) -> np
     return np.full(v2.shape, rules_budgeted) & ~(v2 & (minor < V2_ALL_MINOR))
 
 
-SNAPSHOT_AFTER_DISTRIBUTED_MINOR = 11
-"""From vLLM 0.11 the V1 worker takes its memory snapshot after initialising the distributed environment."""
-
-
 def distributed_init_charged(engine: str, minor: int) -> bool:
     """Whether the profiler charges the buffers that distributed initialisation allocates.
 
@@ -340,10 +332,6 @@ def distributed_init_charged(engine: str, minor: int) -> bool:
     distributed environment first and snapshots after it, so from 0.11 these buffers are outside the budget.
     """
     return engine == "v0" or minor < SNAPSHOT_AFTER_DISTRIBUTED_MINOR
-
-
-FREE_MEMORY_PROFILER_MINOR = 27
-"""From vLLM 0.27 the profiler charges the drop in free device memory, not the growth of non-torch memory."""
 
 
 def free_memory_charged(engine: str, minor: int) -> bool:

@@ -14,7 +14,9 @@ import json
 
 import numpy as np
 
+from sizing import safeio
 from sizing.catalog.schema import VisionTower
+from sizing.errors import CatalogError
 
 ArrayLike = np.ndarray | int | float
 ACTIVATION_BYTES = 2
@@ -29,8 +31,8 @@ def image_limit(text: str) -> int | None:
     a limit given for other modalities only is no image limit (None).
     """
     try:
-        limits = json.loads(text)
-    except json.JSONDecodeError:
+        limits = safeio.parse_json(text, "--limit-mm-per-prompt")
+    except CatalogError:
         raise ValueError(f"not a JSON object such as '{{\"image\": 1}}': {text!r}") from None
     if not isinstance(limits, dict) or not all(isinstance(v, int) and v >= 0 for v in limits.values()):
         raise ValueError(f"expected modality counts >= 0 such as '{{\"image\": 1}}', got {text!r}")

@@ -44,6 +44,12 @@ class Rules:
     extensible_activation_share: float = 0.75
     minor: int = 0
 
+    @property
+    def scoped_weight_split(self) -> bool:
+        """Whether the worker loads weights with ``max_split_size_mb`` set (V1 from 0.21,
+        :data:`SCOPED_SPLIT_MINOR`)."""
+        return self.engine == "v1" and self.minor >= SCOPED_SPLIT_MINOR
+
 
 RULES: dict[str, Rules] = {
     "v0": Rules("V0 0.6.4–0.7", "v0", 16, 0.90, False, False, False, "blocks", "tokens"),
@@ -53,6 +59,26 @@ RULES: dict[str, Rules] = {
     "v1-extensible": Rules("V1 ≥ 0.34", "v1", 64, 0.92, True, True, True, "concurrency", "requests"),
 }
 _BOUNDS = ((8, "v0"), (10, "v1-early"), (20, "v1-hybrid"), (34, "v1-cudagraph"))
+
+SUPPORTED = "0.34.0"
+"""The vLLM release the site models: commands are checked against its flag lists
+(``sizing/launch/data/vllm_flags-<SUPPORTED>.txt``), and ``catalog/assumptions.yaml`` ``vllm_version``
+names it too (``tests/engine/test_versions.py`` ties them)."""
+
+# Release cut-offs inside the 0.x line (minor version numbers); the engine modules cite the sources.
+SORT_SAMPLER_MINORS = range(12, 17)
+"""The releases whose V1 dummy sampler run takes the PyTorch sort path (FlashInfer opt-in, no Triton
+kernel yet)."""
+SNAPSHOT_AFTER_DISTRIBUTED_MINOR = 11
+"""From vLLM 0.11 the V1 worker takes its memory snapshot after initialising the distributed environment."""
+SCOPED_SPLIT_MINOR = 21
+"""From vLLM 0.21 the worker loads the weights with the allocator's ``max_split_size_mb`` set to 20."""
+FREE_MEMORY_PROFILER_MINOR = 27
+"""From vLLM 0.27 the profiler charges the drop in free device memory, not the growth of non-torch memory."""
+V2_DENSE_MINOR, V2_ALL_MINOR = 27, 29
+"""Model Runner V2 is modelled for dense (non-MoE) models from 0.27 and for every model from 0.29."""
+V2_SAMPLER_WARMUP_MINOR = 34
+"""From 0.34 Model Runner V2's dummy sampler run also warms up the fp32 logits pipeline."""
 
 
 @dataclass(frozen=True)
@@ -85,7 +111,7 @@ CAPTURE_SIZE_LIMITS: dict[int, int] = {10: 1024}
 
 
 def max_capture_size(sm: int) -> int:
-    """The largest batch size vLLM captures a CUDA graph for on a GPU of compute capability ``sm`` (e.g. 90)."""
+    """The largest batch size vLLM captures a CUDA graph for, on a GPU of compute capability ``sm`` (90)."""
     return CAPTURE_SIZE_LIMITS.get(sm // 10, 512)
 
 
@@ -97,8 +123,8 @@ def parse_version(version: str) -> tuple[int, int]:
     return int(match[1]), int(match[2])
 
 
-OLDEST, NEWEST = (0, 6, 4), (0, 34)
-"""The releases modelled: from 0.6.4 (PR #9352's profiler) to the current line."""
+OLDEST, NEWEST = (0, 6, 4), parse_version(SUPPORTED)
+"""The releases modelled: from 0.6.4 (PR #9352's profiler) to the supported release's line."""
 
 
 def refusal(version: str) -> str | None:

@@ -254,8 +254,6 @@ def weight_split(m: Model, ckpt: Checkpoint, spec: PrecisionSpec) -> WeightSplit
     return split_of(part_sizes(m, ckpt, spec))
 
 
-SCOPED_SPLIT_MINOR = 21
-"""From vLLM 0.21 the worker loads the weights with the allocator's ``max_split_size_mb`` set to 20."""
 SPLIT_LIMIT_BYTES = 20 * MiB
 SEGMENT_BYTES = 2 * MiB
 

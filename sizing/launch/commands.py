@@ -4,7 +4,7 @@ Every command is built as a list of arguments and each argument is quoted for a 
 (:func:`shlex.quote`): a model folder with spaces, or a value holding ``$(…)`` or ``;``, is printed as
 text the shell passes on, never runs. The one expansion is the API key (``"$VLLM_API_KEY"``,
 ``"$SGLANG_API_KEY"``), written in double quotes. ``--host`` and ``--port`` are checked before printing
-(:func:`sizing.cli_types.valid_host`, 1–65535).
+(:func:`sizing.launch.address.valid_host`, 1–65535).
 
 Every flag emitted here is listed in :data:`VLLM_FLAGS` / :data:`SGLANG_FLAGS`; a test checks
 those lists against the flags extracted from the pinned releases' sources
@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
 from sizing.catalog.loader import Catalog
-from sizing.cli_types import valid_host, valid_port
+from sizing.launch.address import valid_host, valid_port
 from sizing.engine.speculative import SpecConfig, flag_value
 from sizing.engine.towers import limit_flag
 from sizing.errors import CatalogError, UsageError

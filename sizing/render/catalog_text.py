@@ -19,8 +19,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from sizing import safeio
+from sizing.errors import CatalogError
 from sizing.render.i18n import MESSAGES_DIR, MessageError, fmt_number, t
 from sizing.render.plural import plural
 
@@ -34,7 +34,10 @@ _REPO = re.compile(r"\b([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)@([0-9a-f]{7,40}):([^\s;
 
 @functools.lru_cache(maxsize=1)
 def _load(path: Path, stamp: int) -> dict[str, dict[str, str]]:
-    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    try:
+        data = safeio.read_yaml(path, path.name) or {}
+    except CatalogError as err:
+        raise MessageError(str(err)) from None
     if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
         raise MessageError(f"{path.name}: must map each English text to {{zh: …, ru: …}}")
     return {str(k): {str(lang): str(text) for lang, text in v.items()} for k, v in data.items()}

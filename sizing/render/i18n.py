@@ -27,10 +27,11 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-import yaml
 from babel import Locale
 from babel.numbers import NumberPattern, get_currency_precision, is_currency, parse_pattern
 
+from sizing import safeio
+from sizing.errors import CatalogError
 from sizing.units import GiB, KiB
 
 __all__ = [
@@ -71,22 +72,6 @@ class MessageError(ValueError):
 # ---------------------------------------------------------------------------------------------
 
 
-class _UniqueKeyLoader(yaml.SafeLoader):
-    """A safe YAML loader that refuses a key given twice (PyYAML silently keeps the last)."""
-
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
-        """Build the mapping, failing on the first duplicate key."""
-        seen: set[Any] = set()
-        for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=deep)
-            if key in seen:
-                raise yaml.constructor.ConstructorError(
-                    None, None, f"key {key!r} given twice", key_node.start_mark
-                )
-            seen.add(key)
-        return super().construct_mapping(node, deep=deep)
-
-
 def _shown(path: Path) -> str:
     """``path`` relative to the repository when it lies inside it, for readable messages."""
     try:
@@ -110,11 +95,9 @@ def _placeholders(text: str, where: str) -> frozenset[str]:
 def _read_file(path: Path) -> dict[str, str]:
     """Read one flat ``key: text`` file, checking every key and value."""
     try:
-        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_UniqueKeyLoader)  # noqa: S506
-    except OSError as err:
-        raise MessageError(f"{_shown(path)}: cannot read: {err.strerror}") from None
-    except yaml.YAMLError as err:
-        raise MessageError(f"{_shown(path)}: not valid YAML: {err}") from None
+        data = safeio.read_yaml(path, _shown(path))
+    except CatalogError as err:
+        raise MessageError(str(err)) from None
     if not isinstance(data, dict):
         raise MessageError(f"{_shown(path)}: must be a flat map of `key: text`")
     for key, text in data.items():

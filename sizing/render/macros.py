@@ -269,7 +269,7 @@ def root_prefix(lang: str, page_url: str | None) -> str:
 def downloads(lang: str, ctx: SiteContext, page_url: str | None = None) -> str:
     """``{{ sz_downloads(page.url) }}``: raw links to the site root's downloads/fits.csv and fits.json.
 
-    The files are written once per site, at its root, by :func:`sizing.review.snapshots.write_downloads`
+    The files are written once per site, at its root, by :func:`sizing.review.downloads.write_downloads`
     (``scripts/docs.py build``); every language links to the same copy.
     """
     del ctx  # the same files for every catalog

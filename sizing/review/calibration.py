@@ -14,9 +14,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-import yaml
 
 from sizing.review.calibration_fit import FitCase, fit_case, leave_group_out
+from sizing import safeio
+from sizing.catalog.loader import display_path
 from sizing.catalog.loader import Catalog
 from sizing.engine.estimate import Request, find_model, memory_estimate
 from sizing.engine.speculative import parse_speculative_config
@@ -84,7 +85,7 @@ written by ``scripts/import_validation_db.py`` and may be absent."""
 
 
 def _yaml(path: Path) -> Any:
-    return yaml.safe_load(path.read_text(encoding="utf-8")) if path.exists() else None
+    return safeio.read_yaml(path, display_path(path)) if path.exists() else None
 
 
 def load(directory: Path = DIR) -> tuple[dict[str, dict[str, Any]], dict[str, Any]]:

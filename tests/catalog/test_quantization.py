@@ -5,11 +5,12 @@ from __future__ import annotations
 import pytest
 
 from sizing.errors import UsageError
-from sizing.catalog.quantization import VLLM_METHODS, formats_for, vllm_methods
+from sizing.catalog.quantization import VLLM_METHODS, formats_for
+from sizing.launch.vllm_flags import quantization_methods
 
 
 def test_every_mapped_name_is_a_vllm_method_and_a_catalog_format(catalog):
-    assert set(VLLM_METHODS) <= set(vllm_methods())
+    assert set(VLLM_METHODS) <= set(quantization_methods())
     assert all(set(formats) <= set(catalog.precisions) for formats in VLLM_METHODS.values())
 
 

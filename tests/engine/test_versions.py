@@ -49,3 +49,45 @@ def test_unmodelled_releases_are_refused_with_one_line(version, words):
 
 def test_modelled_releases_are_not_refused():
     assert [refusal(v) for v in ("0.6.4", "0.8.0", "0.34.0")] == [None, None, None]
+
+
+def test_one_supported_release_for_catalog_flags_and_bounds(catalog) -> None:
+    """Assert the catalog's vllm_version, the flag lists and the newest modelled line are one release."""
+    from sizing.engine.versions import NEWEST, SUPPORTED, parse_version
+    from sizing.launch.vllm_flags import VLLM_VERSION, known_flags
+
+    assert catalog.assume("vllm_version") == SUPPORTED == VLLM_VERSION
+    assert parse_version(SUPPORTED) == NEWEST and refusal(SUPPORTED) is None
+    assert "--gpu-memory-utilization" in known_flags(SUPPORTED)
+
+
+def test_release_cutoffs_name_the_rules() -> None:
+    """Assert the scoped weight split starts at its cut-off and never applies to V0."""
+    from sizing.engine.versions import SCOPED_SPLIT_MINOR
+
+    assert SCOPED_SPLIT_MINOR == 21
+    assert [rules_for(v).scoped_weight_split for v in ("0.6.4", "0.20.2", "0.21.0", "0.34.0")] == \
+        [False, False, True, True]
+
+
+def test_the_supported_release_is_written_in_versions_only() -> None:
+    """Assert no string in ``sizing/`` or ``scripts/`` but ``engine/versions.py`` names the supported release
+    line (docstrings and comments citing a source may; the flag-list file names are data)."""
+    import ast
+    import re
+    from pathlib import Path
+
+    from sizing.engine.versions import NEWEST
+
+    root = Path(__file__).resolve().parents[2]
+    line = re.compile(rf"(?<![\d.]){NEWEST[0]}\.{NEWEST[1]}(?![\d])")
+    found = []
+    for path in sorted([*root.glob("sizing/**/*.py"), *root.glob("scripts/**/*.py")]):
+        if path == root / "sizing" / "engine" / "versions.py":
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        prose = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant)}
+        found += [f"{path.relative_to(root)}:{n.lineno}" for n in ast.walk(tree)
+                  if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in prose
+                  and line.search(n.value)]
+    assert found == []

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from sizing.launch.vllm_flags import (
+    VLLM_VERSION,
     FlagListMissing,
     canonical_option,
     known_flags,
@@ -18,7 +19,7 @@ from sizing.launch.vllm_flags import (
 )
 
 ROOT = Path(__file__).resolve().parents[2]
-VLLM_LIST = ROOT / "sizing" / "launch" / "data" / "vllm_flags-0.34.0.txt"
+VLLM_LIST = ROOT / "sizing" / "launch" / "data" / f"vllm_flags-{VLLM_VERSION}.txt"
 
 MUST_HAVE = (
     "--tensor-parallel-size -tp --pipeline-parallel-size -pp --data-parallel-size -dp "

@@ -199,7 +199,7 @@ def test_load_messages_accepts_consistent_files(tmp_path: Path) -> None:
         ("zh", "a: 甲\nb: '乙 {n}'\nyes: 是\n", r"zh\.yaml: True: keys are snake_case"),
         ("zh", "a: no\nb: '乙 {n}'\n", r"zh\.yaml: a: must be non-empty text, got False"),
         ("zh", "a: ''\nb: '乙 {n}'\n", r"zh\.yaml: a: must be non-empty text"),
-        ("zh", "a: 甲\na: 乙\nb: '乙 {n}'\n", r"zh\.yaml: not valid YAML: .*key 'a' given twice"),
+        ("zh", "a: 甲\na: 乙\nb: '乙 {n}'\n", r"zh\.yaml: .*line 2: YAML error: duplicate key 'a'"),
         ("zh", "- a\n", r"zh\.yaml: must be a flat map"),
         ("zh", "a: {x: 1}\nb: '乙 {n}'\n", r"zh\.yaml: a: must be non-empty text"),
     ],
@@ -214,7 +214,7 @@ def test_load_messages_names_file_and_key(tmp_path: Path, lang: str, text: str, 
 def test_load_messages_reports_a_missing_file(tmp_path: Path) -> None:
     """Assert a language without a message file is reported by file name."""
     _write(tmp_path, en=GOOD["en"], zh=GOOD["zh"])
-    with pytest.raises(MessageError, match=r"ru\.yaml: cannot read"):
+    with pytest.raises(MessageError, match=r"ru\.yaml: .*file is missing"):
         i18n.load_messages(tmp_path)
 
 

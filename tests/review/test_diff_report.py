@@ -1,4 +1,4 @@
-"""Tests for sizing.review.snapshots: ``export`` (generated/), ``diff REV [REV2]`` and the site downloads.
+"""Tests for sizing.review.diff_report: ``diff REV [REV2]`` as a pull-request comment.
 
 The diff tests copy the repository's tracked files into a temporary git repository, commit a
 catalog change there and compare the report with what the engine itself says changed.
@@ -6,64 +6,22 @@ catalog change there and compare the report with what the engine itself says cha
 
 from __future__ import annotations
 
-import io
 import json
-import math
-import shutil
-import subprocess
 from pathlib import Path
 
-import pandas as pd
 import pytest
-
 import yaml
 
-from sizing.review import snapshots
-from sizing.render import tables
 from sizing.catalog.loader import load_catalog
-from sizing.cli import main
 from sizing.engine.evaluate import evaluate
+from sizing.render import tables
+from sizing.review import diff_report
+from sizing.review.table_diff import compare
 from sizing.site.context import build_context
+from tests.review.gitrepo import commit_change, git, run
 
-ROOT = Path(__file__).resolve().parents[2]
 GPU = "l40s"
 FIT_TABLE_KV = "fp8"  # sizing.render.table_rows.summary_kv of the real catalog
-
-
-def git(repo: Path, *args: str) -> str:
-    """Run git in ``repo`` (with a fixed identity) and return its output."""
-    command = ["git", "-C", str(repo), "-c", "user.name=test", "-c", "user.email=test@example.invalid", *args]
-    return subprocess.run(command, capture_output=True, text=True, check=True).stdout
-
-
-@pytest.fixture(scope="module")
-def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A git repository holding a copy of this repository's tracked files, one commit."""
-    target = tmp_path_factory.mktemp("repo")
-    for name in git(ROOT, "ls-files", "-z").split("\0"):
-        if name and (ROOT / name).is_file():
-            (target / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(ROOT / name, target / name)
-    git(target, "init", "-q")
-    git(target, "add", "-A")
-    git(target, "commit", "-q", "-m", "base")
-    return target
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    """``python -m sizing argv`` in-process: (exit status, stdout, stderr)."""
-    status = main(list(argv))
-    out = capsys.readouterr()
-    return status, out.out, out.err
-
-
-def commit_change(repo: Path, stem: str, edit, message: str) -> None:
-    """Edit ``catalog/<stem>.yaml`` as data and commit it."""
-    path = repo / "catalog" / f"{stem}.yaml"
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    edit(data)
-    path.write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False), encoding="utf-8")
-    git(repo, "commit", "-q", "-am", message)
 
 
 def report_of(capsys: pytest.CaptureFixture[str], repo: Path, *revs: str) -> dict:
@@ -128,9 +86,9 @@ def memory_change(repo: Path, tmp_path_factory: pytest.TempPathFactory) -> dict:
     cat = load_catalog(repo / "catalog")
     old_dir = catalog_at(repo, "HEAD~1", tmp_path_factory.mktemp("old") / "catalog")
     servers = {s for s, server in cat.servers.items() if server.gpu == GPU}
-    report = snapshots.compare(build_context(load_catalog(old_dir)), build_context(cat), {}, "HEAD~1", "HEAD")
-    assert all(f["server"] in servers for f in json.loads(snapshots.report_json(report))["flips"])
-    tables = {t["table"]: t for t in json.loads(snapshots.report_json(report))["tables"]}
+    report = compare(build_context(load_catalog(old_dir)), build_context(cat), {}, "HEAD~1", "HEAD")
+    assert all(f["server"] in servers for f in json.loads(diff_report.report_json(report))["flips"])
+    tables = {t["table"]: t for t in json.loads(diff_report.report_json(report))["tables"]}
     return {"mib": mib, "cat": cat, "old_dir": old_dir, "servers": servers, "tables": tables}
 
 
@@ -204,105 +162,5 @@ def test_no_change_is_status_0(repo: Path, capsys: pytest.CaptureFixture[str]) -
 def test_report_is_cut_to_fit_a_comment() -> None:
     """Assert a long report is cut at a line boundary with a note."""
     text = "\n".join(f"| row {i} |" for i in range(1000))
-    cut = snapshots.cut(text, 500)
+    cut = diff_report.cut(text, 500)
     assert len(cut) < 600 and cut.splitlines()[-1].startswith("… report cut at 500")
-
-
-# --- export ----------------------------------------------------------------------------------
-
-
-def test_export_check_fails_when_stale_and_passes_after_export(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """Assert --check exits 1 with a diff and the fix after a catalog change, and 0 once exported."""
-    catalog = str(repo / "catalog")
-    assert run(capsys, "--catalog", catalog, "export")[0] == 0
-    assert run(capsys, "--catalog", catalog, "export", "--check")[0] == 0
-    commit_change(repo, "gpus", lambda d: d[GPU].update(bandwidth_gbs=d[GPU]["bandwidth_gbs"] + 1), "bandwidth")
-    status, out, _ = run(capsys, "--catalog", catalog, "export", "--check")
-    assert status == 1
-    assert "--- a/generated/catalog-gpus.md" in out and "run `python -m sizing export`" in out.lower()
-    assert run(capsys, "--catalog", catalog, "export")[0] == 0
-    assert run(capsys, "--catalog", catalog, "export", "--check")[0] == 0
-
-
-def test_export_removes_snapshots_of_tables_that_no_longer_exist(tmp_path: Path) -> None:
-    """Assert a snapshot without a table (a removed server) is reported stale and deleted; files that are not
-    snapshots (no banner, not text) are left alone."""
-    out = tmp_path / "generated"
-    out.mkdir()
-    (out / "fit-gone.md").write_text(f"{snapshots.BANNER}\n\n# fit-gone\n", encoding="utf-8")
-    (out / "notes.md").write_text("mine\n", encoding="utf-8")
-    (out / ".DS_Store").write_bytes(b"\x00\xff")
-    files = {"a.md": "a\n"}
-    assert set(snapshots.stale_files(out, files)) == {"a.md", "fit-gone.md"}
-    assert sorted(snapshots.write_snapshots(out, files)) == ["a.md", "fit-gone.md"]
-    assert sorted(p.name for p in out.iterdir()) == [".DS_Store", "a.md", "notes.md"]
-
-
-def test_snapshots_are_english_markdown_with_a_banner() -> None:
-    """Assert each table snapshot starts with the banner, has one line per row and no padding."""
-    ctx = build_context(load_catalog(ROOT / "catalog"))
-    files = snapshots.snapshot_files(ctx)
-    text = files["price-per-gb.md"]
-    assert text.startswith(snapshots.BANNER + "\n\n# price-per-gb\n\n| Server |")
-    offers = [s for s in ctx.catalog.servers.values() if s.price]
-    assert len([line for line in text.splitlines() if line.startswith("| ")]) == len(offers) + 1
-    assert set(files) >= {"README.md", "fits.csv", "what-fits.md"} | {f"fit-{s}.md" for s in ctx.catalog.servers}
-
-
-def test_committed_snapshots_are_up_to_date(capsys: pytest.CaptureFixture[str]) -> None:
-    """Assert generated/ matches the catalog (otherwise run `python -m sizing export` and commit)."""
-    status, out, _ = run(capsys, "export", "--check")
-    assert status == 0, out[-3000:]
-
-
-# --- the matrix and the downloads ------------------------------------------------------------
-
-
-def test_matrix_ids_are_unique_and_sorted() -> None:
-    """Assert every matrix row has its own id (online-quantised variants included), sorted."""
-    frame = snapshots.matrix_frame(build_context(load_catalog(ROOT / "catalog")))
-    assert frame["id"].is_unique and list(frame["id"]) == sorted(frame["id"])
-    online = frame[frame["id"].str.contains("|fp8|", regex=False)]
-    assert len(online)
-
-
-def test_write_downloads(tmp_path: Path) -> None:
-    """Assert fits.csv and fits.json are written, the JSON naming the revision and the vLLM version."""
-    ctx = build_context(load_catalog(ROOT / "catalog"), ROOT / "catalog")
-    paths = snapshots.write_downloads(tmp_path / "zh", ctx)
-    assert [p.relative_to(tmp_path).as_posix() for p in paths] == ["zh/downloads/fits.csv", "zh/downloads/fits.json"]
-    data = json.loads(paths[1].read_text(encoding="utf-8"))
-    assert data["catalog_revision"] == git(ROOT, "rev-parse", "HEAD").strip()
-    assert data["vllm_version"] == ctx.catalog.assume("vllm_version")
-    assert data["row_count"] == len(ctx.frame) and all(len(v) == len(ctx.frame) for v in data["columns"].values())
-    assert paths[0].read_text(encoding="utf-8") == snapshots.matrix_csv(ctx, with_id=False)
-    assert all(v is None or not (isinstance(v, float) and math.isnan(v)) for v in data["columns"]["seq_131072"])
-
-
-def test_json_download_decodes_to_the_csv_rows(tmp_path: Path) -> None:
-    """Assert decoding fits.json as its page says (text columns through their string tables) gives
-    the CSV's columns and rows: the two downloads hold the same data."""
-    ctx = build_context(load_catalog(ROOT / "catalog"), ROOT / "catalog")
-    texts = snapshots.download_texts(ctx)
-    data = json.loads(texts["fits.json"])
-    frame = pd.DataFrame({name: [data["strings"][name][i] for i in values] if name in data["strings"] else values
-                          for name, values in data["columns"].items()})
-    csv = pd.read_csv(io.StringIO(texts["fits.csv"]), keep_default_na=False, na_values=[""])
-    assert list(frame.columns) == list(csv.columns) and "id" not in csv.columns
-    assert frame["checkpoint"].tolist() == csv["checkpoint"].tolist()
-    assert frame["fits"].tolist() == csv["fits"].tolist()
-    assert (frame["weights_gib"] - csv["weights_gib"]).abs().max() < 1e-9
-    assert frame["seq_131072"].isna().tolist() == csv["seq_131072"].isna().tolist()
-    assert frame["verdict"].tolist() == csv["verdict"].tolist()
-    assert set(data["strings"]) == {"model", "checkpoint", "precision", "server", "kv_cache_dtype", "plan",
-                                    "verdict", "change", "change_value", "change_plan"}
-
-
-def test_whole_floats_are_written_as_integers() -> None:
-    """Assert the JSON writes 170.0 as 170, keeps 6 significant digits and turns NaN into null."""
-    assert [snapshots._json_value(v) for v in (170.0, 214.22637, float("nan"), -0.5)] == [170, 214.226, None, -0.5]
-
-
-def test_revision_outside_git_has_a_fallback(tmp_path: Path) -> None:
-    """Assert a folder outside any repository gets a readable placeholder, not an error."""
-    assert snapshots.catalog_revision(tmp_path).startswith("unknown")

@@ -1,0 +1,24 @@
+"""Fixtures of the review tests."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.review.gitrepo import ROOT, git
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A git repository holding a copy of this repository's tracked files, one commit."""
+    target = tmp_path_factory.mktemp("repo")
+    for name in git(ROOT, "ls-files", "-z").split("\0"):
+        if name and (ROOT / name).is_file():
+            (target / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, target / name)
+    git(target, "init", "-q")
+    git(target, "add", "-A")
+    git(target, "commit", "-q", "-m", "base")
+    return target
