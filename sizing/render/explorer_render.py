@@ -178,6 +178,8 @@ def row_note(row: dict[str, Any], context: int, lang: str) -> str:
     state = row[f"status_{context}"]
     if state == "beyond":
         return t(lang, "explorer_beyond", context=fmt_number(int(row["max_context"]), lang))
+    if state == "unsupported":  # no kernel: no memory change helps
+        return t(lang, "prose_verdict_unsupported")
     starts_to = int(row["verdict_context"]) if row["verdict"] in STARTS else 0
     if state in STARTS and not bool(row["fits"]):  # starts at this context, not at the catalog's length
         return marked(change_label({"change": "max-model-len", "change_value": context}, lang))
