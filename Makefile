@@ -1,7 +1,10 @@
 # The two commands of the README: `make serve` and `make test`. Everything else supports them.
 #   make serve [PORT=8000]   build all languages, then serve them on http://127.0.0.1:PORT/
 #   make preview [LANG=en] [PORT=8000]  live preview of one language (MkDocs' server, live reload)
-#   make setup [PY=python3]  create .venv with the pinned dependencies (Python 3.11 or newer)
+#   make test                lint, types, generated files, every test (one site build per engine, Chromium)
+#   make test-fast           lint, types and the tests that need no site build and no browser (inner loop)
+#   make setup [PY=python3]  create .venv with the pinned dependencies (Python 3.11 or newer) and, as
+#                            root with apt-get, install Chromium and a Chinese font for the browser tests
 #   make clean               remove the built site (site/, build/)
 #   make distclean           also remove .venv (the next make sets it up again)
 PY ?= python3
@@ -16,9 +19,26 @@ ENGINE ?= mkdocs
 export NO_MKDOCS_2_WARNING := 1
 export DISABLE_MKDOCS_2_WARNING := true
 
-.PHONY: setup serve build test check-generated check-python check-port clean distclean preview
+# pytest on two workers (pytest-xdist; an idle worker takes tests from the busy one; WORKERS=0 runs in one
+# process). The site is built once per engine for both (tests/conftest.py).
+WORKERS ?= 2
+PYTEST := $(BIN)/python -m pytest -q -n $(WORKERS) --dist worksteal
+CHROMIUM := /usr/bin/chromium
+NO_APT = make: $(CHROMIUM) or a Chinese font is missing and cannot be installed here \
+	(needs apt-get and root): install chromium and fonts-wqy-zenhei, then run make setup again
 
-setup: $(STAMP)
+.PHONY: setup browser serve build test test-fast check-generated check-python check-port clean distclean preview
+
+setup: $(STAMP) browser
+
+# Debian's Chromium for the browser tests (Playwright's own download is not available) and a font that
+# covers Chinese (the /zh/ screenshots), installed with apt-get when missing.
+browser:
+	@if [ -x $(CHROMIUM) ] && fc-list :lang=zh 2>/dev/null | grep -q .; then exit 0; fi; \
+	if [ "$$(id -u 2>/dev/null)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then \
+		echo "$(NO_APT)" >&2; exit 1; fi; \
+	export DEBIAN_FRONTEND=noninteractive; apt-get update -qq && apt-get install -y -qq chromium \
+		$$(fc-list :lang=zh 2>/dev/null | grep -q . || echo fonts-wqy-zenhei)
 
 # The stamp is written only when pip succeeded. A .venv of a too-old Python is replaced; a .venv this
 # run created is removed again when pip fails, so the next `make` starts afresh (with whatever PY is
@@ -61,13 +81,20 @@ LANG_PREVIEW = $(if $(filter command line,$(origin LANG)),$(LANG),en)
 preview: check-port $(STAMP)
 	$(BIN)/python -m scripts.preview --lang $(LANG_PREVIEW) --port $(PORT)
 
-test: $(STAMP)
+# generated/ and calibration/results.* are checked by the tests (tests/review/, test_calibration.py), so
+# once. The last line is pytest's summary; "no tests ran" (exit 5) is a failure.
+test: $(STAMP) browser
 	$(BIN)/ruff check sizing scripts tests
 	$(BIN)/mypy
-	$(BIN)/python -m sizing export --check
-	$(BIN)/python -m scripts.calibrate --check
 	$(BIN)/python -m scripts.throughput_fit --check
-	$(BIN)/python -m pytest -q
+	$(PYTEST)
+
+# The inner loop: no site build, no browser (under 90 s on 2 idle cores).
+test-fast: $(STAMP)
+	$(BIN)/ruff check sizing scripts tests
+	$(BIN)/mypy
+	$(BIN)/python -m scripts.throughput_fit --check
+	$(PYTEST) -m "not site and not browser"
 
 # generated/ must match the catalog: prints a diff and fails when `python -m sizing export` is due.
 check-generated: $(STAMP)

@@ -1,8 +1,20 @@
-"""Shared fixtures: the repository's catalog and matrix, and one assembled site per test session."""
+"""Shared fixtures: the repository's catalog, matrix and prepared site context, and one assembled site per
+engine for the whole test run.
+
+The site is built once per engine and run (``scripts/docs.py build``), also under ``pytest -n 2``: the
+workers share one folder and a file lock, so the first worker to ask builds and the other waits for it and
+reads the result. Tests that use a built site or a browser are marked ``site`` / ``browser`` from the
+fixtures they ask for (``make test-fast`` deselects them). They are not pinned to one worker: the browser
+visits are most of the run's work, and split over both workers they keep both cores busy. (xdist 3.8's
+``--dist loadgroup`` would not pin them anyway under pytest 9.2: it renames ``item._nodeid``, which pytest
+9.2 no longer reads.)
+"""
 
 from __future__ import annotations
 
+import fcntl
 import functools
+import os
 import subprocess
 import sys
 from collections.abc import Callable
@@ -12,50 +24,99 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
+from scripts.docs import SITE_MARKER  # noqa: E402
 from scripts.engines import ENGINES  # noqa: E402
 
+SITE_FIXTURES = frozenset({"built_site", "zensical_site", "engine_site", "session_build"})
+BROWSER_FIXTURES = frozenset({"browser", "chromium", "page", "site_url", "engine_url", "desktop"})
+STALE = "stale.html"
+"""A file put into the site folder before the session build: a successful build must remove it."""
 
-def _run_docs(*args: str, repo: Path = ROOT) -> subprocess.CompletedProcess[str]:
+
+def _run_docs(*args: str, repo: Path = ROOT, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     """Run ``python -m scripts.docs`` of the repository at ``repo`` and capture its output."""
     command = [sys.executable, "-m", "scripts.docs", *args]
-    return subprocess.run(command, cwd=repo, capture_output=True, text=True, timeout=300, check=False)
+    return subprocess.run(command, cwd=repo, capture_output=True, text=True, timeout=600, check=False,
+                          env={**os.environ, **(env or {})})
 
 
 def pytest_configure(config: pytest.Config) -> None:
     """Register the project's markers."""
-    config.addinivalue_line("markers", "site: builds the site (slow; a few representative cases)")
+    config.addinivalue_line("markers", "site: builds the site or reads the session's build (not in make test-fast)")
+    config.addinivalue_line("markers", "browser: drives Chromium (not in make test-fast)")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark tests by the fixtures they use: ``browser`` (Chromium), ``site`` (a built site, or a browser)."""
+    for item in items:
+        names = set(getattr(item, "fixturenames", ()))
+        if names & BROWSER_FIXTURES:
+            item.add_marker(pytest.mark.browser)
+        if names & (BROWSER_FIXTURES | SITE_FIXTURES) and not item.get_closest_marker("site"):
+            item.add_marker(pytest.mark.site)
 
 
 @pytest.fixture(scope="session")
 def run_docs() -> Callable[..., subprocess.CompletedProcess[str]]:
-    """``run_docs(*args, repo=ROOT)`` runs a repository's ``scripts/docs.py`` with ``args``."""
+    """``run_docs(*args, repo=ROOT, env=None)`` runs a repository's ``scripts/docs.py`` with ``args``."""
     return _run_docs
 
 
-@pytest.fixture(scope="session", params=list(ENGINES))
-def engine(request: pytest.FixtureRequest) -> str:
-    """The site generator (``scripts/docs.py build --engine``): every site test runs once per engine."""
-    return request.param
+def shared_root(factory: pytest.TempPathFactory) -> Path:
+    """A folder every xdist worker of this run sees (the run's temporary root), or the session's own."""
+    base = factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
 
 
 @functools.cache
 def _site(engine: str, root: Path) -> Path:
-    """The site assembled by ``scripts/docs.py build --engine ENGINE`` under ``root``, built once."""
-    site = root / engine / "site"
-    result = _run_docs("build", "--engine", engine, "--site", str(site))
-    if result.returncode != 0:
-        pytest.fail(f"scripts/docs.py build --engine {engine} failed:\n{result.stdout}\n{result.stderr}")
-    return site
+    """The site built by ``scripts/docs.py build --engine ENGINE`` into ``root/ENGINE/site`` once per run: the
+    first process to take the lock builds (over a folder holding a stale file), the others wait and reuse."""
+    folder = root / engine
+    folder.mkdir(parents=True, exist_ok=True)
+    with (root / f"{engine}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (folder / "built").exists():
+            (folder / "site").mkdir(exist_ok=True)
+            (folder / "site" / SITE_MARKER).write_text("", encoding="utf-8")  # a site an earlier build wrote
+            (folder / "site" / STALE).write_text("old", encoding="utf-8")
+            result = _run_docs("build", "--engine", engine, "--site", str(folder / "site"))
+            (folder / "output.txt").write_text(f"{result.returncode}\n{result.stdout}\n{result.stderr}",
+                                               encoding="utf-8")
+            (folder / "built").touch()
+    code, output = (folder / "output.txt").read_text(encoding="utf-8").split("\n", 1)
+    if code != "0":
+        pytest.fail(f"scripts/docs.py build --engine {engine} failed:\n{output}")
+    return folder / "site"
 
 
 def site_of(engine: str, factory: pytest.TempPathFactory) -> Path:
-    """The session's site built with ``engine`` (shared by every fixture and test that asks for it)."""
-    return _site(engine, factory.getbasetemp() / "assembled")
+    """The run's site built with ``engine`` (shared by every fixture, test and xdist worker that asks)."""
+    return _site(engine, shared_root(factory) / "assembled")
 
 
 @pytest.fixture(scope="session")
-def built_site(engine: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The site assembled by ``scripts/docs.py build --engine ENGINE --site <tmp>``, once per session."""
+def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The MkDocs site (``scripts/docs.py build --site <tmp>``), built once per run. The content tests read
+    it; ``tests/e2e/test_engine_parity.py`` proves the Zensical build publishes the same content."""
+    return site_of("mkdocs", tmp_path_factory)
+
+
+@pytest.fixture(scope="session")
+def zensical_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The Zensical site, built once per run (parity and the per-engine checks)."""
+    return site_of("zensical", tmp_path_factory)
+
+
+@pytest.fixture(scope="session", params=list(ENGINES))
+def engine(request: pytest.FixtureRequest) -> str:
+    """The site generator: a test asking for it runs once per engine (what differs between engines)."""
+    return request.param
+
+
+@pytest.fixture(scope="session")
+def engine_site(engine: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The site built with ``engine`` (see :func:`engine`)."""
     return site_of(engine, tmp_path_factory)
 
 
@@ -73,3 +134,20 @@ def matrix(catalog):
     from sizing.engine.evaluate import evaluate
 
     return evaluate(catalog)
+
+
+@pytest.fixture(scope="session")
+def real_ctx():
+    """The repository catalog's site context (matrix and examples), as every page macro reads it: the cached
+    :func:`sizing.site.context.context`, so tests and in-process helpers share one evaluation."""
+    from sizing.site import context as site
+
+    return site.context(ROOT / "catalog")
+
+
+@pytest.fixture(scope="session")
+def prepared_ctx(real_ctx):
+    """:func:`real_ctx` prepared as the build prepares it (chart series, calibration, explorer files)."""
+    from sizing.site import context as site
+
+    return site.prepare(real_ctx)

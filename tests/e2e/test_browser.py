@@ -1,23 +1,21 @@
 """Real-browser quality gates: the built site in headless Chromium, driven by Playwright.
 
-The site is built once (``scripts/docs.py build --site DIR``, the ``built_site`` fixture) and served
-on 127.0.0.1 from a background thread. Debian's Chromium is used (Playwright's own browser download
-is not available); when it is missing it is installed with apt-get (CI runs as root).
+The site of each engine is built once per run (``engine_site``) and served on 127.0.0.1 from a
+background thread. Debian's Chromium is used (Playwright's own browser download is not available);
+``make setup`` installs it (``/usr/bin/chromium``).
 
-Checks: every page of every language loads without console errors or failed requests (one
-full-page screenshot each under ``test-artifacts/screenshots/``); the language selector keeps the
-reader on the same page; search finds words in each language; fit tables sort on a header click and
-filter through their filter box; code blocks carry Material's copy button.
+Checks, against both engines' builds: the language selector keeps the reader on the same page; search
+finds words in each language; fit tables sort on a header click and filter through their filter box;
+code blocks carry Material's copy button. That every page loads without console errors or failed
+requests is checked with the layout checks of :mod:`test_explorer_browser`. A failing browser test
+leaves a full-page screenshot of its page under ``test-artifacts/failures/`` (``tests/e2e/conftest.py``).
 """
 
 from __future__ import annotations
 
 import atexit
 import functools
-import os
 import re
-import shutil
-import subprocess
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -32,8 +30,8 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
                  "--disable-sync", "--no-first-run", "--disable-quic"]
 SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"
 PREFIXES = {"en": "", "zh": "zh/", "ru": "ru/"}
-PAGES = ("", "explorer/", "choosing-a-gpu-server/", "deployment-hardware/", "fit-tables/", "methodology/",
-         "catalog/")
+PAGES = ("", "explorer/", "choosing-a-gpu-server/", "deployment-hardware/", "fit-tables/", "throughput/",
+         "methodology/", "catalog/")
 TIMEOUT_MS = 15_000
 SCREENSHOT_MS = 120_000
 """Full-page PNGs of the long fit-table pages take several seconds each."""
@@ -44,31 +42,11 @@ SCREENSHOT_MS = 120_000
 # ---------------------------------------------------------------------------------------------
 
 
-def apt_install(*packages: str) -> None:
-    """``apt-get update`` then ``apt-get install -y PACKAGES``; fail the session with apt's output."""
-    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    for command in (["apt-get", "update"], ["apt-get", "install", "-y", *packages]):
-        result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=1800, check=False)
-        if result.returncode != 0:
-            pytest.fail(f"{' '.join(command)} failed:\n{result.stdout[-2000:]}\n{result.stderr[-2000:]}")
-
-
-def has_chinese_font() -> bool:
-    """Whether fontconfig knows a font covering Chinese (screenshots of /zh/ need one)."""
-    if shutil.which("fc-list") is None:
-        return False
-    return bool(subprocess.run(["fc-list", ":lang=zh"], capture_output=True, text=True, check=False).stdout.strip())
-
-
 @pytest.fixture(scope="session")
 def chromium() -> str:
-    """The path of Debian's Chromium, installed with apt-get when missing (skips only if that is impossible)."""
-    if Path(CHROMIUM).exists():
-        return CHROMIUM
-    if shutil.which("apt-get") is None or os.geteuid() != 0:
-        pytest.skip(f"{CHROMIUM} is missing and cannot be installed here (needs apt-get and root)")
-    apt_install("chromium", *([] if has_chinese_font() else ["fonts-wqy-zenhei"]))
-    assert Path(CHROMIUM).exists(), f"apt-get installed chromium but {CHROMIUM} does not exist"
+    """The path of Debian's Chromium, which ``make setup`` installs (fails, naming the fix, when missing)."""
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} is missing: run `make setup` as root (it installs chromium with apt-get)")
     return CHROMIUM
 
 
@@ -102,15 +80,21 @@ class SiteHandler(SimpleHTTPRequestHandler):
         self.wfile.write(body)
 
 
-@pytest.fixture(scope="session")
-def site_url(built_site: Path) -> Iterator[str]:
-    """``http://127.0.0.1:PORT/`` serving the built site from a background thread on a free port."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(SiteHandler, directory=str(built_site)))
+def serve(site: Path) -> Iterator[str]:
+    """``http://127.0.0.1:PORT/`` serving ``site`` from a background thread on a free port, until closed."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(SiteHandler, directory=str(site)))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{server.server_address[1]}/"
     server.shutdown()
     server.server_close()
+
+
+@pytest.fixture(scope="session")
+def site_url(engine_site: Path) -> Iterator[str]:
+    """The site of each engine (``engine``) served on a free port: every browser test runs once per engine
+    (the two builds share their content, but each engine ships its own theme scripts)."""
+    yield from serve(engine_site)
 
 
 _SHARED: dict[str, object] = {}
@@ -151,43 +135,50 @@ class Problems:
         page.on("response", lambda res: res.status >= 400 and self.items.append(f"HTTP {res.status}: {res.url}"))
 
 
-@pytest.fixture
-def page(browser: object) -> Iterator[object]:
-    """A fresh light-mode page (1280×900) whose problems are collected in ``page.problems``."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme="light", locale="en-US")
+OPEN_TABS: list[object] = []
+"""The pages the running test opened (``tests/e2e/conftest.py`` screenshots them when it fails)."""
+
+
+def open_tab(browser: object, width: int, height: int, **options: object) -> object:
+    """A fresh light-mode page of the given size collecting its problems in ``page.problems``."""
+    context = browser.new_context(viewport={"width": width, "height": height}, color_scheme="light", **options)
     tab = context.new_page()
     tab.set_default_timeout(TIMEOUT_MS)
     tab.problems = Problems()
     tab.problems.watch(tab)
-    yield tab
-    context.close()
+    OPEN_TABS.append(tab)
+    return tab
+
+
+def close_tabs() -> None:
+    """Close every page the test opened."""
+    while OPEN_TABS:
+        OPEN_TABS.pop().context.close()
+
+
+def failure_name(nodeid: str, index: int) -> str:
+    """The file of the ``index``-th page a failing test had open: ``test_browser-test_x-mkdocs-en-1.png``."""
+    path, _, test = nodeid.partition("::")
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", f"{Path(path).stem}-{test}").strip("-") + f"-{index}.png"
+
+
+@pytest.fixture
+def tabs(browser: object) -> Iterator[functools.partial[object]]:
+    """``tabs(width, height)`` opens a page; every page it opened is closed after the test."""
+    yield functools.partial(open_tab, browser)
+    close_tabs()
+
+
+@pytest.fixture
+def page(tabs) -> object:
+    """A fresh light-mode page (1280×900) whose problems are collected in ``page.problems``."""
+    return tabs(1280, 900, locale="en-US")
 
 
 def visit(page: object, url: str) -> None:
     """Open ``url`` and wait until the network is idle and Material's scripts ran."""
     page.goto(url, wait_until="networkidle")
     page.wait_for_function("() => typeof document$ !== 'undefined'")
-
-
-# ---------------------------------------------------------------------------------------------
-# every page loads cleanly
-# ---------------------------------------------------------------------------------------------
-
-
-def screenshot_name(lang: str, path: str) -> str:
-    """``en-fit-tables.png``, ``zh-home.png``."""
-    return f"{lang}-{path.strip('/') or 'home'}.png"
-
-
-@pytest.mark.parametrize("path", PAGES, ids=[p.strip("/") or "home" for p in PAGES])
-@pytest.mark.parametrize("lang", PREFIXES)
-def test_page_loads_without_errors(page: object, site_url: str, lang: str, path: str) -> None:
-    """Assert the page loads with no console error, script error or failed request; save a screenshot."""
-    visit(page, f"{site_url}{PREFIXES[lang]}{path}")
-    assert page.evaluate("document.documentElement.lang") == lang
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SCREENSHOTS / screenshot_name(lang, path)), full_page=True, timeout=SCREENSHOT_MS)
-    assert page.problems.items == []
 
 
 # ---------------------------------------------------------------------------------------------
@@ -314,8 +305,9 @@ def test_code_blocks_have_a_copy_button(page: object, site_url: str) -> None:
     pytest.fail("no English page has a code block")
 
 
-def test_screenshot_names_are_unique() -> None:
-    """Assert every page/language pair gets its own screenshot file."""
-    names = {screenshot_name(lang, path) for lang in PREFIXES for path in PAGES}
-    assert len(names) == len(PREFIXES) * len(PAGES)
-    assert all(re.fullmatch(r"(en|zh|ru)-[a-z-]+\.png", name) for name in names)
+def test_failure_screenshots_are_named_by_test_and_page() -> None:
+    """Assert each page of each failing test gets its own plain file name."""
+    nodeid = "tests/e2e/test_browser.py::test_search_finds_a_word_in_each_language[zensical-zh]"
+    names = {failure_name(nodeid, 1), failure_name(nodeid, 2), failure_name(nodeid.replace("zh]", "ru]"), 1)}
+    assert len(names) == 3
+    assert failure_name(nodeid, 1) == "test_browser-test_search_finds_a_word_in_each_language-zensical-zh-1.png"

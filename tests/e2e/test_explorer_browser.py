@@ -1,16 +1,18 @@
 """Real-browser tests of the explorer, the fit-table filter and wide tables (issue 11).
 
-Uses the Chromium, served site and page fixtures of :mod:`tests.test_browser`. Checks: the explorer
-shows the engine's command for a chosen model, server and context; a deep link restores the same
-state in every language; the filter finds server, model and translated verdict labels and says when
-nothing matches; no table cell is clipped without a scroll affordance at 1366 and 390 px; verdicts
-carry text; every page at both widths loads without console errors (screenshots under
-``test-artifacts/screenshots/``).
+Uses the Chromium, served site and page fixtures of :mod:`test_browser` (each test runs against both
+engines' builds). Checks: the explorer shows the engine's command for a chosen model, server and
+context; a deep link restores the same state in every language; the filter finds server, model and
+translated verdict labels and says when nothing matches; every page of every language, at 1366 and
+390 px, loads without console errors or failed requests, declares its language, clips no table without
+a scroll affordance and gives every verdict text. A passing run saves one curated set of full-page
+screenshots (MkDocs build, :data:`CURATED` pages, each language, both widths) under
+``test-artifacts/screenshots/``; a failing test saves its page under ``test-artifacts/failures/``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import re
 
 import pytest
 
@@ -18,10 +20,12 @@ from sizing.render import explorer_data as xd
 from sizing.site import context as site
 from sizing.launch.commands import vllm_command
 from sizing.render.i18n import t
-from test_browser import PAGES, PREFIXES, SCREENSHOT_MS, SCREENSHOTS, SEARCH_UI, TIMEOUT_MS, Problems, visit
-from test_browser import browser, chromium, site_url  # noqa: F401 - fixtures used by these tests
+from test_browser import PAGES, PREFIXES, SCREENSHOT_MS, SCREENSHOTS, SEARCH_UI, visit
+from test_browser import browser, chromium, site_url, tabs  # noqa: F401 - fixtures used by these tests
 
 WIDTHS = {"desktop": (1366, 768), "phone": (390, 844)}
+CURATED = ("", "explorer/", "fit-tables/")
+"""Pages whose full-page screenshots a passing run keeps (per language and width, MkDocs build)."""
 MODEL, SERVER = "meta-llama/Llama-3.3-70B-Instruct", "gpu-rtx-pro"
 
 
@@ -31,22 +35,10 @@ def rows():
     return xd.explorer_rows(site.context())
 
 
-def new_page(browser: object, width: int, height: int) -> object:  # noqa: F811
-    """A fresh light-mode page of the given size collecting its problems in ``page.problems``."""
-    context = browser.new_context(viewport={"width": width, "height": height}, color_scheme="light")
-    tab = context.new_page()
-    tab.set_default_timeout(TIMEOUT_MS)
-    tab.problems = Problems()
-    tab.problems.watch(tab)
-    return tab
-
-
 @pytest.fixture
-def desktop(browser: object) -> Iterator[object]:  # noqa: F811
+def desktop(tabs) -> object:  # noqa: F811
     """A 1366×768 page."""
-    tab = new_page(browser, *WIDTHS["desktop"])
-    yield tab
-    tab.context.close()
+    return tabs(*WIDTHS["desktop"])
 
 
 def expected_command(rows, checkpoint: str, precision: str, server: str, kv: str, ctx: int) -> str:
@@ -212,26 +204,38 @@ def is_emoji(ch: str) -> bool:
 BADGES = "() => Array.from(document.querySelectorAll('.sz-badge')).map(b => b.textContent.trim())"
 
 
+def screenshot_name(lang: str, path: str, width: str) -> str:
+    """``en-fit-tables-1366.png``, ``zh-home-390.png``."""
+    return f"{lang}-{path.strip('/') or 'home'}-{WIDTHS[width][0]}.png"
+
+
 @pytest.mark.parametrize("width", WIDTHS)
 @pytest.mark.parametrize("path", PAGES, ids=[p.strip("/") or "home" for p in PAGES])
 @pytest.mark.parametrize("lang", PREFIXES)
-def test_tables_are_never_clipped_without_a_scroll_hint(browser: object, site_url: str, lang: str,  # noqa: F811
-                                                        path: str, width: str) -> None:
-    """Assert every wide table scrolls with a visible hint, verdict badges have text, and nothing errors."""
-    page = new_page(browser, *WIDTHS[width])
-    try:
-        visit(page, f"{site_url}{PREFIXES[lang]}{path}")
-        if path == "explorer/":
-            explorer_ready(page)
-        assert page.evaluate(CLIPPED) == []
-        badges = page.evaluate(BADGES)
-        assert all(text and not any(is_emoji(ch) for ch in text) for text in badges), badges[:5]
+def test_page_is_clean(tabs, site_url: str, engine: str, lang: str, path: str,  # noqa: F811
+                       width: str) -> None:
+    """Assert the page loads in its language with no console error, script error or failed request, every
+    wide table scrolls with a visible hint and verdict badges have text; keep the curated screenshots."""
+    page = tabs(*WIDTHS[width])
+    visit(page, f"{site_url}{PREFIXES[lang]}{path}")
+    if path == "explorer/":
+        explorer_ready(page)
+    assert page.evaluate("document.documentElement.lang") == lang
+    assert page.evaluate(CLIPPED) == []
+    badges = page.evaluate(BADGES)
+    assert all(text and not any(is_emoji(ch) for ch in text) for text in badges), badges[:5]
+    assert page.problems.items == []
+    if engine == "mkdocs" and path in CURATED:
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        name = f"{lang}-{path.strip('/') or 'home'}-{WIDTHS[width][0]}.png"
-        page.screenshot(path=str(SCREENSHOTS / name), full_page=True, timeout=SCREENSHOT_MS)
-        assert page.problems.items == []
-    finally:
-        page.context.close()
+        page.screenshot(path=str(SCREENSHOTS / screenshot_name(lang, path, width)), full_page=True,
+                        timeout=SCREENSHOT_MS)
+
+
+def test_screenshot_names_are_unique() -> None:
+    """Assert every curated page, language and width gets its own screenshot file."""
+    names = {screenshot_name(lang, path, width) for lang in PREFIXES for path in CURATED for width in WIDTHS}
+    assert len(names) == len(PREFIXES) * len(CURATED) * len(WIDTHS)
+    assert all(re.fullmatch(r"(en|zh|ru)-[a-z-]+-(1366|390)\.png", name) for name in names)
 
 
 def search_results(page: object, url: str, word: str, engine: str) -> int:

@@ -3,18 +3,17 @@
 Every case copies the catalog into a temporary folder, breaks one thing, and expects
 ``python -m sizing --catalog DIR table`` to exit 2 with exactly one line on stderr that names the
 file, the entry and the field (``gpus.yaml: l40s.memory_mib: must be greater than 0, got -1``) and
-no traceback. A few representative cases (marker ``site``) also build the English site against the
-broken catalog (``SIZING_CATALOG``) and expect the build to stop with the same line.
+no traceback. The CLI runs in this process (:func:`sizing.cli.main`, an exception would fail the test
+with its traceback); two cases run ``python -m sizing`` as a real process, for its exit status and its
+one stderr line. A few representative cases also render a page macro against the broken catalog
+(``SIZING_CATALOG``), as a site build does, and expect the same line; one of them (marker ``site``)
+builds the English site for real and expects the build to stop with it.
 
-Odd-but-valid text (table pipes, HTML, Jinja, backticks, right-to-left and CJK scripts) in names and
-notes must come out of the CLI intact and, in Markdown and on built pages, escaped.
+Odd-but-valid text in names and notes: ``test_odd_catalog_text.py``.
 """
 
 from __future__ import annotations
 
-import csv
-import html
-import io
 import json
 import os
 import re
@@ -28,6 +27,11 @@ from typing import Any
 
 import pytest
 import yaml
+
+from sizing.cli import main
+from sizing.errors import CatalogError
+from sizing.site.context import ENV_VAR
+from sizing.site.docs_macros import define_env
 
 ROOT = Path(__file__).resolve().parents[2]
 BASE = ROOT / "catalog"
@@ -303,9 +307,18 @@ CASES = [
 
 
 def run_cli(catalog: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """``python -m sizing --catalog CATALOG ARGS`` from the repository root."""
+    """``python -m sizing --catalog CATALOG ARGS`` from the repository root, as a real process."""
     command = [sys.executable, "-m", "sizing", "--catalog", str(catalog), *args]
     return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)
+
+
+def cli(capsys: pytest.CaptureFixture[str], catalog: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``python -m sizing --catalog CATALOG ARGS`` in this process (:func:`sizing.cli.main`), its exit status
+    and output captured as :func:`run_cli` gives them."""
+    capsys.readouterr()
+    status = main(["--catalog", str(catalog), *args])
+    out, err = capsys.readouterr()
+    return subprocess.CompletedProcess(["sizing", *args], status, out, err)
 
 
 def assert_one_line(output: str, case: Case, where: str) -> str:
@@ -320,15 +333,32 @@ def assert_one_line(output: str, case: Case, where: str) -> str:
     return line
 
 
+def assert_stops(result: subprocess.CompletedProcess[str], case: Case, where: str) -> str:
+    """Assert exit status 2, nothing on stdout and the one error line on stderr; that line."""
+    assert result.returncode == 2, f"{case.id}: exit {result.returncode}\n{result.stderr}"
+    assert result.stdout == ""
+    return assert_one_line(result.stderr, case, where)
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
-def test_cli_stops_with_one_line(tmp_path: Path, case: Case) -> None:
+def test_cli_stops_with_one_line(tmp_path: Path, case: Case, capsys: pytest.CaptureFixture[str]) -> None:
     """Assert the CLI exits 2 with one stderr line naming file, entry and field, and prints nothing else."""
     draft = draft_of(tmp_path)
     where = case.mutate(draft)
-    result = run_cli(draft.folder, "table")
-    assert result.returncode == 2, f"{case.id}: exit {result.returncode}\n{result.stderr}"
-    assert result.stdout == ""
-    assert_one_line(result.stderr, case, where)
+    assert_stops(cli(capsys, draft.folder, "table"), case, where)
+
+
+PROCESS_CASES = ("gpu-memory_mib-negative", "non-utf8-bytes")
+"""Cases also run as ``python -m sizing`` in a process of its own (exit status, stderr, no traceback)."""
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c.name in PROCESS_CASES],
+                         ids=[c.id for c in CASES if c.name in PROCESS_CASES])
+def test_cli_process_stops_with_one_line(tmp_path: Path, case: Case) -> None:
+    """Assert ``python -m sizing`` itself exits 2 with the one line on stderr and nothing on stdout."""
+    draft = draft_of(tmp_path)
+    where = case.mutate(draft)
+    assert_stops(run_cli(draft.folder, "table"), case, where)
 
 
 def test_there_are_at_least_thirty_distinct_cases() -> None:
@@ -343,6 +373,8 @@ def test_there_are_at_least_thirty_distinct_cases() -> None:
 
 SITE_CASES = ("gpu-memory_mib-negative", "duplicate-gpu-id", "non-utf8-bytes", "server-unknown-gpu",
               "missing-required-assumption", "example-longer-than-model-context")
+BUILT_CASE = "gpu-memory_mib-negative"
+"""The case whose English site is built for real (the others render a page macro in this process)."""
 
 
 def build_english(catalog: Path, out: Path) -> subprocess.CompletedProcess[str]:
@@ -353,102 +385,39 @@ def build_english(catalog: Path, out: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300, check=False)
 
 
-@pytest.mark.site
+def render_page_macro(catalog: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The English fit tables as a page build renders them: the site's macros registered on Zensical's
+    macro environment (what mkdocs-macros and Zensical call) and read from ``SIZING_CATALOG``."""
+    from zensical.extensions.macros import MacroEnv  # requirements-zensical.txt
+
+    monkeypatch.setenv(ENV_VAR, str(catalog))
+    env = MacroEnv(conf={"theme": {"language": "en"}})
+    define_env(env)
+    return env.macros["sz_table"]("what-fits")
+
+
 @pytest.mark.parametrize("case", [c for c in CASES if c.name in SITE_CASES],
                          ids=[c.id for c in CASES if c.name in SITE_CASES])
-def test_site_build_stops_with_the_same_line(tmp_path: Path, case: Case) -> None:
-    """Assert the English build fails and its output carries the CLI's one-line message."""
+def test_page_macro_stops_with_the_same_line(tmp_path: Path, case: Case, capsys: pytest.CaptureFixture[str],
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """Assert a page macro on the broken catalog raises the error whose message is the CLI's one line."""
     draft = draft_of(tmp_path)
     case.mutate(draft)
-    expected = run_cli(draft.folder, "table").stderr.strip()
+    expected = cli(capsys, draft.folder, "table").stderr.strip()
+    with pytest.raises(CatalogError) as raised:
+        render_page_macro(draft.folder, monkeypatch)
+    assert expected and str(raised.value) == expected
+
+
+@pytest.mark.site
+def test_site_build_stops_with_the_same_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Assert the English build fails and its output carries the CLI's one-line message."""
+    case = next(c for c in CASES if c.name == BUILT_CASE)
+    draft = draft_of(tmp_path)
+    case.mutate(draft)
+    expected = cli(capsys, draft.folder, "table").stderr.strip()
     result = build_english(draft.folder, tmp_path / "site")
     output = result.stdout + result.stderr
     assert result.returncode != 0, f"{case.id}: the site built from a broken catalog"
     assert expected and expected in output, f"{case.id}: {expected!r} not in the build output:\n{output[-3000:]}"
     assert not (tmp_path / "site" / "index.html").exists() or result.returncode != 0
-
-
-# ---------------------------------------------------------------------------------------------
-# odd but valid text
-# ---------------------------------------------------------------------------------------------
-
-ODD_NAME = "Odd | <script>alert(1)</script> {{ config }} {% raw %} `tick` مرحبا שלום 显存"
-ODD_ID = "odd|org/<script>alert(2)</script>{{ config }}`x` مرحبا שלום 显存"
-ODD_NOTES = "Notes | <b>bold</b> {{ 7 * 7 }} {% endraw %} ``two`` السلام עברית 服务器 память"
-
-
-def odd_catalog(tmp_path: Path) -> tuple[Path, str]:
-    """A valid catalog with odd text in the first server's name and notes and in an added model.
-
-    The added model is a copy of the first one whose id (shown by the CLI table), name and notes
-    (shown on the site) are odd; its checkpoint id is plain because checkpoint ids have a pattern.
-    """
-    draft = draft_of(tmp_path)
-    server = draft.first("servers")
-    draft.edit("servers", server, "name", ODD_NAME)
-    draft.edit("servers", server, "notes", ODD_NOTES)
-    models = draft.data("models")
-    odd = dict(next(iter(models.values())), name=ODD_NAME, notes=ODD_NOTES)
-    odd["checkpoints"] = [{"id": "odd-org/odd-model", "precision": odd["checkpoints"][0]["precision"]}]
-    draft.save("models", {**models, ODD_ID: odd})
-    return draft.folder, server
-
-
-def markdown_cells(line: str) -> list[str]:
-    """The cells of one Markdown table row, splitting on unescaped pipes only."""
-    return [cell.strip() for cell in re.split(r"(?<!\\)\|", line.strip().strip("|"))]
-
-
-def test_odd_text_round_trips_through_json_and_csv(tmp_path: Path) -> None:
-    """Assert JSON and CSV tables carry the odd names exactly as written in the catalog."""
-    folder, server = odd_catalog(tmp_path)
-    as_json = run_cli(folder, "table", "--model", ODD_ID, "--server", server, "--format", "json")
-    assert as_json.returncode == 0, as_json.stderr
-    rows = json.loads(as_json.stdout)
-    assert rows and {row["model"] for row in rows} == {ODD_ID}
-    as_csv = run_cli(folder, "table", "--model", ODD_ID, "--server", server, "--format", "csv")
-    assert as_csv.returncode == 0, as_csv.stderr
-    table = list(csv.DictReader(io.StringIO(as_csv.stdout)))
-    assert len(table) == len(rows) and {row["model"] for row in table} == {ODD_ID}
-
-
-def test_odd_text_is_escaped_in_markdown_tables(tmp_path: Path) -> None:
-    """Assert the Markdown table keeps one cell per column, escapes HTML, pipes and braces, keeps the text."""
-    folder, server = odd_catalog(tmp_path)
-    result = run_cli(folder, "table", "--server", server, "--format", "markdown")
-    assert result.returncode == 0, result.stderr
-    rows = [line for line in result.stdout.splitlines() if line.startswith("|")]
-    assert len(rows) >= 3
-    widths = {len(markdown_cells(row)) for row in rows}
-    assert len(widths) == 1, f"rows with different cell counts: {widths}"
-    assert "<script>" not in result.stdout and "{{" not in result.stdout and "`x`" not in result.stdout
-    odd_rows = [row for row in rows if ODD_ID in html.unescape(row.replace("\\|", "|"))]
-    assert odd_rows, "the odd model id is not in the table"
-
-
-@pytest.mark.site
-def test_built_page_shows_odd_text_escaped(tmp_path: Path) -> None:
-    """Assert built pages show the odd name escaped: no injected script, no Jinja run, intact tables."""
-    folder, _ = odd_catalog(tmp_path)
-    result = build_english(folder, tmp_path / "site")
-    assert result.returncode == 0, result.stdout + result.stderr
-    pages = {p: p.read_text(encoding="utf-8") for p in (tmp_path / "site").rglob("*.html")}
-    assert not any("<script>alert(1)</script>" in text for text in pages.values())
-    escaped = html.escape("<script>alert(1)</script>", quote=False)
-    showing = [p for p, text in pages.items() if escaped in text]
-    assert showing, "no page shows the odd server or model name"
-    for page in showing:
-        text = pages[page]
-        assert "{{ config }}" in html.unescape(text), f"{page}: Jinja was evaluated"
-        if "&lt;b&gt;bold" in text:
-            assert "{{ 7 * 7 }}" in html.unescape(text), f"{page}: Jinja in notes was evaluated"
-        assert_table_rows_intact(text, page)
-
-
-def assert_table_rows_intact(text: str, page: Path) -> None:
-    """Assert every table on the page has the same number of cells in each row as in its header."""
-    for table in re.findall(r"<table\b.*?</table>", text, flags=re.S):
-        header = len(re.findall(r"<th\b", table.split("</tr>")[0]))
-        for row in re.findall(r"<tr\b.*?</tr>", table, flags=re.S)[1:]:
-            cells = len(re.findall(r"<t[dh]\b", row))  # a row header (<th scope="row">) is a cell too
-            assert cells == header, f"{page}: a row has {cells} cells, the header {header}"

@@ -76,3 +76,27 @@ def test_a_failed_first_set_up_leaves_no_venv(tmp_path):
     result = subprocess.run(command, capture_output=True, text=True, timeout=300, check=False)
     assert result.returncode != 0 and "pip install failed" in result.stderr
     assert not (tmp_path / ".venv").exists()
+
+
+def last_command(target: str) -> str:
+    """The last line ``make -n TARGET`` would run."""
+    return make("-n", "-B", target).stdout.strip().splitlines()[-1]
+
+
+@pytest.mark.parametrize("target", ["test", "test-fast"])
+def test_the_test_commands_end_with_pytest_on_two_workers(target):
+    """Its summary line is the last line of the run, and its exit status (5 when no test ran) make's."""
+    line = last_command(target)
+    assert line.startswith(".venv/bin/python -m pytest -q -n 2 --dist worksteal"), line
+    assert ('-m "not site and not browser"' in line) == (target == "test-fast")
+
+
+def test_setup_names_what_to_install_when_apt_cannot_run(tmp_path):
+    """Without apt-get (or root) and without Chromium, ``make browser`` fails with one line naming the fix."""
+    command = [shutil.which("make"), "--no-print-directory", "-C", str(ROOT), "browser", f"CHROMIUM={tmp_path}/none"]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=60, check=False,
+                            env={"PATH": str(tmp_path)})
+    first, *rest = result.stderr.strip().splitlines()
+    assert result.returncode != 0 and all("Error 1" in line for line in rest), result.stderr
+    assert first == (f"make: {tmp_path}/none or a Chinese font is missing and cannot be installed here (needs "
+                     "apt-get and root): install chromium and fonts-wqy-zenhei, then run make setup again")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 import re
 import shutil
@@ -11,10 +12,13 @@ import pytest
 
 from scripts.bench_pages import TARGETS, site_sizes
 from scripts.docs import SITE_MARKER, lunr_files
+from scripts.engines import ENGINES
+from sizing.render.i18n import t
+from tests.conftest import STALE
 
 ROOT = Path(__file__).resolve().parents[2]
 PREFIXES = {"en": "", "zh": "zh/", "ru": "ru/"}
-PAGES = ("choosing-a-gpu-server", "deployment-hardware", "fit-tables", "methodology", "catalog")
+PAGES = ("choosing-a-gpu-server", "deployment-hardware", "fit-tables", "throughput", "methodology", "catalog")
 _IGNORED = shutil.ignore_patterns(".git", ".venv", "__pycache__", ".pytest_cache", ".hypothesis", ".site-build-*",
                                   "test-artifacts", "node_modules")
 
@@ -93,10 +97,10 @@ def _search_config(built_site: Path, lang: str, engine: str = "mkdocs") -> dict:
     return json.loads(index.read_text(encoding="utf-8"))
 
 
-def test_chinese_search_is_segmented(built_site: Path, engine: str) -> None:
+def test_chinese_search_is_segmented(engine_site: Path, engine: str) -> None:
     """Assert jieba split the Chinese text with U+200B and the separator splits on it (Zensical: the
     index is for zh, which its search segments in the browser)."""
-    index = _search_config(built_site, "zh", engine)
+    index = _search_config(engine_site, "zh", engine)
     if engine == "zensical":
         assert index["config"]["lang"] == ["zh"]
         return
@@ -104,27 +108,27 @@ def test_chinese_search_is_segmented(built_site: Path, engine: str) -> None:
     assert any("\u200b" in doc["text"] for doc in index["docs"])
 
 
-def test_russian_search_uses_russian_stemming(built_site: Path, engine: str) -> None:
+def test_russian_search_uses_russian_stemming(engine_site: Path, engine: str) -> None:
     """Assert the Russian index is built for Russian (and, with Material, English terms)."""
     expected = ["ru"] if engine == "zensical" else ["ru", "en"]  # difference "search-lang"
-    assert _search_config(built_site, "ru", engine)["config"]["lang"] == expected
+    assert _search_config(engine_site, "ru", engine)["config"]["lang"] == expected
 
 
-def test_chinese_search_keeps_gpu_names_whole(built_site: Path, engine: str) -> None:
+def test_chinese_search_keeps_gpu_names_whole(engine_site: Path, engine: str) -> None:
     """Assert the zh index does not stem (the English stemmer cut "L40S" to "l40"); Zensical's index has
     no pipeline setting (difference "search-index"), its browser search is checked by the browser tests."""
-    config = _search_config(built_site, "zh", engine)["config"]
+    config = _search_config(engine_site, "zh", engine)["config"]
     assert "stemmer" not in config.get("pipeline", [])
 
 
 @pytest.mark.parametrize("lang", PREFIXES)
-def test_table_bodies_and_charts_are_not_indexed(built_site: Path, engine: str, lang: str) -> None:
-    """Assert computed tables and charts are left out of the search index; their headings stay in."""
-    index = _search_config(built_site, lang, engine)
+def test_table_bodies_and_charts_are_not_indexed(engine_site: Path, engine: str, lang: str) -> None:
+    """Assert computed tables and charts are left out of the search index; their headings stay in. A table's
+    header row would be indexed as its labels one after the other (prose may name a single column)."""
+    index = _search_config(engine_site, lang, engine)
     docs = index["items" if engine == "zensical" else "docs"]
-    header = {"en": "Sequences at 4K", "zh": "4K 序列数", "ru": "Последовательностей по 4K"}[lang]
-    assert not [d["location"] for d in docs if header.replace(" ", "") in d["text"].replace("\u200b", "")
-                .replace(" ", "")]
+    row = "".join(t(lang, "col_sequences_at", context=c) for c in ("4K", "32K")).replace(" ", "")
+    assert not [d["location"] for d in docs if row in re.sub(r"[\s\u200b]", "", html.unescape(d["text"]))]
     assert any("fit-gpu-l40s" in d["location"] for d in docs)
 
 
@@ -160,25 +164,21 @@ def test_lunr_files_follow_the_search_languages() -> None:
     assert lunr_files(["th"]) == {"wordcut.js", "min/lunr.th.min.js", "min/lunr.stemmer.support.min.js"}
 
 
-def test_unused_search_languages_are_not_shipped(built_site: Path, engine: str) -> None:
+def test_unused_search_languages_are_not_shipped(engine_site: Path, engine: str) -> None:
     """Assert no language ships lunr's segmenters it never loads (Material: Russian keeps its stemmer)."""
-    assert list(built_site.rglob("wordcut.js")) == [] or engine == "zensical"
+    assert list(engine_site.rglob("wordcut.js")) == [] or engine == "zensical"
     if engine == "mkdocs":
-        assert (built_site / "ru" / "assets" / "javascripts" / "lunr" / "min" / "lunr.ru.min.js").is_file()
-        assert not (built_site / "assets" / "javascripts" / "lunr" / "min" / "lunr.ru.min.js").exists()
+        assert (engine_site / "ru" / "assets" / "javascripts" / "lunr" / "min" / "lunr.ru.min.js").is_file()
+        assert not (engine_site / "assets" / "javascripts" / "lunr" / "min" / "lunr.ru.min.js").exists()
 
 
-def test_build_replaces_an_existing_site(run_docs, tmp_path: Path) -> None:
-    """Assert a successful build replaces the old site whole and leaves no work folder behind."""
-    site = tmp_path / "site"
-    site.mkdir()
-    (site / SITE_MARKER).write_text("", encoding="utf-8")  # a site an earlier build wrote
-    (site / "stale.html").write_text("old", encoding="utf-8")
-    result = run_docs("build", "--site", str(site))
-    assert result.returncode == 0, result.stderr
-    assert not (site / "stale.html").exists()
+def test_build_replaces_an_existing_site(engine_site: Path) -> None:
+    """Assert a successful build replaced the old site whole (the session's build went over a site folder an
+    earlier build wrote, holding a stale page), marked the new one and left no work folder behind."""
+    site = engine_site
+    assert not (site / STALE).exists() and (site / SITE_MARKER).is_file()
     assert (site / "zh" / "index.html").is_file()
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
+    assert sorted(p.name for p in site.parent.iterdir() if p.name.startswith(".")) == []
 
 
 def _snapshot(folder: Path) -> dict[str, bytes]:
@@ -186,13 +186,22 @@ def _snapshot(folder: Path) -> dict[str, bytes]:
     return {p.relative_to(folder).as_posix(): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
 
 
-def test_failed_build_leaves_the_site_untouched(run_docs, engine: str,
-                                                tmp_path: Path) -> None:
-    """Assert a page with an undefined macro fails the build (with either engine), shows why and keeps the
-    old site."""
+def _repository_with_a_broken_page(tmp_path: Path) -> Path:
+    """A copy of the repository whose pages (every language) open with an undefined macro."""
     repo = Path(shutil.copytree(ROOT, tmp_path / "repo", ignore=COPY_IGNORE))
-    broken = repo / "docs" / "ru" / "catalog.md"
-    broken.write_text(broken.read_text(encoding="utf-8") + "\n{{ sz_no_such_macro() }}\n", encoding="utf-8")
+    for lang in PREFIXES:
+        page = repo / "docs" / lang / "index.md"
+        page.write_text("{{ sz_no_such_macro() }}\n" + page.read_text(encoding="utf-8"), encoding="utf-8")
+    return repo
+
+
+@pytest.mark.site
+@pytest.mark.parametrize("engine", ENGINES)
+def test_failed_build_leaves_the_site_untouched(run_docs, engine: str, tmp_path: Path) -> None:
+    """Assert a page with an undefined macro fails the build (with either engine), shows why and keeps the
+    old site. The macro opens every language's home page, so it stops each language build at its first
+    page."""
+    repo = _repository_with_a_broken_page(tmp_path)
     site = tmp_path / "published" / "site"
     site.mkdir(parents=True)
     (site / SITE_MARKER).write_text("", encoding="utf-8")  # a site an earlier build wrote

@@ -15,15 +15,16 @@ from sizing.render.i18n import LANGS, fmt_gib
 
 
 @pytest.fixture(scope="module")
-def ctx() -> site.SiteContext:
+def ctx(real_ctx) -> site.SiteContext:
     """The real catalog's site context."""
-    return site.context()
+    return real_ctx
 
 
 @pytest.fixture(scope="module")
-def files(ctx: site.SiteContext) -> dict[str, dict]:
-    """The explorer files, parsed."""
-    return xr.explorer_payloads(ctx)
+def files(prepared_ctx) -> dict[str, dict]:
+    """The explorer files, parsed (:func:`sizing.render.explorer_render.explorer_payloads` of the real
+    catalog, as the build's prepare step computes them)."""
+    return dict(prepared_ctx.explorer)
 
 
 def test_files_are_the_neutral_matrix_and_one_per_language(files: dict[str, dict]) -> None:

@@ -1,31 +1,42 @@
-"""The site's build context: evaluated once, shared with every language build through a saved file."""
+"""The site's build context: evaluated once, shared with every language build through a saved file.
+
+Saving and loading run on the small catalog of ``tests/data/site_catalog``; the prepare step needs the
+repository catalog (calibration names its models), prepared once per run (``prepared_ctx``).
+"""
 
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 
 import pandas as pd
 
 from sizing.site import context as site
 
+SMALL = (Path(__file__).resolve().parents[1] / "data" / "site_catalog").resolve()
+
+
+def small_context() -> site.SiteContext:
+    """A fresh (unprepared) context of the small catalog."""
+    return site.build_context(site.load_catalog(SMALL), SMALL)
+
 
 def test_a_saved_context_is_loaded_instead_of_evaluating_again(tmp_path, monkeypatch):
-    ctx = site.build_context(site.load_catalog(site.DEFAULT_DIR), site.DEFAULT_DIR.resolve())
+    ctx = small_context()
     site.save_context(ctx, tmp_path / "ctx.pickle")
     monkeypatch.setenv(site.SNAPSHOT_VAR, str(tmp_path / "ctx.pickle"))
-    loaded = site._saved(str(site.DEFAULT_DIR.resolve()))
+    loaded = site._saved(str(SMALL))
     assert loaded is not None
     pd.testing.assert_frame_equal(loaded.frame, ctx.frame)
     assert dict(loaded.examples).keys() == dict(ctx.examples).keys()
     assert loaded.calibration == () and loaded.series == {}
 
 
-def test_prepare_fills_the_build_time_views_once():
+def test_prepare_fills_the_build_time_views_once(real_ctx, prepared_ctx):
     """Assert prepare computes calibration checks, their summary and every server's series, and keeps them."""
     from sizing.review import calibration, calibration_stats
 
-    ctx = site.build_context(site.load_catalog(site.DEFAULT_DIR), site.DEFAULT_DIR.resolve())
-    ready = site.prepare(ctx)
+    ctx, ready = real_ctx, prepared_ctx
     assert list(ready.calibration) == calibration.results(ctx.catalog)
     assert dict(ready.calibration_summary) == calibration_stats.summary(list(ready.calibration))
     assert ready.calibration_groups["coverage"]["all"] == calibration_stats.coverage(list(ready.calibration))
@@ -35,20 +46,20 @@ def test_prepare_fills_the_build_time_views_once():
 
 def test_a_saved_context_of_another_catalog_state_is_ignored(tmp_path, monkeypatch):
     catalog = tmp_path / "catalog"
-    shutil.copytree(site.DEFAULT_DIR, catalog)
+    shutil.copytree(SMALL, catalog)
     ctx = site.build_context(site.load_catalog(catalog), catalog)
     site.save_context(ctx, tmp_path / "ctx.pickle")
     monkeypatch.setenv(site.SNAPSHOT_VAR, str(tmp_path / "ctx.pickle"))
     gpus = catalog / "gpus.yaml"
     gpus.write_text(gpus.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
     assert site._saved(str(catalog)) is None
-    assert site._saved(str(site.DEFAULT_DIR.resolve())) is None
+    assert site._saved(str(SMALL)) is None
 
 
-def test_saved_chart_series_equal_the_ones_computed_on_demand(tmp_path, monkeypatch):
+def test_saved_chart_series_equal_the_ones_computed_on_demand(tmp_path, monkeypatch, prepared_ctx):
     from sizing.views import series
 
-    ctx = site.prepare(site.build_context(site.load_catalog(site.DEFAULT_DIR), site.DEFAULT_DIR.resolve()))
+    ctx = prepared_ctx
     site.save_context(ctx, tmp_path / "ctx.pickle")
     monkeypatch.setenv(site.SNAPSHOT_VAR, str(tmp_path / "ctx.pickle"))
     loaded = site._saved(str(site.DEFAULT_DIR.resolve()))

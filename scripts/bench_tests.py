@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""Benchmark the test commands of the README: wall-clock and CPU time of ``make test-fast`` and ``make test``.
+
+    python -m scripts.bench_tests [--only test-fast|test-fast-serial|test] [--out benchmarks/tests.md]
+
+Runs each command once from the repository root (``test-fast-serial`` is ``make test-fast WORKERS=0``:
+pytest in one process, to see what the two workers of ``-n 2`` gain) (``make test`` builds the site and drives Chromium: run it
+on a quiet machine, and not often) and measures its wall time and the CPU time of every process it waited
+for (user + system, from ``getrusage(RUSAGE_CHILDREN)``). CPU time is the figure to compare when other work
+shares the cores: wall time then grows with the load, CPU time hardly does. Results are kept by command in
+``benchmarks/tests.json`` (a run of one command keeps the other's last result) and written, with the
+measurements from before this benchmark existed (:data:`BEFORE`), to ``benchmarks/tests.md``.
+
+Targets (issue 26): ``make test`` under 5 minutes and ``make test-fast`` under 90 seconds on 2 cores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import resource
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+from scripts.bench_engines import load_note
+from scripts.bench_sizing import machine
+
+ROOT = Path(__file__).resolve().parent.parent
+COMMANDS = {"test-fast": ["make", "test-fast"], "test-fast-serial": ["make", "test-fast", "WORKERS=0"],
+            "test": ["make", "test"]}
+TARGETS_S = {"test-fast": 90.0, "test": 300.0}
+"""Wall-time targets of issue 26 (the serial run is a comparison, without a target)."""
+BEFORE = [
+    {"command": "make test (CI: .ci/run on a fresh clone, 780d437)", "wall": 1349.0, "cpu": None,
+     "summary": "1,375 tests (CI log: wall time only)"},
+    {"command": "ruff + mypy + pytest -q tests --ignore=tests/e2e (780d437, fresh clone; what test-fast runs)",
+     "wall": 100.0, "cpu": 96.9, "summary": "1 failed, 859 passed (calibration/results.json float noise)"},
+]
+"""Measured by hand before this script existed (commit 780d437, same machine, 6 other sessions running)."""
+BEFORE_MERGE = [
+    {"command": "pytest -q -n 2 --dist worksteal, what make test runs (bab6bee, before merging main at 2635e9a)",
+     "wall": 618.7, "cpu": 235.7, "summary": "1300 passed in 617.84s (load average 7-11)"},
+]
+"""The full suite by hand just before main's 223 new tests (and its 13 failing ones) were merged in."""
+SERIAL = [
+    {"command": "pytest -q -n 2 -m 'not site and not browser' (bab6bee; load average 9-11)", "wall": 315.5,
+     "cpu": 113.0, "summary": "1013 passed"},
+    {"command": "pytest -q -n 0 -m 'not site and not browser' (bab6bee + 5 tests; load average 6-9)", "wall": 432.9,
+     "cpu": 106.8, "summary": "1018 passed"},
+]
+"""What the two workers gain, measured by hand one after the other (``--only test-fast-serial`` re-measures)."""
+SUMMARY = re.compile(r"\d+ (passed|failed|errors?)\b.* in [\d.]+s")
+"""pytest's last line: ``3 failed, 1400 passed, 282 deselected in 538.12s (0:08:58)``."""
+
+
+def cpu_seconds() -> float:
+    """User + system CPU seconds of every finished child process of this one."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def measure(name: str) -> dict[str, Any]:
+    """Run ``make NAME`` once: its wall and CPU seconds, exit status, pytest's summary and the load."""
+    load_before, cpu, started = load_note(), cpu_seconds(), time.perf_counter()
+    result = subprocess.run(COMMANDS[name], cwd=ROOT, capture_output=True, text=True, check=False)
+    wall, cpu = time.perf_counter() - started, cpu_seconds() - cpu
+    summaries = [m.group(0) for m in SUMMARY.finditer(result.stdout)]
+    return {"command": " ".join(COMMANDS[name]), "wall": round(wall, 1), "cpu": round(cpu, 1),
+            "status": result.returncode, "summary": summaries[-1] if summaries else result.stderr.strip()[-200:],
+            "load": f"start: {load_before}; end: {load_note()}", "machine": machine()}
+
+
+def row(entry: dict[str, Any]) -> str:
+    """One Markdown table row: command, wall, CPU, pytest's summary."""
+    cpu = "n/a" if entry["cpu"] is None else f"{entry['cpu']:.0f}"
+    return f"| `{entry['command']}` | {entry['wall']:.0f} | {cpu} | {entry['summary']} |"
+
+
+def verdicts(results: dict[str, dict[str, Any]]) -> list[str]:
+    """Whether each measured command met its target (wall time) and passed."""
+    out = []
+    for name, entry in results.items():
+        target = TARGETS_S.get(name)
+        met = "" if target is None else f"; target under {target:.0f} s: " + (
+            "met" if entry["wall"] < target else "**NOT met**")
+        status = "passed" if entry["status"] == 0 else f"**failed (exit {entry['status']})**"
+        out.append(f"- `{entry['command']}`: {entry['wall']:.0f} s wall, {entry['cpu']:.0f} s CPU, {status}{met}. "
+                   f"Load: {entry['load']}.")
+    return out
+
+
+def report(results: dict[str, dict[str, Any]]) -> str:
+    """The Markdown report: before, after, verdicts and the machine of the last run."""
+    head = "| Command | Wall (s) | CPU (s) | Result |\n|---|---:|---:|---|"
+    last = max(results.values(), key=lambda e: e["machine"]["Date (UTC)"])["machine"]
+    return "\n".join([
+        "# Benchmark: the test commands", "",
+        "Generated by `python -m scripts.bench_tests`; do not edit by hand. CPU is user + system time of "
+        "every process the command waited for; wall time grows with the machine's load, CPU time hardly.", "",
+        "## Before", "", head, *map(row, BEFORE), "",
+        "## After", "", head, *(row(e) for e in results.values()), "", *verdicts(results), "",
+        "Before merging main:", "", head, *map(row, BEFORE_MERGE), "",
+        "## Two workers or one (`pytest -n 2` against `-n 0`)", "", head, *map(row, SERIAL), "",
+        "## Machine", "", *(f"- {key}: {value}" for key, value in last.items()), ""])
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Measure the chosen commands, keep them in ``tests.json`` and write the report."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--only", choices=list(COMMANDS))
+    parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "tests.md")
+    args = parser.parse_args(argv)
+    store = args.out.with_suffix(".json")
+    results = json.loads(store.read_text(encoding="utf-8")) if store.is_file() else {}
+    for name in [args.only] if args.only else list(COMMANDS):
+        results[name] = measure(name)
+        print(row(results[name]), flush=True)
+    store.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    args.out.write_text(report(results), encoding="utf-8")
+    return 0 if all(e["status"] == 0 for e in results.values()) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
