@@ -360,12 +360,15 @@ def class_columns(df: pd.DataFrame, rules: Rules, coef: Coefficients, contexts: 
     longest context and the decode ceilings: everything that depends only on a row's compute class
     (:data:`COMPUTE_KEY`)."""
     out = memory.compute(df, rules, coef)
+    kv_fp8 = out["kv_cache_dtype"].astype(str).str.startswith("fp8").to_numpy()
+    no_kernel = capability.unsupported(out["arch_sm"], out["min_sm"], kv_fp8)  # vLLM stops: nothing fits
+    out = out.assign(fits=out["fits"].to_numpy() & ~no_kernel,
+                     fits_optimistic=out["fits_optimistic"].to_numpy() & ~no_kernel)
     extra = {f"concurrency_{ctx}": usable_concurrency(out, rules, ctx) for ctx in contexts}
     extra.update({f"starts_optimistic_{ctx}": memory.starts_at(out, rules, ctx, True) for ctx in contexts})
     extra["longest_context"] = longest_context(out)
     extra.update(decode_columns(out, contexts))
-    return out.assign(unsupported=capability.unsupported(out["arch_sm"], out["min_sm"]),
-                      **{f"{EXTRA}{name}": np.asarray(values) for name, values in extra.items()})
+    return out.assign(unsupported=no_kernel, **{f"{EXTRA}{name}": np.asarray(values) for name, values in extra.items()})
 
 
 def expand_classes(df: pd.DataFrame, computed: pd.DataFrame, classes: np.ndarray) -> pd.DataFrame:

@@ -14,6 +14,8 @@ def test_a_gpu_below_the_formats_minimum_is_refused_and_unknown_ones_are_not() -
     arch = np.array([70, 75, 80, 0, 70])
     need = np.array([75, 75, 80, 75, 0])
     assert unsupported(arch, need).tolist() == [True, False, False, False, False]
+    kv_fp8 = np.array([False, True, True, True, True])
+    assert unsupported(arch, need, kv_fp8).tolist() == [True, True, False, False, True]
 
 
 def test_the_catalog_minimums_follow_vllm(catalog) -> None:
@@ -32,6 +34,13 @@ def test_estimate_refuses_a_format_the_gpu_has_no_kernel_for(catalog, model: str
     with pytest.raises(UsageError, match="not supported on GPU " + gpu) as err:
         estimate(catalog, Request(model=model, gpu=gpu, max_model_len=4096))
     assert words in str(err.value) and "\n" not in str(err.value)
+
+
+def test_estimate_refuses_an_fp8_kv_cache_below_ampere(catalog) -> None:
+    with pytest.raises(UsageError, match=r"--kv-cache-dtype fp8 is not supported on GPU t4: .* \(this GPU: 7\.5\)"):
+        estimate(catalog, Request(model="Qwen/Qwen3-8B-AWQ", gpu="t4", kv_cache_dtype="fp8", max_model_len=4096))
+    row = estimate(catalog, Request(model="Qwen/Qwen3-8B", gpu="a10", kv_cache_dtype="fp8", max_model_len=4096))
+    assert not row["unsupported"]
 
 
 @pytest.mark.parametrize(("model", "gpu", "fits"), [
