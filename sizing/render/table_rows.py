@@ -112,8 +112,9 @@ def chosen(ctx: SiteContext, kv: str | None = None, per_precision: bool = False)
     pandas copy-on-write keeps callers' changes out of the cached frame.
     """
     df = ctx.frame[ctx.frame["chosen"]]
-    if kv is not None:
-        df = df[df["kv_cache_dtype"] == kv]
+    if kv is not None:  # the GPUs without an FP8 KV cache show their auto rows (policy.summary_kv_on)
+        shown = {g: policy.summary_kv_on(kv, ctx.catalog.gpus.get(g)) for g in df["gpu"].astype(str).unique()}
+        df = df[df["kv_cache_dtype"].astype(str) == df["gpu"].astype(str).map(shown)]
     if per_precision:
         df = df.drop_duplicates(["model", "precision", "server", "kv_cache_dtype"])
     return labelled(df, ctx.catalog).reset_index(drop=True)
