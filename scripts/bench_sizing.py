@@ -29,7 +29,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from sizing.catalog.loader import Catalog, load_catalog  # noqa: E402
-from sizing.engine import cases  # noqa: E402
+from sizing.engine import frames  # noqa: E402
 from sizing.engine.estimate import Request, estimate_frame  # noqa: E402
 from sizing.engine.evaluate import as_text, evaluate  # noqa: E402
 
@@ -135,11 +135,11 @@ def run(repeats: int, sample: int) -> list[dict[str, Any]]:
 def one_thread_seconds(repeats: int) -> float:
     """Best time of ``evaluate`` on the largest catalog with its column blocks filled on one thread."""
     largest = scaled(load_catalog(ROOT / "catalog"), *list(SCALES.values())[-1])
-    threads, cases.GATHER_THREADS = cases.GATHER_THREADS, 1
+    threads, frames.GATHER_THREADS = frames.GATHER_THREADS, 1
     try:
         seconds = best_of(repeats, lambda: evaluate(largest))[0]
     finally:
-        cases.GATHER_THREADS = threads
+        frames.GATHER_THREADS = threads
     print(f"largest catalog on one thread: {seconds:.3f} s", flush=True)
     return seconds
 
@@ -179,7 +179,7 @@ def markdown(results: list[dict[str, Any]], info: dict[str, str], sample: int, r
                      f"| {r['loop_total'] / r['seconds']:,.0f}× |")
     lines += ["", "## Machine", "", *(f"- {k}: {v}" for k, v in info.items()), "", "## Method", "",
               f"- Vectorised: `sizing.engine.evaluate.evaluate(catalog)`, best of {repeats} runs. It fills the "
-              f"matrix's column blocks on {cases.GATHER_THREADS} threads (NumPy's take releases the GIL); on one "
+              f"matrix's column blocks on {frames.GATHER_THREADS} threads (NumPy's take releases the GIL); on one "
               f"thread the largest catalog took {one_thread:.3f} s. CPU time is that of the fastest run; on this "
               "virtual machine the system part (the kernel mapping fresh pages for the frame's arrays) varies "
               "several-fold from run to run while the user part stays put, so the wall time of a single run "

@@ -27,6 +27,7 @@ from typing import Any
 
 from scripts.bench_engines import load_note
 from scripts.bench_sizing import machine
+from sizing.safeio import read_json
 
 ROOT = Path(__file__).resolve().parent.parent
 COMMANDS = {"test-fast": ["make", "test-fast"], "test-fast-serial": ["make", "test-fast", "WORKERS=0"],
@@ -114,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "tests.md")
     args = parser.parse_args(argv)
     store = args.out.with_suffix(".json")
-    results = json.loads(store.read_text(encoding="utf-8")) if store.is_file() else {}
+    results = read_json(store) if store.is_file() else {}
     for name in [args.only] if args.only else list(COMMANDS):
         results[name] = measure(name)
         print(row(results[name]), flush=True)

@@ -24,7 +24,8 @@ import pandas as pd
 
 from sizing.engine import kvcache as kv
 from sizing.engine import memory
-from sizing.engine.cases import Grouping, Groups, group_ids, spread, text_categorical
+from sizing.engine.cases import Groups
+from sizing.engine.frames import Grouping, group_ids, spread, text_categorical
 from sizing.engine.overhead import Coefficients
 from sizing.engine.versions import Rules
 

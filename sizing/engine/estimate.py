@@ -7,9 +7,10 @@ frame (one row per candidate plan when no parallelism is given) and runs it thro
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
@@ -26,7 +27,7 @@ from sizing.engine.evaluate import (apply_settings, as_text, coefficients, finis
                                     resolve_plans)
 from sizing.catalog.schema import Checkpoint, Model, PrecisionSpec
 from sizing.units import MiB
-from sizing.engine.versions import max_capture_size, rules_for
+from sizing.engine.versions import Rules, max_capture_size, rules_for
 from sizing.engine import speculative
 from sizing.engine.speculative import SpecConfig
 
@@ -235,10 +236,9 @@ def request_frame(cat: Catalog, req: Request) -> pd.DataFrame:
 
 def knobs_of(cat: Catalog, req: Request) -> Knobs:
     """The Knobs of a request; an unset --gpu-memory-utilization takes the catalog's value."""
+    same = {f.name: getattr(req, f.name) for f in dataclasses.fields(Knobs)}  # each is a Request field too
     gmu = gpu_memory_utilization(cat, req.gpu_memory_utilization)
-    return Knobs(gmu, req.max_model_len, req.max_num_batched_tokens, req.max_num_seqs, req.block_size,
-                 req.enforce_eager, req.kv_cache_memory_bytes, req.llm_class,
-                 limit_mm_per_prompt=req.limit_mm_per_prompt, language_model_only=req.language_model_only)
+    return Knobs(**{**same, "gpu_memory_utilization": gmu})
 
 
 def estimate_frame(cat: Catalog, req: Request) -> pd.DataFrame:
@@ -261,13 +261,31 @@ def memory_estimate(cat: Catalog, req: Request) -> pd.Series:
     """The memory columns only (weights, budget, blocks, tokens, concurrency, fits) of an explicit plan.
 
     The same column rules as :func:`estimate`, without plan choice, advice and service metrics; for
-    callers that need many cases fast (calibration). The request must name its parallel sizes.
+    callers that need many cases fast (calibration: see :func:`memory_estimates`). The request must
+    name its parallel sizes.
     """
+    return memory_estimates(cat, [req])[0]
+
+
+def memory_estimates(cat: Catalog, reqs: Sequence[Request]) -> list[pd.Series]:
+    """:func:`memory_estimate` of each request, in order: the requests of one vLLM release are computed as
+    one frame (the column rules are row-wise, so each row is what it would be alone)."""
+    settled = [_settled(cat, req) for req in reqs]
+    rows: dict[int, pd.Series] = {}
+    for rules in dict.fromkeys(r for r, _ in settled):
+        at = [i for i, (r, _) in enumerate(settled) if r == rules]
+        frame = pd.concat([settled[i][1] for i in at], ignore_index=True)
+        done = memory.compute(frame, rules, coefficients(cat))
+        rows.update((i, done.iloc[k]) for k, i in enumerate(at))
+    return [rows[i] for i in range(len(reqs))]
+
+
+def _settled(cat: Catalog, req: Request) -> tuple[Rules, pd.DataFrame]:
+    """The release rules of an explicit-plan request and its one-row case frame with its settings."""
     if not req.tensor_parallel_size:
         raise UsageError("memory_estimate needs an explicit --tensor-parallel-size")
     rules = rules_for(req.vllm_version or str(cat.assume("vllm_version")))
-    frame = consolidated(apply_settings(request_frame(cat, req), rules, knobs_of(cat, req)))
-    return memory.compute(frame, rules, coefficients(cat)).iloc[0]
+    return rules, consolidated(apply_settings(request_frame(cat, req), rules, knobs_of(cat, req)))
 
 
 def consolidated(frame: pd.DataFrame) -> pd.DataFrame:

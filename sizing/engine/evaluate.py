@@ -27,8 +27,8 @@ from sizing.engine import kvcache as kv
 from sizing.engine import memory
 from sizing.catalog import plans as plan_rules
 from sizing.engine.advice import add_nearest_change
-from sizing.engine.cases import (COMBINATION, Grouping, Groups, Knobs, group_ids, model_frame, plan_frame,
-                                 repeat_frames, server_frame, spread, take_block, text_categorical)
+from sizing.engine.cases import COMBINATION, Groups, Knobs, model_frame, plan_frame, server_frame
+from sizing.engine.frames import Grouping, group_ids, repeat_frames, spread, take_block, text_categorical
 from sizing.catalog.loader import Catalog
 from sizing.kvdtypes import KV_CACHE_DTYPE_BYTES
 from sizing.engine.overhead import Coefficients, default_batch, v0_batch

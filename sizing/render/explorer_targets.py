@@ -36,9 +36,10 @@ class Lookup:
         self.contexts = contexts
         self.records: list[dict[str, Any]] = rows.to_dict("records")
         self.by_case = {self.case(r): i for i, r in enumerate(self.records)}
-        self.by_gpu: dict[tuple[Any, ...], list[int]] = {}
+        self.by_checkpoint: dict[tuple[Any, ...], list[int]] = {}
         for i, r in enumerate(self.records):
-            self.by_gpu.setdefault((r["checkpoint"], r["precision"], r["kv_cache_dtype"], r["gpu"]), []).append(i)
+            key = (r["checkpoint"], r["precision"], r["kv_cache_dtype"])
+            self.by_checkpoint.setdefault(key, []).append(i)
 
     @staticmethod
     def case(r: dict[str, Any]) -> tuple[str, str, str, str]:
@@ -61,8 +62,8 @@ def _shorter(look: Lookup, index: int) -> Target:
 
 def _any_server(look: Lookup, r: dict[str, Any], context: int) -> Target:
     """The server with the fewest GPUs of any type where the row's checkpoint and KV type fit at ``context``."""
-    fitting = [i for key, some in look.by_gpu.items() if key[:3] == (r["checkpoint"], r["precision"],
-               r["kv_cache_dtype"]) for i in some if look.fits(i, context)]
+    same = look.by_checkpoint.get((r["checkpoint"], r["precision"], r["kv_cache_dtype"]), [])
+    fitting = [i for i in same if look.fits(i, context)]
     best = min(fitting, key=lambda i: (int(look.records[i]["server_gpus"]), i), default=None)
     return look.at(best, context)
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import html
 from typing import Any, Iterable, Mapping
 
-from sizing.views.bundle import SiteContext
+from sizing.views.bundle import CalibrationCheck, LeftOutLog, SiteContext
 from sizing.render.charts import concurrency_svg, price_svg
 from sizing.launch.commands import engine_builder, launch_nodes
 from sizing.errors import UsageError
@@ -299,14 +299,14 @@ def calibration_value(metric: str, number: float, lang: str) -> str:
     return fmt_number(number, lang, 2 if metric == "concurrency" else 0)
 
 
-def calibration_rows(checks: Iterable[Any], lang: str) -> list[str]:
+def calibration_rows(checks: Iterable[CalibrationCheck], lang: str) -> list[str]:
     """One Markdown row per check."""
     return [f"| {escape_cell(c.case)} | {escape_cell(t(lang, f'calib_metric_{c.metric}'))} | "
             f"{calibration_value(c.metric, c.logged, lang)} | {calibration_value(c.metric, c.predicted, lang)} | "
             f"{calibration_error(c, lang)} | {t(lang, 'word_yes' if c.ok else 'word_no')} |" for c in checks]
 
 
-def calibration_error(check: Any, lang: str) -> str:
+def calibration_error(check: CalibrationCheck, lang: str) -> str:
     """The error of a figure as a percentage; for a starts / does-not-start check, whether it matched."""
     if check.metric.startswith("no_fit"):
         return t(lang, "calib_match") if check.ok else "—"
@@ -352,13 +352,13 @@ def calibration_grouped_table(lang: str, ctx: SiteContext) -> str:
     return sortable(table) + "\n" + _band_table(lang, ctx)
 
 
-def _left_cells(left: Any, lang: str) -> str:
+def _left_cells(left: LeftOutLog, lang: str) -> str:
     """Log id, model, release and GPU as the log names them: quoted as code (they are the log's words)."""
     cells = [left.case, left.model, left.version, left.gpu]
     return "| " + " | ".join(f"`{escape_cell(c)}`" if c else "—" for c in cells) + " |"
 
 
-def _outlier_error(left: Any, checks: Iterable[Any], lang: str) -> str:
+def _outlier_error(left: LeftOutLog, checks: Iterable[CalibrationCheck], lang: str) -> str:
     """The left-out available-KV error of an outlier (or its weights error when it has no KV check)."""
     found = {c.metric: c for c in checks if c.case == left.case}
     check = found.get("available_kv") or found.get("weights")

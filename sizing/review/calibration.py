@@ -19,7 +19,7 @@ from sizing.review.calibration_fit import FitCase, fit_case, leave_group_out
 from sizing import safeio
 from sizing.catalog.loader import display_path
 from sizing.catalog.loader import Catalog
-from sizing.engine.estimate import Request, find_model, memory_estimate
+from sizing.engine.estimate import Request, find_model, memory_estimates
 from sizing.engine.speculative import parse_speculative_config
 from sizing.catalog.schema import Model
 from sizing.engine.overhead import band_classes, classes_in
@@ -125,11 +125,22 @@ def _default_gmu(version: str) -> float:
 GIVEN_KV = ("concurrency", "tokens", "tokens_min_rank", "no_fit_given_kv")
 
 
-def _rows(log: dict[str, Any], spec: dict[str, Any], cat: Catalog) -> dict[bool, Any]:
-    """The estimate of a case without and (when a check needs it) with the logged KV memory given."""
+def _requests(log: dict[str, Any], spec: dict[str, Any]) -> dict[bool, Request]:
+    """The requests of a case without and (when a check needs it) with the logged KV memory given."""
     needs = {metric in GIVEN_KV for metric in _metrics(spec)}
     kv = {False: None, True: round(log["available_kv_gib"] * GiB) if True in needs else None}
-    return {given: memory_estimate(cat, request(log, spec, kv[given])) for given in needs}
+    return {given: request(log, spec, kv[given]) for given in needs}
+
+
+def _all_rows(logs: dict[str, Any], spec: dict[str, Any], cat: Catalog) -> dict[str, dict[bool, Any]]:
+    """Per case, its estimates by whether the logged KV memory is given, computed together
+    (:func:`sizing.engine.estimate.memory_estimates`)."""
+    wanted = [(case_id, given, req) for case_id, case in spec["cases"].items()
+              for given, req in _requests(logs[case_id], case).items()]
+    rows: dict[str, dict[bool, Any]] = {}
+    for (case_id, given, _), row in zip(wanted, memory_estimates(cat, [req for _, _, req in wanted])):
+        rows.setdefault(case_id, {})[given] = row
+    return rows
 
 
 def _measure(log: dict[str, Any], spec: dict[str, Any], row: Any, metric: str) -> tuple[float, float]:
@@ -186,9 +197,8 @@ def _metrics(case: dict[str, Any]) -> list[str]:
     return [*case["checks"], *(["cudagraph"] if "cudagraph_gib" in case else [])]
 
 
-def _case_checks(case_id: str, log: dict[str, Any], case: dict[str, Any], cat: Catalog,
+def _case_checks(case_id: str, log: dict[str, Any], case: dict[str, Any], rows: dict[bool, Any], cat: Catalog,
                  fits: list[FitCase]) -> list[Check]:
-    rows = _rows(log, case, cat)
     rules = rules_for(case["version"])
     model, row = model_key(find_model(cat, request(log, case).model)[1]), rows[False] if False in rows else rows[True]
     kv = log["available_kv_gib"] * GiB if "available_kv" in case["checks"] else None
@@ -228,8 +238,9 @@ def run(cat: Catalog, directory: Path = DIR) -> Run:
     logs, spec = load(directory)
     checks: list[Check] = []
     fits: list[FitCase] = []
+    rows = _all_rows(logs, spec, cat)
     for case_id, case in spec["cases"].items():
-        checks += _case_checks(case_id, logs[case_id], case, cat, fits)
+        checks += _case_checks(case_id, logs[case_id], case, rows[case_id], cat, fits)
     weights = _weights(logs, spec, checks)
     fits = [replace(f, weight=weights[f.case]) for f in fits]
     lomo, logo = ((leave_group_out(fits, key) if len(fits) > 1 else {}) for key in ("model", "gpu"))

@@ -14,8 +14,10 @@ import functools
 import hashlib
 import os
 import pickle
+import sys
 from pathlib import Path
 from types import MappingProxyType
+from typing import Any
 
 from sizing import safeio
 from sizing.views.bundle import SiteContext, build_context, evaluate_examples, example_request
@@ -26,7 +28,7 @@ from sizing.catalog.loader import DEFAULT_DIR, load_catalog
 from sizing.views.series import all_series
 from sizing.render.explorer_render import explorer_payloads
 
-__all__ = ["ENV_VAR", "SNAPSHOT_VAR", "SiteContext", "active_context", "active_dir", "build_context", "context",
+__all__ = ["ENV_VAR", "SNAPSHOT_VAR", "SAVED_FORMAT", "SiteContext", "active_context", "active_dir", "build_context", "context",
            "calibrated_context", "evaluate_examples", "example_request", "fingerprint", "load_catalog", "prepare",
            "refresh",
            "save_context", "with_calibration", "with_explorer", "with_series"]
@@ -77,27 +79,58 @@ def prepare(ctx: SiteContext) -> SiteContext:
     return with_explorer(with_calibration(with_series(ctx)))
 
 
+SAVED_FORMAT = 2
+"""The layout of a saved context; raise it when :class:`SiteContext` changes in a way that a check of
+its field names misses."""
+
+
+def _plain(value: object) -> object:
+    """A picklable copy of one field (a read-only mapping becomes a dict)."""
+    return dict(value) if isinstance(value, MappingProxyType) else value
+
+
+def _frozen(value: Any) -> Any:
+    """One loaded field as the context holds it (a dict becomes a read-only mapping)."""
+    return MappingProxyType(value) if isinstance(value, dict) else value
+
+
 def save_context(ctx: SiteContext, path: Path) -> None:
-    """Write a prepared ``ctx`` (with its catalog's fingerprint) for the language builds to load."""
+    """Write a prepared ``ctx`` for the language builds to load: every field by name, with the layout's
+    version and its catalog's fingerprint (:func:`_saved` refuses a file that does not match both)."""
     if ctx.catalog_dir is None:
         raise ValueError("save_context: the context has no catalog folder to fingerprint")
-    payload = (fingerprint(ctx.catalog_dir), ctx.catalog, ctx.frame, dict(ctx.examples), ctx.catalog_dir,
-               ctx.calibration, dict(ctx.calibration_summary), dict(ctx.series), dict(ctx.calibration_groups),
-               ctx.calibration_left, dict(ctx.explorer))
+    fields = {f.name: _plain(getattr(ctx, f.name)) for f in dataclasses.fields(SiteContext)}
+    payload = {"format": SAVED_FORMAT, "fingerprint": fingerprint(ctx.catalog_dir), "fields": fields}
     path.write_bytes(pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL))
 
 
+def _stale(payload: object, resolved: Path) -> str | None:
+    """Why a loaded file is not a context of this layout and catalog (None when it is)."""
+    names = {f.name for f in dataclasses.fields(SiteContext)}
+    if not isinstance(payload, dict) or payload.get("format") != SAVED_FORMAT:
+        return f"not a saved context of format {SAVED_FORMAT}"
+    if not isinstance(payload.get("fields"), dict) or set(payload["fields"]) != names:
+        return "its fields are not those of SiteContext"
+    if payload["fields"]["catalog_dir"] != resolved or payload.get("fingerprint") != fingerprint(resolved):
+        return f"it was computed from another catalog than {resolved}"
+    return None
+
+
 def _saved(resolved: str) -> SiteContext | None:
-    """The context saved by the build for this catalog folder, if any and if the catalog is unchanged."""
+    """The context saved by the build for this catalog folder, if any; a file of another layout or catalog
+    is refused with one line on stderr (the context is then computed afresh)."""
     path = os.environ.get(SNAPSHOT_VAR)
     if not path or not Path(path).is_file():
         return None
-    stamp, cat, frame, examples, catalog_dir, checks, summed, series, groups, left, explorer = pickle.loads(  # noqa: S301
-        Path(path).read_bytes())
-    if catalog_dir != Path(resolved) or stamp != fingerprint(Path(resolved)):
+    try:
+        payload = pickle.loads(Path(path).read_bytes())  # noqa: S301 - our own file, written by save_context
+    except (pickle.UnpicklingError, EOFError, AttributeError, ImportError, TypeError, ValueError) as exc:
+        payload = f"unreadable ({type(exc).__name__})"
+    why = payload if isinstance(payload, str) else _stale(payload, Path(resolved))
+    if why:
+        print(f"{SNAPSHOT_VAR}={path}: ignored, {why}", file=sys.stderr)
         return None
-    return SiteContext(cat, frame, MappingProxyType(examples), catalog_dir, checks, MappingProxyType(summed),
-                       MappingProxyType(series), MappingProxyType(groups), left, MappingProxyType(explorer))
+    return SiteContext(**{name: _frozen(value) for name, value in payload["fields"].items()})
 
 
 @functools.lru_cache(maxsize=4)

@@ -7,10 +7,11 @@ environment variables or pickles; :mod:`sizing.site.context` caches it and fills
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Any, Mapping, Protocol
 
 import pandas as pd
 
@@ -20,7 +21,46 @@ from sizing.engine.estimate import Request, estimate
 from sizing.engine.evaluate import as_text, evaluate
 from sizing.catalog.schema import Example
 from sizing.engine.speculative import SpecConfig
+from sizing.views.series import Series
 from sizing.views.verdict import judge, tight_below, with_verdicts
+
+
+class CalibrationCheck(Protocol):
+    """What the pages read of one calibration check (:class:`sizing.review.calibration.Check`, a layer above
+    this one, satisfies it): the log, the metric, both values (bytes, tokens or 0/1) and the errors."""
+
+    @property
+    def case(self) -> str: ...
+    @property
+    def metric(self) -> str: ...
+    @property
+    def logged(self) -> float: ...
+    @property
+    def predicted(self) -> float: ...
+    @property
+    def ok(self) -> bool: ...
+    @property
+    def error(self) -> float: ...
+    @property
+    def lomo_error(self) -> float: ...
+
+
+class LeftOutLog(Protocol):
+    """What the pages read of one skipped or outlying log
+    (:class:`sizing.review.calibration_left.LeftOut`)."""
+
+    @property
+    def case(self) -> str: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def model(self) -> str: ...
+    @property
+    def version(self) -> str: ...
+    @property
+    def gpu(self) -> str: ...
+    @property
+    def outlier(self) -> bool: ...
 
 
 @dataclass(frozen=True, eq=False)
@@ -34,21 +74,21 @@ class SiteContext:
     frame: pd.DataFrame
     examples: Mapping[str, pd.Series]
     catalog_dir: Path | None = None
-    calibration: tuple[Any, ...] = ()
+    calibration: tuple[CalibrationCheck, ...] = ()
     """Calibration checks (:class:`sizing.review.calibration.Check`) computed by the build's prepare step."""
     calibration_summary: Mapping[str, Mapping[str, float]] = field(default_factory=lambda: MappingProxyType({}))
     """Grouped error statistics per metric of those checks (:func:`sizing.review.calibration_stats.summary`)."""
-    series: Mapping[str, tuple[Any, ...]] = field(default_factory=lambda: MappingProxyType({}))
+    series: Mapping[str, tuple[Series, ...]] = field(default_factory=lambda: MappingProxyType({}))
     """Each server's concurrency-chart series (:class:`sizing.views.series.Series`), computed likewise."""
     calibration_groups: Mapping[str, Mapping[str, Mapping[str, float]]] = field(
         default_factory=lambda: MappingProxyType({}))
     """The available-KV error statistics per architecture class (``"classes"``), release line (``"line"``)
     and GPU type (``"gpu"``) (:func:`sizing.review.calibration_stats.group_summary`), and under ``"coverage"``
     / ``"all"`` how often the band holds the logs (:func:`sizing.review.calibration_stats.coverage`)."""
-    calibration_left: tuple[Any, ...] = ()
+    calibration_left: tuple[LeftOutLog, ...] = ()
     """The skipped and outlying logs (:class:`sizing.review.calibration_left.LeftOut`), computed likewise."""
-    explorer: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
-    """The explorer's files as data by file name (:func:`sizing.render.explorer_render.explorer_payloads`),
+    explorer: Mapping[str, dict[str, Any]] = field(default_factory=lambda: MappingProxyType({}))
+    """The explorer's files as JSON data by file name (:func:`sizing.render.explorer_render.explorer_payloads`),
     formatted once by the prepare step for every language build to read; empty when not prepared."""
 
     @property
@@ -65,14 +105,12 @@ class SiteContext:
 
 
 def example_request(example: Example) -> Request:
-    """The :class:`Request` a catalog example describes (its checkpoint, server and plan)."""
-    return Request(model=example.checkpoint, server=example.server, kv_cache_dtype=example.kv_cache_dtype,
-                   max_model_len=example.max_model_len, tensor_parallel_size=example.tensor_parallel_size,
-                   pipeline_parallel_size=example.pipeline_parallel_size,
-                   data_parallel_size=example.data_parallel_size,
-                   enable_expert_parallel=example.enable_expert_parallel,
-                   speculative_config=SpecConfig(example.speculative.method, example.speculative.num_speculative_tokens)
-                   if example.speculative else None)
+    """The :class:`Request` a catalog example describes (its checkpoint, server and plan): every field the
+    two share by name, the checkpoint as the model, and its speculative decoding."""
+    flags = {f.name for f in dataclasses.fields(Request)} & set(Example.model_fields) - {"model"}
+    spec = example.speculative
+    return Request(model=example.checkpoint, **{name: getattr(example, name) for name in sorted(flags)},
+                   speculative_config=SpecConfig(spec.method, spec.num_speculative_tokens) if spec else None)
 
 
 def evaluate_examples(cat: Catalog) -> dict[str, pd.Series]:
@@ -86,10 +124,17 @@ def judged(row: pd.Series, cat: Catalog) -> pd.Series:
     return judge(row, [int(c) for c in cat.assume("contexts")], tight_below(cat.assume))
 
 
-def build_context(cat: Catalog, catalog_dir: Path | None = None) -> SiteContext:
-    """An uncached context for ``cat`` (no build-time views; used for other git revisions too)."""
-    examples = MappingProxyType(evaluate_examples(cat))
+def matrix_frame(cat: Catalog) -> pd.DataFrame:
+    """The evaluated matrix of ``cat`` as text columns, with its verdicts
+    (:func:`sizing.views.verdict.with_verdicts`)."""
     frame = as_text(evaluate(cat))
     judged = with_verdicts(frame, list(frame.attrs["contexts"]), tight_below(cat.assume))
     judged.attrs.update(frame.attrs)
-    return SiteContext(cat, judged, examples, catalog_dir)
+    return judged
+
+
+def build_context(cat: Catalog, catalog_dir: Path | None = None, examples: bool = True) -> SiteContext:
+    """An uncached context for ``cat`` (no build-time views; used for other git revisions too); without
+    ``examples`` its worked examples are left empty (the prepare benchmark times them apart)."""
+    evaluated = MappingProxyType(evaluate_examples(cat) if examples else {})
+    return SiteContext(cat, matrix_frame(cat), evaluated, catalog_dir)

@@ -6,7 +6,7 @@ carry no copy button; the fit-table filter is on the first screen at 1366×900 a
 table is wider than its box at 1366 px; a tall box says how many rows it holds; the explorer shows no
 literal tag, links its suggestion to the case it names, marks the heatmap cell it answers and scrolls the
 answer into view; a server-only link keeps the model last shown. Screenshots of each page at both widths
-go to ``test-artifacts/screenshots/reader/``.
+(first screen; the curated pages whole, by ``test_explorer_browser``) go to ``test-artifacts/screenshots/reader/``.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ import re
 import pytest
 
 from sizing.render.i18n import t
-from test_browser import PAGES, PREFIXES, SCREENSHOT_MS, SCREENSHOTS, visit
+from test_browser import PAGES, PREFIXES, SCREENSHOT_MS, SCREENSHOTS, open_tab, visit
 from test_browser import browser, chromium, site_url  # noqa: F401 - fixtures used by these tests
-from test_explorer_browser import WIDTHS, explorer_ready, new_page
+from test_explorer_browser import CURATED, WIDTHS, explorer_ready
 
 SHOTS = SCREENSHOTS / "reader"
 LLAMA = "meta-llama/Llama-3.3-70B-Instruct"
@@ -28,11 +28,12 @@ EMOJI = re.compile("[\u2705\u274c\u2714\u2716]")
 
 @pytest.mark.parametrize("width", WIDTHS)
 @pytest.mark.parametrize("lang", PREFIXES)
-def test_pages_read_without_emoji_clipping_or_tiny_text(browser: object, site_url: str, lang: str,  # noqa: F811
-                                                        width: str) -> None:
+def test_pages_read_without_emoji_clipping_or_tiny_text(browser: object, site_url: str, engine: str,  # noqa: F811
+                                                        lang: str, width: str) -> None:
     """Assert every page has no emoji verdict, no clipped formula, no copy button on a formula and chart
-    text of at least 11 px on screen; save a full-page screenshot."""
-    tab = new_page(browser, *WIDTHS[width])
+    text of at least 11 px on screen; save a screenshot of its first screen (MkDocs build; the curated
+    pages are saved whole by ``test_explorer_browser``)."""
+    tab = open_tab(browser, *WIDTHS[width])
     SHOTS.mkdir(parents=True, exist_ok=True)
     for path in PAGES:
         visit(tab, f"{site_url}{PREFIXES[lang]}{path}")
@@ -45,8 +46,9 @@ def test_pages_read_without_emoji_clipping_or_tiny_text(browser: object, site_ur
             .filter(x => x.getBoundingClientRect().width > 0).map(x => parseFloat(getComputedStyle(x).fontSize)
             * x.ownerSVGElement.getBoundingClientRect().width / x.ownerSVGElement.viewBox.baseVal.width)""")
         assert all(size >= 11 for size in sizes), f"{lang}/{path}: chart text {min(sizes, default=0):.1f} px"
-        name = f"{lang}-{path.strip('/') or 'home'}-{WIDTHS[width][0]}.png"
-        tab.screenshot(path=str(SHOTS / name), full_page=True, timeout=SCREENSHOT_MS)
+        if engine == "mkdocs" and path not in CURATED:
+            name = f"{lang}-{path.strip('/') or 'home'}-{WIDTHS[width][0]}.png"
+            tab.screenshot(path=str(SHOTS / name), timeout=SCREENSHOT_MS)
     assert tab.problems.items == []
     tab.context.close()
 
@@ -55,7 +57,7 @@ def test_pages_read_without_emoji_clipping_or_tiny_text(browser: object, site_ur
 def test_fit_tables_filter_first_and_tables_fit(browser: object, site_url: str, lang: str) -> None:  # noqa: F811
     """Assert at 1366×900 the filter is on the first screen and stays there, no fit table is wider than
     its box, and a table taller than its box says how many rows it has."""
-    tab = new_page(browser, 1366, 900)
+    tab = open_tab(browser, 1366, 900)
     visit(tab, f"{site_url}{PREFIXES[lang]}fit-tables/")
     assert tab.eval_on_selector("input.sz-filter", "i => i.getBoundingClientRect().bottom") < 900
     widths = tab.evaluate("""() => Array.from(document.querySelectorAll('#sz-fit-tables table'))
@@ -76,7 +78,7 @@ def test_fit_tables_filter_first_and_tables_fit(browser: object, site_url: str, 
 def test_explorer_suggestion_is_a_link_without_tags(browser: object, site_url: str, lang: str) -> None:  # noqa: F811
     """Assert a case that does not fit says what was tried, shows no literal tag, and its suggestion is a
     link that opens a case that fits; the answer states its KV type and context."""
-    tab = new_page(browser, 1366, 900)
+    tab = open_tab(browser, 1366, 900)
     visit(tab, f"{site_url}{PREFIXES[lang]}explorer/#{NO_FIT}")
     explorer_ready(tab)
     text = tab.inner_text(".sz-explorer__result")
@@ -96,7 +98,7 @@ def test_explorer_suggestion_is_a_link_without_tags(browser: object, site_url: s
 @pytest.mark.parametrize("width", WIDTHS)
 def test_heatmap_click_selects_and_shows_the_answer(browser: object, site_url: str, width: str) -> None:  # noqa: F811
     """Assert a heatmap click marks its cell and server column and brings the answer into view."""
-    tab = new_page(browser, *WIDTHS[width])
+    tab = open_tab(browser, *WIDTHS[width])
     visit(tab, f"{site_url}explorer/")
     explorer_ready(tab)
     cell = tab.locator(".sz-heatmap tbody tr").nth(12).locator("td a").nth(4)
@@ -113,7 +115,7 @@ def test_heatmap_click_selects_and_shows_the_answer(browser: object, site_url: s
 
 def test_server_link_keeps_the_model_last_shown(browser: object, site_url: str) -> None:  # noqa: F811
     """Assert a "#server=…" link (the fit tables' Other servers) opens that server with the model shown before."""
-    tab = new_page(browser, 1366, 900)
+    tab = open_tab(browser, 1366, 900)
     visit(tab, f"{site_url}explorer/#{NO_FIT}")
     explorer_ready(tab)
     tab.evaluate("() => { location.hash = '#server=ref-8x-h100'; }")

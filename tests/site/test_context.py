@@ -65,3 +65,37 @@ def test_saved_chart_series_equal_the_ones_computed_on_demand(tmp_path, monkeypa
     loaded = site._saved(str(site.DEFAULT_DIR.resolve()))
     for server in ("gpu-l40s", "gpu-rtx-pro"):
         assert list(loaded.series[server]) == series.concurrency_series(ctx.catalog, ctx.frame, server)
+
+
+def test_every_field_of_a_saved_context_comes_back_by_name(tmp_path, monkeypatch):
+    """Assert the saved file holds each SiteContext field under its name, and loading restores each one."""
+    import dataclasses
+    import pickle
+
+    cat = site.load_catalog(site.DEFAULT_DIR)
+    ctx = site.with_series(site.build_context(cat, site.DEFAULT_DIR.resolve()))
+    site.save_context(ctx, tmp_path / "ctx.pickle")
+    payload = pickle.loads((tmp_path / "ctx.pickle").read_bytes())  # noqa: S301 - written just above
+    names = [f.name for f in dataclasses.fields(site.SiteContext)]
+    assert payload["format"] == site.SAVED_FORMAT and list(payload["fields"]) == names
+    monkeypatch.setenv(site.SNAPSHOT_VAR, str(tmp_path / "ctx.pickle"))
+    loaded = site._saved(str(site.DEFAULT_DIR.resolve()))
+    assert dict(loaded.series) == dict(ctx.series) and loaded.catalog_dir == ctx.catalog_dir
+    assert list(loaded.examples["example-1"].index) == list(ctx.examples["example-1"].index)
+
+
+def test_a_foreign_or_old_saved_file_is_refused_with_one_line(tmp_path, monkeypatch, capsys):
+    """Assert an 11-tuple of the old layout, a file of another format and bytes that are no pickle are
+    refused."""
+    import pickle
+
+    resolved = str(site.DEFAULT_DIR.resolve())
+    old = ("stamp", None, None, {}, site.DEFAULT_DIR.resolve(), (), {}, {}, {}, (), {})
+    cases = {"old.pickle": pickle.dumps(old), "other.pickle": pickle.dumps({"format": 1, "fields": {}}),
+             "junk.pickle": b"not a pickle"}
+    for name, data in cases.items():
+        (tmp_path / name).write_bytes(data)
+        monkeypatch.setenv(site.SNAPSHOT_VAR, str(tmp_path / name))
+        assert site._saved(resolved) is None
+        lines = capsys.readouterr().err.splitlines()
+        assert len(lines) == 1 and lines[0].startswith(f"{site.SNAPSHOT_VAR}={tmp_path / name}: ignored, ")
