@@ -23,6 +23,7 @@ from sizing.review.calibration import DIR, Check, Run, run
 from sizing.review.calibration_fit import fit
 from sizing.review.calibration_stats import BOUNDS, class_bands, coverage, failures, group_summary, summary
 from sizing.catalog.loader import load_catalog
+from sizing.render.wording_macros import percentile
 from sizing.errors import CatalogError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -34,7 +35,7 @@ ASSUMPTIONS = ROOT / "catalog" / "assumptions.yaml"
 def fitted_values(result: Run) -> dict[str, float]:
     """The coefficients and band the logs imply, rounded to 4 significant digits."""
     coef = fit(result.fit_cases)
-    bands = class_bands(result.checks)
+    bands = class_bands(result.checks, result.quantiles)
     for name, (optimistic, pessimistic) in bands.items():
         coef[f"kv_band_optimistic_{name}"], coef[f"kv_band_pessimistic_{name}"] = optimistic, pessimistic
     coef["kv_band_optimistic"] = max(b[0] for b in bands.values())
@@ -71,11 +72,12 @@ def summary_table(stats: dict[str, dict[str, float]], first: str) -> list[str]:
                     f"{s['logo_p90']:.2%} | {pct(s['logo_signed_median'])} |" for k, s in stats.items()]
 
 
-def band_lines(checks: list[Check]) -> list[str]:
+def band_lines(checks: list[Check], quantiles: tuple[float, ...]) -> list[str]:
     """The band per class and how often it holds the logged available KV (nested leave-one-model-out)."""
-    held = coverage(checks)
-    lines = ["| class | optimistic (90th pct) | pessimistic (10th pct) |", "|---|---|---|"]
-    lines += [f"| {k} | {pct(o)} | {pct(p)} |" for k, (o, p) in class_bands(checks).items()]
+    held = coverage(checks, quantiles)
+    low, high = (percentile("en", q) for q in quantiles)
+    lines = [f"| class | optimistic ({high} pct) | pessimistic ({low} pct) |", "|---|---|---|"]
+    lines += [f"| {k} | {pct(o)} | {pct(p)} |" for k, (o, p) in class_bands(checks, quantiles).items()]
     return lines + ["", f"Around the leave-one-model-out prediction, the band of each log's classes holds the "
                         f"logged available KV memory in {held['pooled']:.1%} of the independent groups "
                         f"({held['pooled_logs']:.1%} of the {held['cases']:.0f} logs; the bound is "
@@ -86,7 +88,7 @@ def band_lines(checks: list[Check]) -> list[str]:
 def markdown(result: Run) -> str:
     """Per-metric, per-class, per-release and per-GPU summaries, the band, every check, the logs left out."""
     checks = result.checks
-    bounds = failures(checks)
+    bounds = failures(checks, result.quantiles)
     lines = [BANNER, "", "Errors are weighted so that each near-duplicate group (one source, model, GPU, TP and "
              "release) counts once. 'Model out': predicted by a fit that saw no log of the model (any checkpoint); "
              "'GPU out': by a fit that saw no log of the GPU type.", "",
@@ -94,7 +96,7 @@ def markdown(result: Run) -> str:
              "Available KV memory by architecture class:", "", *summary_table(group_summary(checks, "classes"), "class"),
              "", "Available KV memory by vLLM release line:", "", *summary_table(group_summary(checks, "line"), "line"),
              "", "Available KV memory by GPU type:", "", *summary_table(group_summary(checks, "gpu"), "GPU"),
-             "", "Band of each class:", "", *band_lines(checks), "",
+             "", "Band of each class:", "", *band_lines(checks, result.quantiles), "",
              "Bounds: " + ("all hold." if not bounds else "; ".join(bounds)), "", *case_table(checks),
              "", "Logs not reproduced:", "", "| log | reason |", "|---|---|"]
     lines += [f"| {case} | {reason} |" for case, reason in result.skipped.items()]
@@ -106,7 +108,8 @@ def outputs(result: Run) -> dict[Path, str]:
     checks = result.checks
     data = {"summary": summary(checks), "by_class": group_summary(checks, "classes"),
             "by_line": group_summary(checks, "line"), "by_gpu": group_summary(checks, "gpu"),
-            "bands": class_bands(checks), "coverage": coverage(checks), "bounds_broken": failures(checks),
+            "bands": class_bands(checks, result.quantiles), "coverage": coverage(checks, result.quantiles),
+            "bounds_broken": failures(checks, result.quantiles),
             "skipped": result.skipped,
             "checks": [{**c.__dict__, "classes": list(c.classes), "error": c.error, "lomo_error": c.lomo_error,
                         "logo_error": c.logo_error, "ok": c.ok} for c in checks]}
@@ -132,7 +135,8 @@ def main() -> int:
     stale = [p for p, body in files.items() if not p.exists() or p.read_text(encoding="utf-8") != body]
     stale += [ASSUMPTIONS] if fitted != text else []
     if args.check:
-        broken = failures(run(load_catalog()).checks)
+        result = run(load_catalog())
+        broken = failures(result.checks, result.quantiles)
         print("stale: " + ", ".join(map(str, stale)) + "; run python -m scripts.calibrate" if stale else "up to date")
         print("\n".join(f"bound broken: {line}" for line in broken) or "bounds hold")
         return 1 if stale or broken else 0

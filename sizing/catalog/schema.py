@@ -296,7 +296,7 @@ class PrecisionSpec(Strict):
 
 
 class Assumption(Strict):
-    value: StrictBool | int | float | str | list[int] | list[str] | list[list[int]]
+    value: StrictBool | int | float | str | list[int] | list[float] | list[str] | list[list[int]]
     reason: Text
 
 

@@ -26,7 +26,7 @@ from sizing.render.explorer_render import explorer_page, server_caption
 from sizing.render.flagtext import flag, message_with_code
 from sizing.catalog.loader import BAND_CLASSES
 from sizing.render.i18n import fmt_number, fmt_percent, t
-from sizing.render.plural import plural
+from sizing.render.plural import percentile, plural
 from sizing.views.series import check_server, price_rows
 from sizing.render.tables import (VERDICT_WORD, badge, context_label, escape_cell, fit_spec, get_spec, header,
                                   html_rows_table, html_table, plan_label, settings_note, to_markdown,
@@ -320,6 +320,12 @@ def _grouped_row(label: str, stats: Mapping[str, float], lang: str) -> str:
     return f"| {escape_cell(label)} | " + " | ".join(cells) + " |"
 
 
+def _gpu_group(gpu: str, lang: str) -> str:
+    """The label of a GPU-type group; ``unstated`` (logs that name no GPU, see
+    :func:`sizing.review.calibration.gpu_key`) reads as a sentence in the page's language."""
+    return t(lang, "calib_gpu_unstated") if gpu == "unstated" else t(lang, "calib_gpu", gpu=gpu)
+
+
 def _band_table(lang: str, ctx: SiteContext) -> str:
     """The cautious and optimistic end of each class's band, as a share of our figure, and its coverage."""
     coef = ctx.catalog.assumptions
@@ -331,7 +337,8 @@ def _band_table(lang: str, ctx: SiteContext) -> str:
                     f"{fmt_percent(high, lang, 1)} |")
     head = [t(lang, k) for k in ("col_band_class", "col_band_low", "col_band_high")]
     held = ctx.calibration_groups.get("coverage", {}).get("all", {})
-    note = t(lang, "calib_band_note", share=fmt_percent(held.get("nested", 0.0), lang, 0),
+    ends = dict(zip(("low", "high"), (percentile(lang, q) for q in ctx.catalog.assume("kv_band_quantiles"))))
+    note = t(lang, "calib_band_note", **ends, share=fmt_percent(held.get("nested", 0.0), lang, 0),
              logs=fmt_percent(held.get("nested_logs", 0.0), lang, 0))
     return "\n".join(["| " + " | ".join(head) + " |", "|---|---:|---:|", *rows]) + "\n\n" + note + "\n"
 
@@ -345,7 +352,7 @@ def calibration_grouped_table(lang: str, ctx: SiteContext) -> str:
     rows += [_grouped_row(t(lang, f"calib_class_{k.replace('-', '_')}"), s, lang)
              for k, s in groups.get("classes", {}).items()]
     rows += [_grouped_row(t(lang, "calib_line", line=k), s, lang) for k, s in groups.get("line", {}).items()]
-    rows += [_grouped_row(t(lang, "calib_gpu", gpu=k), s, lang) for k, s in groups.get("gpu", {}).items()]
+    rows += [_grouped_row(_gpu_group(k, lang), s, lang) for k, s in groups.get("gpu", {}).items()]
     head = [t(lang, k) for k in ("col_loo_group", "col_cases", "col_groups", "col_in_sample_median",
                                  "col_lomo_median", "col_lomo_p90", "col_lomo_signed", "col_logo_median")]
     table = "\n".join(["| " + " | ".join(head) + " |", "|---|---:|---:|---:|---:|---:|---:|---:|", *rows])

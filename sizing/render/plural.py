@@ -20,7 +20,7 @@ from decimal import Decimal
 from babel import Locale
 from babel.lists import format_list
 
-from sizing.render.i18n import MessageError, messages
+from sizing.render.i18n import MessageError, fmt_number, messages
 
 __all__ = ["categories", "forms", "missing_categories", "plural", "plural_keys"]
 
@@ -82,3 +82,16 @@ def join_names(names: list[str], lang: str) -> str:
     if lang == "zh" and len(names) > 1:
         return "、".join(names[:-1]) + " 和 " + names[-1]
     return format_list(names, locale=lang) if names else ""
+
+
+EN_ORDINAL = {"one": "st", "two": "nd", "few": "rd", "other": "th"}
+"""English ordinal suffixes by CLDR ordinal category (1st, 2nd, 3rd, 10th)."""
+
+
+def percentile(lang: str, quantile: float) -> str:
+    """A quantile (0 < ``quantile`` < 1) as the percentile prose names: ``10th`` in English (CLDR ordinal
+    rule), the bare number in zh and ru, whose pages write the ordinal around it (第 10, 10-м)."""
+    number = round(quantile * 100)
+    if lang == "en":
+        return f"{number}{EN_ORDINAL[Locale.parse('en').ordinal_form(number)]}"
+    return fmt_number(number, lang)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from sizing.errors import UsageError
 from sizing.render.i18n import NBSP, fmt_gib, fmt_number, t
 from sizing.render.macros import field_source
-from sizing.render.plural import plural
+from sizing.render.plural import percentile, plural
 from sizing.views.bundle import SiteContext
 from sizing.render.table_rows import read_speed_gbs
 from sizing.render.explain import fmt_quantity
@@ -24,7 +24,7 @@ from sizing.views.steps import Quantity
 from sizing.views.text_capacity import characters_held
 from sizing.views.verdict import launch_verdict, tight_below
 
-__all__ = ["assumption", "count", "table_plan", "table_row", "verdict"]
+__all__ = ["assumption", "band_percentile", "byte_count", "count", "percentile", "table_plan", "table_row", "verdict"]
 
 
 def count(lang: str, ctx: SiteContext, example_id: str, field: str, noun: str) -> str:
@@ -144,3 +144,17 @@ def gpu_fact(lang: str, ctx: SiteContext, gpu: str, field: str) -> str:
     if field not in facts:
         raise UsageError(f"unknown GPU field {field!r}; known: {', '.join(facts)}")
     return facts[field]()
+
+
+def band_percentile(lang: str, ctx: SiteContext, end: str) -> str:
+    """``{{ sz_band_percentile("low") }}``: the ``low`` or ``high`` end of the estimate's band as the
+    percentile of the errors it sits at (the catalog's ``kv_band_quantiles``, :func:`percentile`)."""
+    low, high = ctx.catalog.assume("kv_band_quantiles")
+    if end not in ("low", "high"):
+        raise UsageError(f"unknown band end {end!r}; known: low, high")
+    return percentile(lang, low if end == "low" else high)
+
+
+def byte_count(lang: str, n: int) -> str:
+    """A whole number of bytes with its noun in the CLDR plural form (message ``plural_bytes``)."""
+    return plural(lang, "plural_bytes", n, fmt_number(n, lang))

@@ -185,11 +185,13 @@ def duplicate_group(log: dict[str, Any], case: dict[str, Any], model: str) -> tu
 
 @dataclass(frozen=True)
 class Run:
-    """Every check of every reproducible case, the fit inputs, and the cases left out with their reasons."""
+    """Every check of every reproducible case, the fit inputs, the cases left out with their reasons, and the
+    error quantiles that bound each class's band (the catalog's ``kv_band_quantiles``)."""
 
     checks: list[Check]
     fit_cases: list[FitCase]
     skipped: dict[str, str]
+    quantiles: tuple[float, ...]
 
 
 def _metrics(case: dict[str, Any]) -> list[str]:
@@ -245,7 +247,8 @@ def run(cat: Catalog, directory: Path = DIR) -> Run:
     fits = [replace(f, weight=weights[f.case]) for f in fits]
     lomo, logo = ((leave_group_out(fits, key) if len(fits) > 1 else {}) for key in ("model", "gpu"))
     checks = [replace(c, weight=weights[c.case], lomo=_left_out(c, lomo), logo=_left_out(c, logo)) for c in checks]
-    return Run(checks, fits, {case: " ".join(entry["reason"].split()) for case, entry in spec["skipped"].items()})
+    skipped = {case: " ".join(entry["reason"].split()) for case, entry in spec["skipped"].items()}
+    return Run(checks, fits, skipped, tuple(cat.assume("kv_band_quantiles")))
 
 
 def results(cat: Catalog, directory: Path = DIR) -> list[Check]:

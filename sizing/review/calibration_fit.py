@@ -13,7 +13,7 @@ after the CUDA-graph coefficient is set from the graph memory the logs print (:f
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -21,10 +21,6 @@ import pandas as pd
 from sizing.engine.memory import graph_bases, overhead_bases
 from sizing.engine.overhead import FITTED, FORWARD_FITTED, GRAPH_FITTED
 from sizing.engine.versions import Rules
-
-BAND_QUANTILES = (0.1, 0.9)
-"""The error band covers the 10th to 90th percentile of the leave-one-model-out available-KV errors."""
-
 
 @dataclass(frozen=True)
 class FitCase:
@@ -209,9 +205,9 @@ def empirical_quantile(values: np.ndarray, weights: np.ndarray, q: float) -> flo
     return float(v[min(int(np.searchsorted(share, q - 1e-12)), len(v) - 1)])
 
 
-def band(errors: np.ndarray, weights: np.ndarray) -> tuple[float, float]:
-    """(optimistic, pessimistic) empirical error quantiles of :data:`BAND_QUANTILES` (≥ 0 and ≤ 0; see
-    :func:`sizing.engine.overhead.kv_band`): less than 10 % of the weight lies below the low one and at most
-    10 % above the high one, so the band between them holds at least 80 % of it."""
-    low, high = (empirical_quantile(np.asarray(errors), np.asarray(weights), q) for q in BAND_QUANTILES)
+def band(errors: np.ndarray, weights: np.ndarray, quantiles: Sequence[float]) -> tuple[float, float]:
+    """(optimistic, pessimistic) empirical error quantiles ``quantiles`` (low, high; the catalog's
+    ``kv_band_quantiles``), clipped to ≥ 0 and ≤ 0 (see :func:`sizing.engine.overhead.kv_band`): less than
+    the low share of the weight lies below the low one and at most 1 − high above the high one."""
+    low, high = (empirical_quantile(np.asarray(errors), np.asarray(weights), q) for q in quantiles)
     return max(high, 0.0), min(low, 0.0)

@@ -9,7 +9,7 @@ available-KV errors of its classes (:data:`sizing.catalog.loader.BAND_CLASSES`).
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Iterable, Sequence
 
 import numpy as np
 
@@ -58,12 +58,12 @@ def group_summary(checks: list[Check], key: str, metric: str = "available_kv") -
     return {g: stats(cs) for g, cs in sorted(groups.items())}
 
 
-def class_bands(checks: list[Check]) -> dict[str, tuple[float, float]]:
+def class_bands(checks: list[Check], quantiles: Sequence[float]) -> dict[str, tuple[float, float]]:
     """(optimistic, pessimistic) band per class from the leave-one-model-out available-KV errors; a class
     with fewer than :data:`MIN_MODELS` models borrows the widest band of those that have enough."""
     kv = [c for c in checks if c.metric == "available_kv"]
     members = {name: [c for c in kv if name in c.classes] for name in BAND_CLASSES}
-    enough = {name: band(np.array([c.lomo_error for c in cs]), np.array([c.weight for c in cs]))
+    enough = {name: band(np.array([c.lomo_error for c in cs]), np.array([c.weight for c in cs]), quantiles)
               for name, cs in members.items() if len({c.model for c in cs}) >= MIN_MODELS}
     widest = (max((b[0] for b in enough.values()), default=0.0), min((b[1] for b in enough.values()), default=0.0))
     return {name: enough.get(name, widest) for name in BAND_CLASSES}
@@ -77,15 +77,16 @@ def _holds(check: Check, bands: dict[str, tuple[float, float]]) -> bool:
     return predicted / (1 + optimistic) <= check.logged <= predicted / (1 + pessimistic)
 
 
-def coverage(checks: list[Check]) -> dict[str, float]:
+def coverage(checks: list[Check], quantiles: Sequence[float]) -> dict[str, float]:
     """How often the band holds the logged available KV around the leave-one-model-out prediction, as a
     share of the independent groups (each near-duplicate group once) and of the logs: ``pooled`` with the
     bands built from every model's errors, ``nested`` with each model judged by bands built without it."""
     kv = [c for c in checks if c.metric == "available_kv"]
-    pooled = _holds_all(kv, class_bands(kv))
+    pooled = _holds_all(kv, class_bands(kv, quantiles))
     nested: dict[str, bool] = {}
     for model in sorted({c.model for c in kv}):
-        nested |= _holds_all([c for c in kv if c.model == model], class_bands([c for c in kv if c.model != model]))
+        others = [c for c in kv if c.model != model]
+        nested |= _holds_all([c for c in kv if c.model == model], class_bands(others, quantiles))
     weights = np.array([c.weight for c in kv])
     out = {"cases": float(len(kv))}
     for name, held in (("pooled", pooled), ("nested", nested)):
@@ -98,11 +99,11 @@ def _holds_all(checks: list[Check], bands: dict[str, tuple[float, float]]) -> di
     return {c.case: _holds(c, bands) for c in checks}
 
 
-def failures(checks: list[Check]) -> list[str]:
+def failures(checks: list[Check], quantiles: Sequence[float]) -> list[str]:
     """The bounds of :data:`BOUNDS` the checks break, one line each (empty when all hold)."""
     kv, weights = summary(checks)["available_kv"], summary(checks)["weights"]
     found = {"lomo_median": kv["lomo_median"], "lomo_p90": kv["lomo_p90"],
              "lomo_signed_median": abs(kv["lomo_signed_median"]), "weights_median": weights["median"]}
     lines = [f"available KV {k} {v:.2%} > {BOUNDS[k]:.0%}" for k, v in found.items() if v > BOUNDS[k]]
-    held = coverage(checks)["pooled"]
+    held = coverage(checks, quantiles)["pooled"]
     return lines + ([f"band coverage {held:.0%} < {BOUNDS['coverage']:.0%}"] if held < BOUNDS["coverage"] else [])

@@ -61,7 +61,7 @@ def with_calibration(ctx: SiteContext) -> SiteContext:
         return ctx
     checks = tuple(results(ctx.catalog))
     groups = {key: group_summary(list(checks), key) for key in ("classes", "line", "gpu")}
-    groups["coverage"] = {"all": coverage(list(checks))}
+    groups["coverage"] = {"all": coverage(list(checks), ctx.catalog.assume("kv_band_quantiles"))}
     return dataclasses.replace(ctx, calibration=checks, calibration_summary=MappingProxyType(summary(list(checks))),
                                calibration_groups=MappingProxyType(groups), calibration_left=left_out())
 

@@ -20,6 +20,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from sizing.engine import overhead
 from sizing.render import i18n
 from sizing.render import macros
 from sizing.render import throughput_render
@@ -109,11 +110,13 @@ def define_env(env: Any) -> None:
     _register(env, "sz_table_plan", wording_macros.table_plan)  # {{ sz_table_plan("dh-70b-tp4") }}
     _register(env, "sz_change", wording_macros.change)  # {{ sz_change("dh-70b-bf16-2x80") }}
     _register(env, "sz_verdict", wording_macros.verdict)  # {{ sz_verdict("dh-70b-bf16-2x80") }}
+    _register(env, "sz_band_percentile", wording_macros.band_percentile)  # {{ sz_band_percentile("low") }}
     _register(env, "sz_assumption", wording_macros.assumption)  # {{ sz_assumption("tight_below_sequences") }}
     _register(env, "sz_gpu_fact", wording_macros.gpu_fact)  # {{ sz_gpu_fact("a100-80gb", "smi_mib") }}
     _register(env, "sz_server_fact", wording_macros.server_fact)  # {{ sz_server_fact("gpu-l40s", "cpu") }}
     _register(env, "sz_context_chars", wording_macros.context_characters)  # {{ sz_context_chars("zh") }}
     _register_throughput(env)
+    _register_constants(env)
 
 
 def _register_throughput(env: Any) -> None:
@@ -124,3 +127,18 @@ def _register_throughput(env: Any) -> None:
                            ("sz_tp_workloads", tr.workloads_table), ("sz_tp_target", tr.speed_target),
                            ("sz_tp_page_workload", tr.page_workload), ("sz_tp_bench", tr.bench_block)):
         _register(env, name, function)  # {{ sz_tp_ladder("gpu-l40s") }}, {{ sz_tp_example("example-1", 16) }}
+
+
+LOGIT_BYTES = {"v1": overhead.SAMPLER_BYTES_PER_LOGIT, "v1_sort": overhead.SORT_SAMPLER_BYTES_PER_LOGIT,
+               "v2": overhead.V2_SAMPLER_BYTES_PER_LOGIT, "v2_warmup": overhead.V2_SAMPLER_WARMUP_BYTES_PER_LOGIT}
+"""The sampler's bytes per logit by runner and release (:func:`sizing.engine.overhead.sampler_bytes_per_logit`)."""
+
+
+def _register_constants(env: Any) -> None:
+    """``sz_logit_bytes("v1" | "v1_sort" | "v2" | "v2_warmup")``: the sampler's bytes per logit
+    (:data:`LOGIT_BYTES`)."""
+
+    def sz_logit_bytes(kind: str) -> str:
+        return wording_macros.byte_count(i18n.page_lang(env), LOGIT_BYTES[kind])
+
+    env.macro(sz_logit_bytes, "sz_logit_bytes")

@@ -267,6 +267,14 @@ def test_calibration_grouped_table_has_model_out_errors_and_each_class_band(monk
     held = ctx.calibration_groups["coverage"]["all"]
     assert f"in {held['nested']:.0%} of the independent groups" in out
     assert "Смесь экспертов" in macros.calibration_grouped_table("ru", ctx)
+    assert "| GPU unstated |" not in out
+
+
+def test_a_gpu_group_the_logs_do_not_name_reads_in_the_page_language() -> None:
+    """Assert the ``unstated`` GPU group is a translated phrase and a named GPU keeps its id."""
+    assert macros._gpu_group("unstated", "en") == "GPU not stated in the log"
+    assert macros._gpu_group("unstated", "ru") == "GPU в журнале не указан"
+    assert macros._gpu_group("h200", "zh") == "GPU h200"
 
 
 def test_calibration_left_table_names_every_left_out_log_with_a_translated_reason(

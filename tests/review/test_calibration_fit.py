@@ -97,11 +97,15 @@ def test_weighted_quantile_counts_each_value_by_its_weight():
     assert weighted_quantile(np.array([0.0, 10.0]), np.array([3.0, 1.0]), 0.5) == pytest.approx(0.0 + 10 * (0.5 - 0.375) / 0.5)
 
 
+DECILES = (0.1, 0.9)
+
+
 def test_band_is_the_empirical_10th_to_90th_percentile_signed():
     """Ten equal logs: the lowest is the 10th percentile and the 9th the 90th, so 9 of 10 lie inside."""
     errors = np.array([-0.05, -0.02, 0.0, 0.01, 0.02, 0.03, 0.04, 0.2, -0.01, 0.0])
-    assert band(errors, np.ones(10)) == (pytest.approx(0.04), pytest.approx(-0.05))
+    assert band(errors, np.ones(10), DECILES) == (pytest.approx(0.04), pytest.approx(-0.05))
     doubled = np.ones(10)
     doubled[7] = 2.0  # the +20 % log weighs 2 of 11: more than 10 % lies above +4 %, less than 10 % below −2 %
-    assert band(errors, doubled) == (pytest.approx(0.2), pytest.approx(-0.02))
-    assert band(np.array([0.01, 0.02]), np.ones(2))[1] == 0.0
+    assert band(errors, doubled, DECILES) == (pytest.approx(0.2), pytest.approx(-0.02))
+    assert band(np.array([0.01, 0.02]), np.ones(2), DECILES)[1] == 0.0
+    assert band(errors, np.ones(10), (0.2, 0.8)) == (pytest.approx(0.03), pytest.approx(-0.02))

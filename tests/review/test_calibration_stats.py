@@ -24,11 +24,15 @@ def test_near_duplicates_count_once_in_every_statistic():
     assert found["lomo_median"] == pytest.approx(0.02) and found["lomo_worst"] == pytest.approx(0.10)
 
 
+DECILES = (0.1, 0.9)
+"""The band's error quantiles these tests use (the catalog's ``kv_band_quantiles``)."""
+
+
 def test_each_class_with_enough_models_has_its_band_and_the_others_borrow_the_widest():
     dense = [kv(f"d{i}", e, f"m{i}") for i, e in enumerate((-0.05, -0.01, 0.0, 0.01, 0.02, 0.03, 0.04, 0.05, 0.06,
                                                               0.2))]
     moe = [kv("x", 0.01, "moe-only", classes=("moe",))]
-    bands = class_bands(dense + moe)
+    bands = class_bands(dense + moe, DECILES)
     assert bands["dense"] == (pytest.approx(0.06), pytest.approx(-0.05))  # 10 logs: the 2nd and 9th
     assert len({"moe-only"}) < MIN_MODELS and bands["moe"] == bands["dense"] == bands["hybrid"]
 
@@ -36,7 +40,7 @@ def test_each_class_with_enough_models_has_its_band_and_the_others_borrow_the_wi
 def test_coverage_counts_the_logs_inside_their_band_pooled_and_without_their_model():
     checks = [kv(f"d{i}", e, f"m{i}") for i, e in enumerate((-0.05, -0.01, 0.0, 0.01, 0.02, 0.03, 0.04, 0.05, 0.06,
                                                                0.2))]
-    found = coverage(checks)
+    found = coverage(checks, DECILES)
     assert found["pooled"] == pytest.approx(0.9)  # only +20 % lies outside (−5 %, +6 %)
     assert found["nested"] == pytest.approx(0.8)  # both end models fall outside a band built without them
     assert found["cases"] == 10
@@ -45,9 +49,9 @@ def test_coverage_counts_the_logs_inside_their_band_pooled_and_without_their_mod
 def test_failures_name_each_bound_the_errors_break():
     good = [kv(f"g{i}", 0.005 * (-1) ** i, f"m{i}") for i in range(10)]
     weights = [Check(f"w{i}", "weights", 10.0, 10.05, 0.03, model=f"m{i}") for i in range(3)]
-    assert failures(good + weights) == []
+    assert failures(good + weights, DECILES) == []
     biased = [kv(f"o{i}", 0.03, f"m{i}") for i in range(10)]
-    assert failures(biased + weights) == ["available KV lomo_median 3.00% > 2%",
+    assert failures(biased + weights, DECILES) == ["available KV lomo_median 3.00% > 2%",
                                           "available KV lomo_signed_median 3.00% > 1%"]
 
 

@@ -73,3 +73,21 @@ def test_fit_table_explorer_links_follow_the_engine() -> None:
     mkdocs, zensical = _both_engines()
     assert 'href="../explorer/#server=' in mkdocs.macros["sz_fit_tables"]("fit-tables/")
     assert 'href="explorer/#server=' in zensical.macros["sz_fit_tables"]("fit-tables/")
+
+
+def test_constants_reach_the_page_from_the_code() -> None:
+    """Assert the band's percentiles and the sampler's bytes per logit come from the constants the
+    calibration and the engine use, worded per language."""
+    from sizing.catalog.loader import load_catalog
+    from sizing.engine import overhead
+
+    pages = {lang: FakeEnv(lang) for lang in ("en", "zh", "ru")}
+    for env in pages.values():
+        docs_macros.define_env(env)
+    low, high = (round(q * 100) for q in load_catalog().assume("kv_band_quantiles"))
+    assert pages["zh"].macros["sz_band_percentile"]("low") == str(low)
+    assert pages["ru"].macros["sz_band_percentile"]("high") == str(high)
+    assert pages["en"].macros["sz_logit_bytes"]("v1") == f"{overhead.SAMPLER_BYTES_PER_LOGIT} bytes"
+    assert pages["ru"].macros["sz_logit_bytes"]("v2") == f"{overhead.V2_SAMPLER_BYTES_PER_LOGIT} байта"
+    with pytest.raises(KeyError):
+        pages["en"].macros["sz_logit_bytes"]("v3")
