@@ -245,6 +245,7 @@ _ASSUMPTION_TYPES: dict[str, Any] = {
     "kv_band_quantiles": Annotated[list[Fraction], Field(min_length=2, max_length=2)],
     "hours_per_month": Annotated[float, Field(gt=0, le=744, allow_inf_nan=False)],
     "speed_target_ms": Annotated[list[PosInt], Field(min_length=2, max_length=2)],
+    **dict.fromkeys(("tokens_per_char_zh", "tokens_per_char_ru", "tokens_per_char_en"), PosFloat),
 }
 ASSUMPTION_TYPES = {key: TypeAdapter(kind) for key, kind in _ASSUMPTION_TYPES.items()}
 """Every assumption the engine reads, with the type and range its value must have (all required)."""

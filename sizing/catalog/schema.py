@@ -284,6 +284,7 @@ class PrecisionSpec(Strict):
     scale_bits: NonNegInt = 0
     zero_bits: NonNegInt = 0
     needs_hw: Literal["fp8", "fp4"] | None = None
+    min_sm: PosInt | None = Field(None, description="lowest compute capability x 10 vLLM runs it on (75 = sm_75)")
     vllm_quantization: Text | None = Field(None, description="--quantization value for online quantization")
     online_from: Precision | None = None
 

@@ -107,7 +107,7 @@ def checkpoint_columns(m: Model, ckpt: Checkpoint, spec: PrecisionSpec, online: 
         "w_layer_sharded": split.layer_sharded, "w_layer_replicated": split.layer_replicated,
         "w_embeddings": split.embeddings, "w_lm_head": split.lm_head, "w_total": split.total, "w_experts": experts,
         "w_vision": vision,
-        "needs_hw": spec.needs_hw or "",
+        "needs_hw": spec.needs_hw or "", "min_sm": spec.min_sm or 0,
         "w_tensor_bytes": spec.weight_bits / 8,
     }
 

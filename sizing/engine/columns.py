@@ -85,6 +85,7 @@ CHECKPOINT = (
     _c("w_total", "float", "bytes", "the whole checkpoint in GPU memory (all GPUs together)"),
     _c("w_experts", "float", "bytes", "expert weights of all layers (0 for dense models)"),
     _c("needs_hw", "str", "text", "hardware the precision needs: fp8, fp4 or empty"),
+    _c("min_sm", "int", "count", "lowest compute capability x 10 vLLM has kernels for (0: any)"),
     _c("w_tensor_bytes", "float", "bytes", "bytes per parameter of a layer's main weight tensor (scales apart)"),
     _c("w_vision", "int", "bytes", "vision tower weights (kept in BF16; 0 without a tower)"),
 )
@@ -106,6 +107,7 @@ HARDWARE = (
     _c("hw_fp8", "bool", "", "the GPU computes in FP8"),
     _c("hw_fp4", "bool", "", "the GPU computes in FP4"),
     _c("arch_sm", "int", "count", "compute capability × 10 (89, 90, 100)"),
+    _c("unsupported", "bool", "flag", "vLLM has no kernel for the precision on this GPU (arch_sm < min_sm)"),
     _c("max_capture_size", "int", "count", "largest batch vLLM captures a CUDA graph for"),
     _c("interconnect", "str", "text", "nvlink, pcie or xgmi (AMD Infinity Fabric)"),
     _c("nvswitch", "bool", "flag", "the GPUs of a node talk through NVSwitch (NVLS buffers)"),
@@ -260,7 +262,7 @@ PER_CLASS_ONLY = frozenset({
     "inter_per_token", "w_rank_buffers", "model_dtype_bytes", "index_head_dim", "full_kv_heads", "full_head_dim",
     "dense_inter", "moe_top_k", "moe_inter", "mla_nope_plus_v", "la_profile_units", "vision_hidden", "vision_inter",
     "vision_merge", "vision_out", "active_share", "w_layer_sharded", "w_layer_replicated", "w_embeddings",
-    "w_lm_head", "w_experts", "w_tensor_bytes", "w_vision", "is_a100", "arch_sm",
+    "w_lm_head", "w_experts", "w_tensor_bytes", "w_vision", "is_a100", "arch_sm", "min_sm",
     "max_capture_size", "nvswitch", "block_size_override", "block_size_attention",
 })
 """Inputs of the memory arithmetic that :func:`sizing.engine.evaluate.evaluate` reads once per compute class

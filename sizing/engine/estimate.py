@@ -294,10 +294,27 @@ def consolidated(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.copy()
 
 
+def refuse_unsupported(row: pd.Series) -> None:
+    """Stop with one line (exit status 2) where vLLM has no kernel for the row's weight format, or no attention
+    backend for its FP8 KV cache, on its GPU (:mod:`sizing.engine.capability`): vLLM stops at start-up there,
+    whatever the memory."""
+    if not bool(row.get("unsupported", False)):
+        return
+    sm, need = int(row["arch_sm"]), int(row["min_sm"])
+    if sm < need:
+        raise UsageError(f"{row['checkpoint']} ({row['precision']}) is not supported on GPU {row['gpu']}: vLLM has "
+                         f"no kernel for {row['precision']} below compute capability {need // 10}.{need % 10} "
+                         f"(this GPU: {sm // 10}.{sm % 10}); pick a BF16 or GPTQ checkpoint")
+    raise UsageError(f"--kv-cache-dtype {row['kv_cache_dtype']} is not supported on GPU {row['gpu']}: vLLM has no "
+                     f"attention backend for an FP8 KV cache below compute capability 8.0 "
+                     f"(this GPU: {sm // 10}.{sm % 10}); use --kv-cache-dtype auto")
+
+
 def estimate(cat: Catalog, req: Request) -> pd.Series:
     """The recommended row for ``req`` (with ``vllm_version`` attached)."""
     frame = estimate_frame(cat, req)
     row = frame[frame["chosen"]].iloc[0].copy()
+    refuse_unsupported(row)
     row["vllm_version"] = frame.attrs["vllm_version"]
     row["dtype"], row["serve_host"], row["serve_port"] = req.dtype, req.host, req.port
     row["max_num_seqs_set"] = req.max_num_seqs is not None  # printed as given (sizing.launch.commands)

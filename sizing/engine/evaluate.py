@@ -22,6 +22,7 @@ import pandas as pd
 from pandas.api.internals import create_dataframe_from_blocks
 
 from sizing.engine import columns
+from sizing.engine import capability
 from sizing.engine import kvcache as kv
 from sizing.engine import memory
 from sizing.catalog import plans as plan_rules
@@ -228,7 +229,8 @@ def gpu_memory_utilization(cat: Catalog, requested: float | None = None) -> floa
 
 def context_columns(df: pd.DataFrame, rules: Rules, contexts: list[int],
                     per_class: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
-    """Concurrency per engine, whole sequences per server and whether the band's optimistic end starts,
+    """Concurrency per engine, whole sequences per server (none where vLLM has no kernel for the format on the
+    GPU, ``unsupported``) and whether the band's optimistic end starts,
     at each published context length: each context counted as its own ``--max-model-len`` (a row that
     does not start at the catalog's length may start at a shorter one:
     :func:`sizing.engine.memory.starts_at`).
@@ -237,10 +239,11 @@ def context_columns(df: pd.DataFrame, rules: Rules, contexts: list[int],
     """
     out: dict[str, np.ndarray] = {}
     max_context, dp = (df[name].to_numpy() for name in ("max_context", "dp"))
+    kernel = ~df["unsupported"].to_numpy(dtype=bool)  # no kernel: vLLM does not start, holds nothing
     for ctx in contexts:
         name = f"concurrency_{ctx}"
         out[name] = per_class[name] if per_class else usable_concurrency(df, rules, ctx)
-        out[f"sequences_{ctx}"] = whole_sequences(out[name], (ctx <= max_context) & (out[name] >= 1), dp)
+        out[f"sequences_{ctx}"] = whole_sequences(out[name], (ctx <= max_context) & (out[name] >= 1) & kernel, dp)
         optimistic = f"starts_optimistic_{ctx}"
         out[optimistic] = per_class[optimistic] if per_class else memory.starts_at(df, rules, ctx, True)
     return out
@@ -352,15 +355,20 @@ EXTRA = "_class_"
 
 
 def class_columns(df: pd.DataFrame, rules: Rules, coef: Coefficients, contexts: list[int]) -> pd.DataFrame:
-    """:func:`sizing.engine.memory.compute` plus the per-engine concurrency at each context, the
+    """:func:`sizing.engine.memory.compute`, whether vLLM has a kernel for the format on the GPU
+    (``unsupported``, :mod:`sizing.engine.capability`), plus the per-engine concurrency at each context, the
     longest context and the decode ceilings: everything that depends only on a row's compute class
     (:data:`COMPUTE_KEY`)."""
     out = memory.compute(df, rules, coef)
+    kv_fp8 = out["kv_cache_dtype"].astype(str).str.startswith("fp8").to_numpy()
+    no_kernel = capability.unsupported(out["arch_sm"], out["min_sm"], kv_fp8)  # vLLM stops: nothing fits
+    out = out.assign(fits=out["fits"].to_numpy() & ~no_kernel,
+                     fits_optimistic=out["fits_optimistic"].to_numpy() & ~no_kernel)
     extra = {f"concurrency_{ctx}": usable_concurrency(out, rules, ctx) for ctx in contexts}
     extra.update({f"starts_optimistic_{ctx}": memory.starts_at(out, rules, ctx, True) for ctx in contexts})
     extra["longest_context"] = longest_context(out)
     extra.update(decode_columns(out, contexts))
-    return out.assign(**{f"{EXTRA}{name}": np.asarray(values) for name, values in extra.items()})
+    return out.assign(unsupported=no_kernel, **{f"{EXTRA}{name}": np.asarray(values) for name, values in extra.items()})
 
 
 def expand_classes(df: pd.DataFrame, computed: pd.DataFrame, classes: np.ndarray) -> pd.DataFrame:
@@ -397,7 +405,7 @@ def finish(df: pd.DataFrame, cat: Catalog, rules: Rules, classes: Classes | None
     contexts = [int(c) for c in cat.assume("contexts")]
     coef = coefficients(cat)
     if classes is None:
-        df = class_columns(df, rules, coef, contexts)
+        df = class_columns(df, rules, coef, contexts).copy()  # one block per dtype: a small frame
         per_class = {name[len(EXTRA):]: df.pop(name).to_numpy().copy() for name in list(df.columns)
                      if name.startswith(EXTRA)}
     else:

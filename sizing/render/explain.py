@@ -84,7 +84,7 @@ def caption(row: Row, cat: Catalog, lang: str, markdown: bool = False) -> tuple[
     return title, settings
 
 
-ICONS = {"fits": "✅", "tight": "✅", "borderline": "⚠️", "no-fit": "❌"}
+ICONS = {"fits": "✅", "tight": "✅", "borderline": "⚠️", "no-fit": "❌", "unsupported": "❌"}
 
 
 def verdict_line(row: Row, lang: str, markdown: bool = False) -> str:
@@ -95,7 +95,7 @@ def verdict_line(row: Row, lang: str, markdown: bool = False) -> str:
     state = verdict_state(row)
     text = verdict_text(row, lang)
     verdict = badge(escape_cell(text), state) if markdown else f"{ICONS[state]} {text}"
-    change = change_label(row, lang) if not bool(row["fits"]) else ""
+    change = change_label(row, lang) if not bool(row["fits"]) and state != "unsupported" else ""
     if not markdown:
         change = plain_text(change)
     return t(lang, "verdict_with_change", verdict=verdict, change=change) if change else verdict

@@ -59,9 +59,9 @@ LABELS = ("explorer_model", "explorer_precision", "explorer_server", "explorer_c
           "explorer_command", "explorer_change", "explorer_link", "explorer_copy", "explorer_copied",
           "explorer_budget", "explorer_kv_auto", "explorer_tried", "explorer_settings", "explorer_ladder")
 HEAT_KEYS = {"fits": "heat_fits", "tight": "heat_tight", "borderline": "heat_borderline",
-             "no-fit": "heat_no_fit", "beyond": "heat_beyond"}
+             "no-fit": "heat_no_fit", "unsupported": "heat_unsupported", "beyond": "heat_beyond"}
 STATUS_KEYS = {"fits": "verdict_fits", "tight": "verdict_tight", "borderline": "verdict_borderline",
-               "no-fit": "verdict_does_not_fit",
+               "no-fit": "verdict_does_not_fit", "unsupported": "verdict_unsupported",
                "beyond": "explorer_status_beyond"}
 
 
@@ -184,6 +184,8 @@ def row_note(row: dict[str, Any], context: int, lang: str) -> str:
     state = row[f"status_{context}"]
     if state == "beyond":
         return t(lang, "explorer_beyond", context=fmt_number(int(row["max_context"]), lang))
+    if state == "unsupported":  # no kernel: no memory change helps
+        return t(lang, "prose_verdict_unsupported")
     starts_to = int(row["verdict_context"]) if row["verdict"] in STARTS else 0
     if state in STARTS and not bool(row["fits"]):  # starts at this context, not at the catalog's length
         return marked(change_label({"change": "max-model-len", "change_value": context}, lang))

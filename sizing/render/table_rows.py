@@ -104,6 +104,13 @@ def sibling_rows(df: pd.DataFrame, ctx: SiteContext, size: str) -> pd.DataFrame:
     return pd.concat([own, extra], ignore_index=True)
 
 
+def shown_kv(ctx: SiteContext, df: pd.DataFrame, kv: str) -> pd.Series:
+    """Per row of ``df``: its KV type is the one summaries show on its GPU, ``kv`` or, on GPUs without an
+    FP8 KV cache, ``auto`` (:func:`sizing.views.policy.summary_kv_on`)."""
+    shown = {g: policy.summary_kv_on(kv, ctx.catalog.gpus.get(g)) for g in df["gpu"].astype(str).unique()}
+    return df["kv_cache_dtype"].astype(str) == df["gpu"].astype(str).map(shown)
+
+
 @functools.lru_cache(maxsize=16)
 def chosen(ctx: SiteContext, kv: str | None = None, per_precision: bool = False) -> pd.DataFrame:
     """The recommended row of every combination (optionally of one KV cache type), labelled.
@@ -114,7 +121,7 @@ def chosen(ctx: SiteContext, kv: str | None = None, per_precision: bool = False)
     """
     df = ctx.frame[ctx.frame["chosen"]]
     if kv is not None:
-        df = df[df["kv_cache_dtype"] == kv]
+        df = df[shown_kv(ctx, df, kv)]
     if per_precision:
         df = df.drop_duplicates(["model", "precision", "server", "kv_cache_dtype"])
     return labelled(df, ctx.catalog).reset_index(drop=True)
@@ -278,7 +285,7 @@ def single_gpu_fits(ctx: SiteContext) -> pd.DataFrame:
     server: a model it splits over two GPUs for more cache still fits on one of them.
     """
     f = ctx.frame  # one GPU: no tensor, pipeline or expert split (dp-ep rows spread the experts)
-    df = f[(f["kv_cache_dtype"] == summary_kv(ctx)) & (f["tp"] == 1) & (f["pp"] == 1) & ~f["expert_parallel"]
+    df = f[shown_kv(ctx, f, summary_kv(ctx)) & (f["tp"] == 1) & (f["pp"] == 1) & ~f["expert_parallel"]
            & f["fits"]]
     df = labelled(df, ctx.catalog)
     df = df.assign(params=df["model"].map(lambda m: ctx.catalog.models[m].total_params_b))

@@ -248,7 +248,7 @@ def verdict_state(row: Mapping[str, Any]) -> str:
 
 
 VERDICT_WORD = {"fits": "verdict_fits", "tight": "verdict_tight", "borderline": "verdict_borderline",
-                "no-fit": "verdict_does_not_fit"}
+                "no-fit": "verdict_does_not_fit", "unsupported": "verdict_unsupported"}
 VERDICT_AT = {"fits": "verdict_fits_to", "tight": "verdict_tight_to", "borderline": "verdict_borderline_at"}
 """The verdict with the context it names: fits/tight up to the longest that starts, borderline at one."""
 
@@ -257,7 +257,7 @@ def verdict_text(row: Mapping[str, Any], lang: str) -> str:
     """``Fits up to 128K``, ``Tight up to 4K``, ``Borderline at 32K`` or ``Does not fit`` (no emoji: the site
     draws it as a badge)."""
     state = verdict_state(row)
-    if state == "no-fit":
+    if state in ("no-fit", "unsupported"):
         return t(lang, VERDICT_WORD[state])
     return t(lang, VERDICT_AT[state], context=context_label(int(row["verdict_context"])))
 

@@ -21,6 +21,7 @@ from sizing.render.flagtext import flag
 from sizing.render.tables import change_label, context_label, plan_label
 from sizing.units import MiB
 from sizing.views.steps import Quantity
+from sizing.views.text_capacity import characters_held
 from sizing.views.verdict import launch_verdict, tight_below
 
 __all__ = ["assumption", "band_percentile", "byte_count", "count", "percentile", "table_plan", "table_row", "verdict"]
@@ -91,6 +92,17 @@ def assumption(lang: str, ctx: SiteContext, key: str, flag_name: str = "") -> st
     if flag_name:
         return f"`{flag(flag_name, value)}`"
     return fmt_number(value, lang, 0 if float(value).is_integer() else 2)
+
+
+def context_characters(lang: str, ctx: SiteContext, text_lang: str, tokens: int | None = None) -> str:
+    """``{{ sz_context_chars("zh") }}``: how many characters of ``text_lang`` prose a context of ``tokens``
+    (default: the catalog's ``max_model_len``) holds, formatted for the page's ``lang``
+    (:func:`sizing.views.text_capacity.characters_held`)."""
+    length = int(tokens if tokens is not None else ctx.catalog.assume("max_model_len"))
+    try:
+        return fmt_number(characters_held(length, text_lang, ctx.catalog.assume), lang)
+    except KeyError as exc:
+        raise UsageError(f"sz_context_chars: {exc.args[0]}") from None
 
 
 def server_fact(lang: str, ctx: SiteContext, server: str, field: str) -> str:

@@ -114,6 +114,7 @@ def define_env(env: Any) -> None:
     _register(env, "sz_assumption", wording_macros.assumption)  # {{ sz_assumption("tight_below_sequences") }}
     _register(env, "sz_gpu_fact", wording_macros.gpu_fact)  # {{ sz_gpu_fact("a100-80gb", "smi_mib") }}
     _register(env, "sz_server_fact", wording_macros.server_fact)  # {{ sz_server_fact("gpu-l40s", "cpu") }}
+    _register(env, "sz_context_chars", wording_macros.context_characters)  # {{ sz_context_chars("zh") }}
     _register_throughput(env)
     _register_constants(env)
 

@@ -9,6 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+from sizing.catalog.schema import Gpu
+from sizing.engine.capability import FP8_KV_MIN_SM
+from sizing.engine.cases import sm_version
+
 REPRESENTATIVES: Mapping[str, str] = {
     "32b": "Qwen/Qwen3-32B",
     "70b": "meta-llama/Llama-3.3-70B-Instruct",
@@ -66,6 +70,15 @@ def summary_kv(dtypes: Iterable[str]) -> str:
     """:data:`SUMMARY_KV` if the catalog evaluates it (``dtypes``), else the catalog's first KV type."""
     listed = list(dtypes)
     return SUMMARY_KV if SUMMARY_KV in listed else listed[0]
+
+
+def summary_kv_on(kv: str, gpu: Gpu | None) -> str:
+    """The KV type a summary shows on ``gpu`` (None: a GPU outside the catalog): ``kv``, or ``auto`` where
+    ``kv`` is an FP8 type the GPU has no attention backend for (compute capability below
+    :data:`sizing.engine.capability.FP8_KV_MIN_SM`: T4, V100), so their tables show what vLLM runs."""
+    arch_sm = sm_version(gpu) if gpu is not None else 0
+    fp8_missing = kv.startswith("fp8") and 0 < arch_sm < FP8_KV_MIN_SM
+    return "auto" if fp8_missing else kv
 
 
 def missing_models(models: Iterable[str]) -> list[str]:

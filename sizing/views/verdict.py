@@ -9,7 +9,10 @@ cannot disagree. At one context length ``c`` (launched with ``--max-model-len c`
 - ``tight``: it starts at the cautious end but holds fewer whole requests of ``c`` tokens at once than
   the catalog's ``tight_below_sequences`` (the one threshold, stated on the methodology page);
 - ``fits``: it starts and holds at least that many;
-- ``beyond``: ``c`` is longer than the model's own context.
+- ``beyond``: ``c`` is longer than the model's own context;
+- ``unsupported``: vLLM has no kernel for the weight format on this GPU (``unsupported`` column,
+  :mod:`sizing.engine.capability`): it stops at start-up whatever the memory, so every context of the row
+  reads "not supported on this GPU", never "does not fit".
 
 A row's verdict is its state at its own ``--max-model-len``; where that does not start (``no-fit``) it
 is the state at the longest published shorter context that does start or is borderline, so a row can
@@ -24,8 +27,9 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
-STATES = ("fits", "tight", "borderline", "no-fit")
+STATES = ("fits", "tight", "borderline", "no-fit", "unsupported")
 """The verdicts, best first."""
+UNSUPPORTED = "unsupported"
 BEYOND = "beyond"
 STARTS = ("fits", "tight")
 """The states in which vLLM starts (at the band's cautious end)."""
@@ -51,7 +55,16 @@ def launch_state(df: pd.DataFrame, tight_below: int) -> np.ndarray:
     """The state at each row's own ``--max-model-len`` (``fits``, ``fits_optimistic``, whole requests at once
     over the server's ``dp`` replicas)."""
     whole = np.where(df["fits"], np.floor(df["max_concurrency"].to_numpy(dtype=np.float64)) * df["dp"], 0)
-    return context_state(whole, df["fits_optimistic"], np.zeros(len(df), dtype=bool), tight_below)
+    state = context_state(whole, df["fits_optimistic"], np.zeros(len(df), dtype=bool), tight_below)
+    return np.where(refused(df), UNSUPPORTED, state).astype(object)
+
+
+def refused(df: pd.DataFrame) -> np.ndarray:
+    """Per row: vLLM has no kernel for the row's weight format on its GPU (the engine's ``unsupported``
+    column, :mod:`sizing.engine.capability`; False for frames without it)."""
+    if "unsupported" not in df.columns:
+        return np.zeros(len(df), dtype=bool)
+    return df["unsupported"].to_numpy(dtype=bool)
 
 
 def verdicts(df: pd.DataFrame, contexts: list[int], tight_below: int) -> pd.DataFrame:
@@ -78,6 +91,16 @@ def verdicts(df: pd.DataFrame, contexts: list[int], tight_below: int) -> pd.Data
                        index=df.index)
     for c, state in states.items():
         out[f"state_{c}"] = state
+    return refuse_unsupported(out, df)
+
+
+def refuse_unsupported(out: pd.DataFrame, df: pd.DataFrame) -> pd.DataFrame:
+    """``out`` (the columns of :func:`verdicts`) with every state of the rows ``df`` marks ``unsupported``
+    set to ``unsupported`` and their ``verdict_context`` to 0."""
+    no_kernel = refused(df)
+    for name in [n for n in out.columns if n == "verdict" or n.startswith("state_")]:
+        out[name] = np.where(no_kernel, UNSUPPORTED, out[name].to_numpy(dtype=object))
+    out["verdict_context"] = np.where(no_kernel, 0, out["verdict_context"].to_numpy())
     return out
 
 

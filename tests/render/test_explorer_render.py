@@ -62,7 +62,7 @@ def test_page_links_the_root_data_and_shows_the_heatmap(ctx: site.SiteContext, f
     out = xr.explorer_page(ctx, "zh", "../../")
     assert 'data-matrix="../../data/explorer.json"' in out and 'data-strings="../../data/explorer.zh.json"' in out
     neutral = files["explorer.json"]
-    cells = re.findall(r'<td class="sz-heat sz-heat--(fits|tight|no-fit|beyond)">[^<]*<small>[^<]+</small></td>', out)
+    cells = re.findall(r'<td class="sz-heat sz-heat--(fits|tight|borderline|no-fit|unsupported|beyond)">[^<]*<small>[^<]+</small></td>', out)
     assert len(cells) == len(neutral["models"]) * len(neutral["servers"])
     assert "<noscript>" in out and "32K" in out
 

@@ -78,7 +78,7 @@ def test_4k_counts_wherever_a_4k_launch_starts(ctx: site.SiteContext) -> None:
         row = df[(df["model"] == model) & (df["server"] == server) & (df["precision"] == "int4-awq")].iloc[0]
         assert row["sequences_4096"] >= 1 and row["verdict"] in v.STARTS and row["verdict_context"] == 4096
     every = ctx.frame
-    starts = every["concurrency_4096"] >= 1
+    starts = (every["concurrency_4096"] >= 1) & ~every["unsupported"]  # no kernel: holds nothing
     assert (every.loc[starts, "sequences_4096"] >= every.loc[starts, "dp"]).all()
 
 
@@ -107,7 +107,8 @@ def test_every_surface_agrees_over_the_whole_matrix(ctx: site.SiteContext) -> No
                 assert at[judged_at] == r["verdict"]
             if r["verdict"] == "no-fit":
                 assert not set(seen) & {"fits", "tight", "borderline"}
-            words = {"fits": "Fits", "tight": "Tight", "borderline": "Borderline", "no-fit": "Does not fit"}
+            words = {"fits": "Fits", "tight": "Tight", "borderline": "Borderline", "no-fit": "Does not fit",
+                         "unsupported": "Not supported on this GPU"}
             assert verdict_line(r, "en").split(" ", 1)[1].startswith(words[r["verdict"]])
 
 
@@ -140,3 +141,12 @@ def test_an_estimate_agrees_with_the_tables(ctx: site.SiteContext, model: str, s
     assert rec["verdict"] == expected
     if expected == "no-fit":
         assert rec["advice"]["kind"] == "gpu-memory-utilization" and rec["advice"]["target"]["tp"] == 8
+
+
+def test_a_format_without_a_kernel_is_unsupported_at_every_context_not_no_fit() -> None:
+    """Assert a row the engine marks ``unsupported`` reads so in its verdict and every context, whatever it holds."""
+    out = v.verdicts(frame(unsupported=[True]), [4096, 32768], 4)
+    assert out.iloc[0].to_dict() == {"verdict": "unsupported", "verdict_context": 0,
+                                     "state_4096": "unsupported", "state_32768": "unsupported"}
+    assert v.launch_verdict(frame(unsupported=[True]).iloc[0], 4) == "unsupported"
+    assert v.verdicts(frame(unsupported=[False]), [4096, 32768], 4)["verdict"].iloc[0] == "fits"
