@@ -38,9 +38,10 @@ MARKERS: tuple[str, ...] = ("circle", "square", "triangle", "diamond", "triangle
 
 WIDTH = 720.0
 FONT_PX = 11.2
-PHONE_FONT_PX = 23.0
+PHONE_FONT_PX = 24.0
 """Label size in user units under the phone stylesheet (``sizing.css``, max-width 44.9375em): the
-720-unit chart is drawn about 358 px wide there, so 23 units are 11.4 px on screen. Margins are sized
+720-unit chart is drawn 344–358 px wide there at 390 px (Zensical's and Material's content widths), so
+24 units are 11.5–11.9 px on screen. Margins are sized
 for it, so labels fit at both sizes (the desktop stylesheet sets 0.7rem, 14 units)."""
 
 SVG_NS = "http://www.w3.org/2000/svg"

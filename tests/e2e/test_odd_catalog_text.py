@@ -90,10 +90,16 @@ def test_built_page_shows_odd_text_escaped(tmp_path: Path) -> None:
         assert_table_rows_intact(text, page)
 
 
+def row_width(row: str) -> int:
+    """Columns a table row spans: its cells (a row header ``<th scope="row">`` too), each by its colspan."""
+    return sum(int(span or 1) for span in re.findall(r'<t[dh]\b(?:[^>]*?\bcolspan="(\d+)")?', row))
+
+
 def assert_table_rows_intact(text: str, page: Path) -> None:
-    """Assert every table on the page has the same number of cells in each row as in its header."""
+    """Assert every row of every table on the page spans as many columns as its first header row."""
     for table in re.findall(r"<table\b.*?</table>", text, flags=re.S):
-        header = len(re.findall(r"<th\b", table.split("</tr>")[0]))
-        for row in re.findall(r"<tr\b.*?</tr>", table, flags=re.S)[1:]:
-            cells = len(re.findall(r"<t[dh]\b", row))  # a row header (<th scope="row">) is a cell too
+        rows = re.findall(r"<tr\b.*?</tr>", table, flags=re.S)
+        header = row_width(rows[0])
+        for row in rows[1:]:
+            cells = row_width(row)
             assert cells == header, f"{page}: a row has {cells} cells, the header {header}"
