@@ -18,10 +18,19 @@ from sizing.render import tables
 from sizing.review import diff_report
 from sizing.review.table_diff import compare
 from sizing.site.context import build_context
+from sizing.views.policy import summary_kv_on
+from sizing.views.throughput import SPEED_KEY, fit_speed
 from tests.review.gitrepo import commit_change, git, run
 
 GPU = "l40s"
 FIT_TABLE_KV = "fp8"  # sizing.render.table_rows.summary_kv of the real catalog
+
+
+def shown_kv(cat, frame):
+    """Rows of ``frame`` with the KV type the fit tables show on their server: :data:`FIT_TABLE_KV`, or
+    ``auto`` where the GPU has no FP8 KV backend (:func:`sizing.views.policy.summary_kv_on`)."""
+    kv = {s: summary_kv_on(FIT_TABLE_KV, cat.gpus.get(v.gpu)) for s, v in cat.servers.items()}
+    return frame["kv_cache_dtype"].astype(str) == frame["server"].astype(str).map(kv)
 
 
 def report_of(capsys: pytest.CaptureFixture[str], repo: Path, *revs: str) -> dict:
@@ -47,17 +56,30 @@ def shown_fit_values(row, contexts: list[int]) -> tuple:
 
 def changed_fit_rows(old_dir: Path, new_dir: Path, servers: set[str]) -> dict[str, set[str]]:
     """``{fit table: row keys}`` whose shown values differ between two catalogs, per the engine."""
-    old, new = evaluate(load_catalog(old_dir)), evaluate(load_catalog(new_dir))
+    old_cat, new_cat = load_catalog(old_dir), load_catalog(new_dir)
+    old, new = evaluate(old_cat), evaluate(new_cat)
     contexts = old.attrs["contexts"]
     pick = ["model", "checkpoint", "precision", "server", "kv_cache_dtype"]
-    shown = FIT_TABLE_KV  # the fit tables show the summary KV type only
-    a = old[old["chosen"] & (old["kv_cache_dtype"] == shown)].set_index(pick, drop=False)
-    b = new[new["chosen"] & (new["kv_cache_dtype"] == shown)].set_index(pick, drop=False)
+    a = old[old["chosen"] & shown_kv(old_cat, old)].set_index(pick, drop=False)
+    b = new[new["chosen"] & shown_kv(new_cat, new)].set_index(pick, drop=False)
     out: dict[str, set[str]] = {f"fit-{s}": set() for s in servers}
     for key in a.index:
         if key[3] in servers and shown_fit_values(a.loc[key], contexts) != shown_fit_values(b.loc[key], contexts):
             out[f"fit-{key[3]}"].add(fit_row_key(a.loc[key]))
+    for key in speed_changes(old_cat, new_cat, servers):
+        out[f"fit-{key['server']}"].add(fit_row_key(key))
     return out
+
+
+def speed_changes(old_cat, new_cat, servers: set[str]) -> list[dict]:
+    """Fit-table rows (of the KV type the tables show) on ``servers`` whose speed cells (users within the target, cautious USD per 1M output
+    tokens, to the cent) differ between two catalogs, per :func:`sizing.views.throughput.fit_speed`."""
+    old, new = (fit_speed(build_context(c)).set_index(list(SPEED_KEY)) for c in (old_cat, new_cat))
+    shown = ["speed_users", "speed_usd"]
+    a, b = (f[shown].round({"speed_usd": 2}).fillna(-1) for f in (old, new.reindex(old.index)))
+    moved = a[(a != b).any(axis=1)].reset_index()
+    moved = moved[shown_kv(new_cat, moved) & moved["server"].isin(servers)]
+    return moved.to_dict("records")
 
 
 def servers_by_row(ctx, table_id: str) -> dict[str, str]:
@@ -122,7 +144,7 @@ def test_removed_model_rows_are_listed_as_removed(repo: Path, capsys: pytest.Cap
     commit_change(repo, "models", lambda d: d.pop(model), f"drop {model}")
     report = report_of(capsys, repo, "HEAD~1", "HEAD")
     tables = {t["table"]: t for t in report["tables"]}
-    gone = before[before["chosen"] & (before["model"] == model) & (before["kv_cache_dtype"] == FIT_TABLE_KV)]
+    gone = before[before["chosen"] & (before["model"] == model) & shown_kv(cat, before)]
     for server, rows in gone.groupby("server"):
         assert set(tables[f"fit-{server}"]["removed"]) == {fit_row_key(r) for _, r in rows.iterrows()}
     assert tables["catalog-models"]["removed"] == [model]

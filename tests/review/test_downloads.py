@@ -56,8 +56,11 @@ def test_json_download_decodes_to_the_csv_rows(tmp_path: Path) -> None:
 
 
 def test_whole_floats_are_written_as_integers() -> None:
-    """Assert the JSON writes 170.0 as 170, keeps 6 significant digits and turns NaN into null."""
-    assert [downloads._json_value(v) for v in (170.0, 214.22637, float("nan"), -0.5)] == [170, 214.226, None, -0.5]
+    """Assert the JSON writes 170.0 as 170, keeps 5 significant digits (GiB to 0.01, as vLLM prints them)
+    and turns NaN into null."""
+    assert downloads.DIGITS == 5
+    values = (170.0, 214.22637, float("nan"), -0.5, 1234.567)
+    assert [downloads._json_value(v) for v in values] == [170, 214.23, None, -0.5, 1234.6]
 
 
 def test_revision_outside_git_has_a_fallback(tmp_path: Path) -> None:

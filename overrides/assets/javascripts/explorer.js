@@ -221,9 +221,10 @@
         tr = body.appendChild(el("tr"));
         cells.slice(k, k + wide).forEach(function (c) { tr.appendChild(el("td", "", c)); });
       }
-      var wrap = el("div", "sz-explorer__ladder-wrap");
+      var wrap = el("div", "md-typeset__scrollwrap sz-explorer__ladder-wrap");
       wrap.appendChild(table);
       box.appendChild(wrap);
+      if (window.szScrollBox) window.szScrollBox(wrap);
       box.appendChild(el("p", "sz-explorer__ladder-note", cells[0]));
     });
     return box;

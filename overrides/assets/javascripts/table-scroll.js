@@ -6,7 +6,8 @@
  * the build wrote into data-scroll-hint. A box is measured when it comes near the screen (an
  * IntersectionObserver), so a long page does not lay out every table while it loads; measured
  * boxes are measured again when the window is resized. A box taller than its 75vh limit fades out
- * at the bottom until scrolled to its end and is followed by its row count (data-rows-hint).
+ * at the bottom until scrolled to its end and is followed by its row count (data-rows-hint). A box that
+ * a page script adds later is handed over with window.szScrollBox(box).
  */
 (function () {
   "use strict";
@@ -67,6 +68,11 @@
       measure(entry.target);
     });
   }, { rootMargin: "200px 0px" }) : null;
+
+  /* A box a page script adds after load (the explorer's ladder) asks to be measured like the others. */
+  window.szScrollBox = function (wrap) {
+    if (observer) observer.observe(wrap); else measure(wrap);
+  };
 
   var timer = null;
   window.addEventListener("resize", function () {
