@@ -36,6 +36,13 @@ def summary_kv(ctx: SiteContext) -> str:
     return policy.summary_kv(ctx.catalog.assume("kv_cache_dtypes"))
 
 
+def server_kv(ctx: SiteContext, server: str) -> str:
+    """The KV cache type a server's fit table shows: :func:`summary_kv`, or ``auto`` on a GPU with no FP8
+    KV backend (:func:`sizing.views.policy.summary_kv_on`)."""
+    cat = ctx.catalog
+    return policy.summary_kv_on(summary_kv(ctx), cat.gpus.get(cat.servers[server].gpu))
+
+
 def summary_contexts(ctx: SiteContext) -> list[int]:
     """The short (4K) and long (32K) contexts of the summary tables that the catalog publishes."""
     return [c for c in (SHORT_CONTEXT, LONG_CONTEXT) if c in ctx.contexts]

@@ -317,7 +317,13 @@ def fit_spec(server: str, contexts: list[int]) -> TableSpec:
     columns = (_c("model_label", "col_model"), PRECISION, VERDICT, PLAN, _c("speed_users", "col_fit_users", "users"),
                _c("speed_usd", "col_fit_cost", "usd"), *seq_columns(contexts))
     return TableSpec(f"fit-{server}", columns, lambda ctx: tr.fit_rows(ctx, server),
-                     ("checkpoint", "precision", "kv_cache_dtype"), settings_note)
+                     ("checkpoint", "precision", "kv_cache_dtype"), functools.partial(fit_note, server=server))
+
+
+def fit_note(ctx: SiteContext, lang: str, server: str) -> str:
+    """A fit table's settings line, with the KV cache type that server's table shows
+    (:func:`sizing.render.table_rows.server_kv`: ``auto`` on GPUs with no FP8 KV backend)."""
+    return settings_note(ctx, lang, kv=flag("--kv-cache-dtype", tr.server_kv(ctx, server)))
 
 
 GPUS, WEIGHTS = _c("server_gpus", "col_gpus", "int"), _c("weights_bytes", "col_weights_per_gpu", "gib")

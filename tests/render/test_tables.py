@@ -299,3 +299,10 @@ def test_fit_tables_show_users_and_cost_of_the_chat_ladder(ctx: site.SiteContext
     row = next(c for c in cells if c[1] == "FP8 (E4M3)" and c[0] == "Qwen3 14B")
     assert row[5] == html.escape(fmt_money(fp8["speed_usd"], "USD", lang, 3)) and int(row[4].split()[-1]) > 0
     assert [c[5] for c in cells if c[0] == "Qwen3 14B" and c[1] == "BF16"] == [html.escape(slow)]
+
+
+def test_fit_table_note_names_the_kv_type_its_server_shows(real_ctx: site.SiteContext) -> None:
+    """Assert a fit table's settings line says fp8 on an L4 and auto on a T4 (no FP8 KV backend below sm_80)."""
+    specs = tables.table_specs(real_ctx)
+    assert "--kv-cache-dtype fp8" in specs["fit-ref-1x-l4"].note(real_ctx, "en")
+    assert "--kv-cache-dtype auto" in specs["fit-ref-1x-t4"].note(real_ctx, "ru")
