@@ -85,6 +85,7 @@ preview: check-port $(STAMP)
 # once. The last line is pytest's summary; "no tests ran" (exit 5) is a failure.
 test: $(STAMP) browser
 	$(BIN)/ruff check sizing scripts tests
+	$(BIN)/ruff format --check --quiet sizing scripts tests
 	$(BIN)/mypy
 	$(BIN)/python -m scripts.throughput_fit --check
 	$(PYTEST)
@@ -92,6 +93,7 @@ test: $(STAMP) browser
 # The inner loop: no site build, no browser (under 90 s on 2 idle cores).
 test-fast: $(STAMP)
 	$(BIN)/ruff check sizing scripts tests
+	$(BIN)/ruff format --check --quiet sizing scripts tests
 	$(BIN)/mypy
 	$(BIN)/python -m scripts.throughput_fit --check
 	$(PYTEST) -m "not site and not browser"

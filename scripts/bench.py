@@ -54,8 +54,13 @@ MB = 1024 * 1024
 def build_seconds(repo: Path, site: Path) -> float:
     """Wall time of ``scripts/docs.py build --site SITE`` in ``repo``; raises if the build fails."""
     started = time.perf_counter()
-    result = subprocess.run([sys.executable, "-m", "scripts.docs", "build", "--site", str(site)],
-                            cwd=repo, capture_output=True, text=True, check=False)
+    result = subprocess.run(
+        [sys.executable, "-m", "scripts.docs", "build", "--site", str(site)],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     seconds = time.perf_counter() - started
     if result.returncode != 0:
         raise RuntimeError(f"build in {repo} failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}")
@@ -64,8 +69,12 @@ def build_seconds(repo: Path, site: Path) -> float:
 
 def working_tree_files() -> list[str]:
     """Tracked and untracked, not ignored, files of the working tree (what a build reads)."""
-    listing = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
-                             capture_output=True, check=True).stdout.decode("utf-8")
+    listing = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=ROOT,
+        capture_output=True,
+        check=True,
+    ).stdout.decode("utf-8")
     return [name for name in listing.split("\0") if name and (ROOT / name).is_file()]
 
 
@@ -87,6 +96,7 @@ def render_macros(page: Path, lang: str) -> tuple[str, int]:
     import jinja2  # noqa: PLC0415 - a dependency of mkdocs-macros
 
     from sizing.site.docs_macros import define_env  # noqa: PLC0415
+
     env = _Env(lang)
     define_env(env)
     text = page.read_text(encoding="utf-8")
@@ -112,8 +122,12 @@ def downloads_seconds(work: Path) -> float:
     """Wall time of the build's once-only step, ``scripts/docs.py prepare`` (a process of its own)."""
     work.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "scripts.docs", "prepare", str(work)], cwd=ROOT,
-                   capture_output=True, check=True)
+    subprocess.run(
+        [sys.executable, "-m", "scripts.docs", "prepare", str(work)],
+        cwd=ROOT,
+        capture_output=True,
+        check=True,
+    )
     return time.perf_counter() - started
 
 
@@ -125,9 +139,18 @@ def compare_builds(repeats: int, work: Path) -> dict[str, Any]:
     for i in range(repeats):
         with_macros.append(build_seconds(ROOT, work / f"site-macros-{i}"))
         without.append(build_seconds(copy, work / f"site-fixed-{i}"))
-        print(f"build {i + 1}/{repeats}: {with_macros[-1]:.1f} s with macros, {without[-1]:.1f} s without", flush=True)
-    return {"with": min(with_macros), "without": min(without), "all_with": with_macros, "all_without": without,
-            "replaced": replaced, "downloads": downloads_seconds(work / "downloads")}
+        print(
+            f"build {i + 1}/{repeats}: {with_macros[-1]:.1f} s with macros, {without[-1]:.1f} s without",
+            flush=True,
+        )
+    return {
+        "with": min(with_macros),
+        "without": min(without),
+        "all_with": with_macros,
+        "all_without": without,
+        "replaced": replaced,
+        "downloads": downloads_seconds(work / "downloads"),
+    }
 
 
 # ---------------------------------------------------------------------------------------------
@@ -144,7 +167,9 @@ def evaluation_throughput(repeats: int) -> list[dict[str, Any]]:
     for label, copies in SCALES.items():
         cat = scaled(base, *copies)
         seconds, frame = best_of(repeats, lambda cat=cat: evaluate(cat))
-        results.append({"catalog": label, "rows": len(frame), "seconds": seconds, "rows_per_s": len(frame) / seconds})
+        results.append(
+            {"catalog": label, "rows": len(frame), "seconds": seconds, "rows_per_s": len(frame) / seconds}
+        )
         print(f"evaluate {label}: {len(frame):,} rows in {seconds:.3f} s", flush=True)
     return results
 
@@ -176,16 +201,29 @@ def _rss(pid: int) -> int:
     return 0
 
 
-RUSAGE_WRAPPER = ("import json, resource, subprocess, sys; code = subprocess.run(sys.argv[1:]).returncode;"
-                  "peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss;"
-                  "print(json.dumps({'code': code, 'maxrss_kb': peak}))")
+RUSAGE_WRAPPER = (
+    "import json, resource, subprocess, sys; code = subprocess.run(sys.argv[1:]).returncode;"
+    "peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss;"
+    "print(json.dumps({'code': code, 'maxrss_kb': peak}))"
+)
 
 
 def build_memory(work: Path) -> dict[str, float]:
     """Peak memory of one full build: largest process (getrusage) and sampled whole-tree peak, MB."""
-    command = [sys.executable, "-c", RUSAGE_WRAPPER, sys.executable, "-m", "scripts.docs", "build",
-               "--site", str(work / "site-memory")]
-    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    command = [
+        sys.executable,
+        "-c",
+        RUSAGE_WRAPPER,
+        sys.executable,
+        "-m",
+        "scripts.docs",
+        "build",
+        "--site",
+        str(work / "site-memory"),
+    ]
+    process = subprocess.Popen(
+        command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+    )
     peak = 0
     while process.poll() is None:
         peak = max(peak, tree_rss(process.pid))
@@ -199,11 +237,15 @@ def build_memory(work: Path) -> dict[str, float]:
 def evaluation_memory() -> float:
     """Peak RSS (MB) of a fresh process that evaluates the 100× catalog."""
     label = list(SCALES)[-1]
-    code = ("import resource, sys; from scripts.bench_sizing import SCALES, scaled;"
-            "from sizing.catalog.loader import load_catalog; from sizing.engine.evaluate import evaluate;"
-            f"evaluate(scaled(load_catalog('catalog'), *SCALES[{label!r}]));"
-            "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    code = (
+        "import resource, sys; from scripts.bench_sizing import SCALES, scaled;"
+        "from sizing.catalog.loader import load_catalog; from sizing.engine.evaluate import evaluate;"
+        f"evaluate(scaled(load_catalog('catalog'), *SCALES[{label!r}]));"
+        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout
     return int(out.strip().splitlines()[-1]) / 1024
 
 
@@ -222,48 +264,76 @@ def build_section(b: dict[str, Any]) -> list[str]:
     pages_cost = b["with"] - b["without"]
     share = pages_cost / b["without"]
     with_step = (pages_cost + b["downloads"]) / (b["without"] - b["downloads"])
-    return ["## Build time, all three languages", "",
-            "| Build | Best (s) | Runs (s) |", "|---|---:|---|",
-            f"| With macros (the site as published) | {b['with']:.1f} | "
-            f"{', '.join(f'{x:.1f}' for x in b['all_with'])} |",
-            f"| Same pages, {b['replaced']} macro calls replaced by fixed text | {b['without']:.1f} | "
-            f"{', '.join(f'{x:.1f}' for x in b['all_without'])} |", "",
-            f"- Computing (the macros, against the same pages with their output as fixed text) adds "
-            f"{pages_cost:.1f} s ({share:.1%}) to the build. Target under {TARGETS['overhead']:.0%}: "
-            f"{verdict(share < TARGETS['overhead'])}.",
-            f"- Both builds also run the build's once-only step (validate and evaluate the catalog, run the "
-            f"calibration, compute the chart series, write fits.csv/fits.json; its own process): {b['downloads']:.2f} s measured alone, "
-            f"Python start-up included. Counted as computing too, computing would add {with_step:.1%}.", ""]
+    return [
+        "## Build time, all three languages",
+        "",
+        "| Build | Best (s) | Runs (s) |",
+        "|---|---:|---|",
+        f"| With macros (the site as published) | {b['with']:.1f} | "
+        f"{', '.join(f'{x:.1f}' for x in b['all_with'])} |",
+        f"| Same pages, {b['replaced']} macro calls replaced by fixed text | {b['without']:.1f} | "
+        f"{', '.join(f'{x:.1f}' for x in b['all_without'])} |",
+        "",
+        f"- Computing (the macros, against the same pages with their output as fixed text) adds "
+        f"{pages_cost:.1f} s ({share:.1%}) to the build. Target under {TARGETS['overhead']:.0%}: "
+        f"{verdict(share < TARGETS['overhead'])}.",
+        f"- Both builds also run the build's once-only step (validate and evaluate the catalog, run the "
+        f"calibration, compute the chart series, write fits.csv/fits.json; its own process): {b['downloads']:.2f} s measured alone, "
+        f"Python start-up included. Counted as computing too, computing would add {with_step:.1%}.",
+        "",
+    ]
 
 
 def evaluation_section(rows: list[dict[str, Any]], eval_mb: float) -> list[str]:
     """The throughput table and its target."""
     last = rows[-1]
-    return ["## Evaluation throughput (`sizing.engine.evaluate.evaluate`)", "",
-            "| Catalog | Rows | Best (s) | Rows/s |", "|---|---:|---:|---:|",
-            *(f"| {r['catalog']} | {r['rows']:,} | {r['seconds']:.3f} | {r['rows_per_s']:,.0f} |" for r in rows), "",
-            f"- 100× catalog: {last['seconds']:.2f} s. Target under {TARGETS['eval_100x']:.0f} s: "
-            f"{verdict(last['seconds'] < TARGETS['eval_100x'])}.",
-            f"- Peak memory of a process evaluating the 100× catalog: {eval_mb:,.0f} MB.", ""]
+    return [
+        "## Evaluation throughput (`sizing.engine.evaluate.evaluate`)",
+        "",
+        "| Catalog | Rows | Best (s) | Rows/s |",
+        "|---|---:|---:|---:|",
+        *(f"| {r['catalog']} | {r['rows']:,} | {r['seconds']:.3f} | {r['rows_per_s']:,.0f} |" for r in rows),
+        "",
+        f"- 100× catalog: {last['seconds']:.2f} s. Target under {TARGETS['eval_100x']:.0f} s: "
+        f"{verdict(last['seconds'] < TARGETS['eval_100x'])}.",
+        f"- Peak memory of a process evaluating the 100× catalog: {eval_mb:,.0f} MB.",
+        "",
+    ]
 
 
 def memory_section(m: dict[str, float]) -> list[str]:
     """The build memory figures and their target."""
-    return ["## Peak memory of a full build", "",
-            f"- Largest single process (`getrusage(RUSAGE_CHILDREN).ru_maxrss`): {m['largest_process_mb']:.0f} MB.",
-            f"- Whole build, summed over its process tree (sampled every 50 ms; language builds in parallel, one per core): "
-            f"{m['tree_peak_mb']:.0f} MB.",
-            f"- Target under {TARGETS['peak_mb']:.0f} MB (whole build): "
-            f"{verdict(m['tree_peak_mb'] < TARGETS['peak_mb'])}; "
-            f"per process: {verdict(m['largest_process_mb'] < TARGETS['peak_mb'])}.", ""]
+    return [
+        "## Peak memory of a full build",
+        "",
+        f"- Largest single process (`getrusage(RUSAGE_CHILDREN).ru_maxrss`): {m['largest_process_mb']:.0f} MB.",
+        f"- Whole build, summed over its process tree (sampled every 50 ms; language builds in parallel, one per core): "
+        f"{m['tree_peak_mb']:.0f} MB.",
+        f"- Target under {TARGETS['peak_mb']:.0f} MB (whole build): "
+        f"{verdict(m['tree_peak_mb'] < TARGETS['peak_mb'])}; "
+        f"per process: {verdict(m['largest_process_mb'] < TARGETS['peak_mb'])}.",
+        "",
+    ]
 
 
 def report(b: dict[str, Any], rows: list[dict[str, Any]], m: dict[str, float], eval_mb: float) -> str:
     """The whole Markdown report."""
     info = machine()
-    return "\n".join(["# Benchmark: site build", "", "Generated by `python scripts/bench.py`; do not edit by hand.",
-                      "", *build_section(b), *evaluation_section(rows, eval_mb), *memory_section(m),
-                      "## Machine", "", *(f"- {k}: {v}" for k, v in info.items()), ""])
+    return "\n".join(
+        [
+            "# Benchmark: site build",
+            "",
+            "Generated by `python scripts/bench.py`; do not edit by hand.",
+            "",
+            *build_section(b),
+            *evaluation_section(rows, eval_mb),
+            *memory_section(m),
+            "## Machine",
+            "",
+            *(f"- {k}: {v}" for k, v in info.items()),
+            "",
+        ]
+    )
 
 
 def write_engines(repeats: int, out: Path) -> None:

@@ -32,8 +32,15 @@ from scripts.bench_sizing import machine
 ROOT = Path(__file__).resolve().parent.parent
 
 PREFIXES = {"en": "", "zh": "zh/", "ru": "ru/"}
-PAGES = ("", "explorer/", "choosing-a-gpu-server/", "deployment-hardware/", "fit-tables/", "methodology/",
-         "catalog/")
+PAGES = (
+    "",
+    "explorer/",
+    "choosing-a-gpu-server/",
+    "deployment-hardware/",
+    "fit-tables/",
+    "methodology/",
+    "catalog/",
+)
 TARGETS = {"fit_tables_html": 400_000, "fit_tables_dcl_ms": 1000.0, "site_bytes": 15_000_000}
 CHROMIUM = "/usr/bin/chromium"
 TIMING = """() => { const n = performance.getEntriesByType('navigation')[0];
@@ -80,8 +87,15 @@ def page_rows(site: Path, repeats: int) -> list[dict[str, Any]]:
             for lang, prefix in PREFIXES.items():
                 for path in PAGES:
                     html = (site / prefix / path / "index.html").stat().st_size
-                    rows.append({"page": f"/{prefix}{path}", "lang": lang, "path": path, "html": html,
-                                 **measure(browser, base + prefix + path, repeats)})
+                    rows.append(
+                        {
+                            "page": f"/{prefix}{path}",
+                            "lang": lang,
+                            "path": path,
+                            "html": html,
+                            **measure(browser, base + prefix + path, repeats),
+                        }
+                    )
             browser.close()
     finally:
         server.shutdown()
@@ -91,35 +105,55 @@ def page_rows(site: Path, repeats: int) -> list[dict[str, Any]]:
 def site_sizes(site: Path) -> dict[str, Any]:
     """Total bytes of the site and its ten largest files."""
     files = [(p.stat().st_size, p.relative_to(site).as_posix()) for p in site.rglob("*") if p.is_file()]
-    return {"total": sum(s for s, _ in files), "files": len(files), "largest": sorted(files, reverse=True)[:10]}
+    return {
+        "total": sum(s for s, _ in files),
+        "files": len(files),
+        "largest": sorted(files, reverse=True)[:10],
+    }
 
 
 def verdicts(rows: list[dict[str, Any]], sizes: dict[str, Any]) -> dict[str, bool]:
     """Whether each target is met."""
     fit = [r for r in rows if r["path"] == "fit-tables/"]
-    return {"fit_tables_html": all(r["html"] < TARGETS["fit_tables_html"] for r in fit),
-            "fit_tables_dcl_ms": all(r["dcl"] < TARGETS["fit_tables_dcl_ms"] for r in fit),
-            "site_bytes": sizes["total"] < TARGETS["site_bytes"]}
+    return {
+        "fit_tables_html": all(r["html"] < TARGETS["fit_tables_html"] for r in fit),
+        "fit_tables_dcl_ms": all(r["dcl"] < TARGETS["fit_tables_dcl_ms"] for r in fit),
+        "site_bytes": sizes["total"] < TARGETS["site_bytes"],
+    }
 
 
 def report(rows: list[dict[str, Any]], sizes: dict[str, Any], met: dict[str, bool], repeats: int) -> str:
     """The Markdown report."""
     ok = {True: "met", False: "NOT met"}
-    lines = ["# Page weights and load times", "", "Written by `python -m scripts.bench_pages`; localhost, no network "
-             f"latency, median of {repeats} cold loads in headless Chromium at 1366×768.", "",
-             "| Machine | |", "|---|---|", *(f"| {k} | {v} |" for k, v in machine().items()), "",
-             "## Targets", "",
-             f"- `fit-tables/` HTML under {TARGETS['fit_tables_html']:,} bytes in every language: "
-             f"{ok[met['fit_tables_html']]}",
-             f"- `fit-tables/` DOMContentLoaded under {TARGETS['fit_tables_dcl_ms']:.0f} ms: "
-             f"{ok[met['fit_tables_dcl_ms']]}",
-             f"- whole site under {TARGETS['site_bytes']:,} bytes: {ok[met['site_bytes']]} "
-             f"({sizes['total']:,} bytes in {sizes['files']} files)", "",
-             "## Pages", "",
-             "| Page | HTML bytes | Fetched bytes | DOM nodes | FCP ms | DOMContentLoaded ms | load ms |",
-             "|---|---:|---:|---:|---:|---:|---:|"]
-    lines += [f"| {r['page']} | {r['html']:,} | {r['resources']:,} | {r['nodes']:,} | {r['fcp']:.0f} | "
-              f"{r['dcl']:.0f} | {r['load']:.0f} |" for r in rows]
+    lines = [
+        "# Page weights and load times",
+        "",
+        "Written by `python -m scripts.bench_pages`; localhost, no network "
+        f"latency, median of {repeats} cold loads in headless Chromium at 1366×768.",
+        "",
+        "| Machine | |",
+        "|---|---|",
+        *(f"| {k} | {v} |" for k, v in machine().items()),
+        "",
+        "## Targets",
+        "",
+        f"- `fit-tables/` HTML under {TARGETS['fit_tables_html']:,} bytes in every language: "
+        f"{ok[met['fit_tables_html']]}",
+        f"- `fit-tables/` DOMContentLoaded under {TARGETS['fit_tables_dcl_ms']:.0f} ms: "
+        f"{ok[met['fit_tables_dcl_ms']]}",
+        f"- whole site under {TARGETS['site_bytes']:,} bytes: {ok[met['site_bytes']]} "
+        f"({sizes['total']:,} bytes in {sizes['files']} files)",
+        "",
+        "## Pages",
+        "",
+        "| Page | HTML bytes | Fetched bytes | DOM nodes | FCP ms | DOMContentLoaded ms | load ms |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    lines += [
+        f"| {r['page']} | {r['html']:,} | {r['resources']:,} | {r['nodes']:,} | {r['fcp']:.0f} | "
+        f"{r['dcl']:.0f} | {r['load']:.0f} |"
+        for r in rows
+    ]
     lines += ["", "## Largest files", "", "| File | Bytes |", "|---|---:|"]
     lines += [f"| {name} | {size:,} |" for size, name in sizes["largest"]]
     return "\n".join(lines) + "\n"
@@ -130,7 +164,9 @@ def built(site: Path | None, work: Path) -> Path:
     if site:
         return site
     target = work / "site"
-    subprocess.run([sys.executable, "-m", "scripts.docs", "build", "--site", str(target)], cwd=ROOT, check=True)
+    subprocess.run(
+        [sys.executable, "-m", "scripts.docs", "build", "--site", str(target)], cwd=ROOT, check=True
+    )
     return target
 
 

@@ -30,7 +30,7 @@ from types import MappingProxyType
 from typing import Any, Callable
 
 ROOT = Path(__file__).resolve().parent.parent
-IMPORTS = ("import sizing.site.context, sizing.review.downloads, sizing.render.explorer_render")
+IMPORTS = "import sizing.site.context, sizing.review.downloads, sizing.render.explorer_render"
 
 
 def timed(function: Callable[[], Any]) -> tuple[float, float, Any]:
@@ -56,23 +56,31 @@ def one_run(work: Path) -> dict[str, tuple[float, float]]:
     from sizing.review.downloads import write_downloads  # noqa: PLC0415
     from sizing.site import context as site  # noqa: PLC0415
     from sizing.views import bundle  # noqa: PLC0415
+
     out: dict[str, tuple[float, float]] = {}
+
     def phase(name: str, function: Callable[[], Any]) -> Any:
         wall, cpu, result = timed(function)
         out[name] = (wall, cpu)
         return result
+
     cat = phase("load catalog", lambda: load_catalog(DEFAULT_DIR))
-    ctx = phase("matrix (evaluate + verdicts)", lambda: bundle.build_context(cat, Path(DEFAULT_DIR).resolve(),
-                                                                              examples=False))
+    ctx = phase(
+        "matrix (evaluate + verdicts)",
+        lambda: bundle.build_context(cat, Path(DEFAULT_DIR).resolve(), examples=False),
+    )
     examples = phase("examples", lambda: MappingProxyType(bundle.evaluate_examples(cat)))
     ctx = dataclasses.replace(ctx, examples=examples)
     ctx = phase("chart series", lambda: site.with_series(ctx))
     ctx = phase("calibration", lambda: site.with_calibration(ctx))
-    ctx = phase("explorer formatting", lambda: dataclasses.replace(
-        ctx, explorer=MappingProxyType(explorer_payloads(ctx))))
+    ctx = phase(
+        "explorer formatting",
+        lambda: dataclasses.replace(ctx, explorer=MappingProxyType(explorer_payloads(ctx))),
+    )
     phase("save context", lambda: site.save_context(ctx, work / "context.pickle"))
-    phase("downloads + explorer files",
-          lambda: (write_downloads([work / "staged"], ctx), explorer_files(ctx)))
+    phase(
+        "downloads + explorer files", lambda: (write_downloads([work / "staged"], ctx), explorer_files(ctx))
+    )
     return out
 
 
@@ -85,9 +93,14 @@ def section(label: str, phases: dict[str, tuple[float, float]], repeats: int) ->
     """One Markdown section: a row per phase and the total."""
     when = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
-    lines = [f"## {label}", "",
-             f"{when}; {os.cpu_count()} cores; load average {load}; best of {repeats}.", "",
-             "| Phase | Wall (s) | CPU user + system (s) |", "|---|---:|---:|"]
+    lines = [
+        f"## {label}",
+        "",
+        f"{when}; {os.cpu_count()} cores; load average {load}; best of {repeats}.",
+        "",
+        "| Phase | Wall (s) | CPU user + system (s) |",
+        "|---|---:|---:|",
+    ]
     lines += [f"| {name} | {wall:.2f} | {cpu:.2f} |" for name, (wall, cpu) in phases.items()]
     total_wall, total_cpu = (sum(t[i] for t in phases.values()) for i in (0, 1))
     return "\n".join([*lines, f"| **total** | **{total_wall:.2f}** | **{total_cpu:.2f}** |", ""])
@@ -100,6 +113,7 @@ def thread_section(repeats: int) -> str:
     from sizing.catalog.loader import load_catalog  # noqa: PLC0415
     from sizing.engine import frames  # noqa: PLC0415
     from sizing.engine.evaluate import evaluate  # noqa: PLC0415
+
     real = load_catalog()
     lines = ["| Catalog | Threads | Wall (s) | CPU user + system (s) |", "|---|---:|---:|---:|"]
     for label, cat in (("real", real), ("100x", scaled(real, 10, 10))):

@@ -30,27 +30,50 @@ from scripts.bench_sizing import machine
 from sizing.safeio import read_json
 
 ROOT = Path(__file__).resolve().parent.parent
-COMMANDS = {"test-fast": ["make", "test-fast"], "test-fast-serial": ["make", "test-fast", "WORKERS=0"],
-            "test": ["make", "test"]}
+COMMANDS = {
+    "test-fast": ["make", "test-fast"],
+    "test-fast-serial": ["make", "test-fast", "WORKERS=0"],
+    "test": ["make", "test"],
+}
 TARGETS_S = {"test-fast": 90.0, "test": 300.0}
 """Wall-time targets of issue 26 (the serial run is a comparison, without a target)."""
 BEFORE = [
-    {"command": "make test (CI: .ci/run on a fresh clone, 780d437)", "wall": 1349.0, "cpu": None,
-     "summary": "1,375 tests (CI log: wall time only)"},
-    {"command": "ruff + mypy + pytest -q tests --ignore=tests/e2e (780d437, fresh clone; what test-fast runs)",
-     "wall": 100.0, "cpu": 96.9, "summary": "1 failed, 859 passed (calibration/results.json float noise)"},
+    {
+        "command": "make test (CI: .ci/run on a fresh clone, 780d437)",
+        "wall": 1349.0,
+        "cpu": None,
+        "summary": "1,375 tests (CI log: wall time only)",
+    },
+    {
+        "command": "ruff + mypy + pytest -q tests --ignore=tests/e2e (780d437, fresh clone; what test-fast runs)",
+        "wall": 100.0,
+        "cpu": 96.9,
+        "summary": "1 failed, 859 passed (calibration/results.json float noise)",
+    },
 ]
 """Measured by hand before this script existed (commit 780d437, same machine, 6 other sessions running)."""
 BEFORE_MERGE = [
-    {"command": "pytest -q -n 2 --dist worksteal, what make test runs (bab6bee, before merging main at 2635e9a)",
-     "wall": 618.7, "cpu": 235.7, "summary": "1300 passed in 617.84s (load average 7-11)"},
+    {
+        "command": "pytest -q -n 2 --dist worksteal, what make test runs (bab6bee, before merging main at 2635e9a)",
+        "wall": 618.7,
+        "cpu": 235.7,
+        "summary": "1300 passed in 617.84s (load average 7-11)",
+    },
 ]
 """The full suite by hand just before main's 223 new tests (and its 13 failing ones) were merged in."""
 SERIAL = [
-    {"command": "pytest -q -n 2 -m 'not site and not browser' (bab6bee; load average 9-11)", "wall": 315.5,
-     "cpu": 113.0, "summary": "1013 passed"},
-    {"command": "pytest -q -n 0 -m 'not site and not browser' (bab6bee + 5 tests; load average 6-9)", "wall": 432.9,
-     "cpu": 106.8, "summary": "1018 passed"},
+    {
+        "command": "pytest -q -n 2 -m 'not site and not browser' (bab6bee; load average 9-11)",
+        "wall": 315.5,
+        "cpu": 113.0,
+        "summary": "1013 passed",
+    },
+    {
+        "command": "pytest -q -n 0 -m 'not site and not browser' (bab6bee + 5 tests; load average 6-9)",
+        "wall": 432.9,
+        "cpu": 106.8,
+        "summary": "1018 passed",
+    },
 ]
 """What the two workers gain, measured by hand one after the other (``--only test-fast-serial`` re-measures)."""
 SUMMARY = re.compile(r"\d+ (passed|failed|errors?)\b.* in [\d.]+s")
@@ -69,9 +92,15 @@ def measure(name: str) -> dict[str, Any]:
     result = subprocess.run(COMMANDS[name], cwd=ROOT, capture_output=True, text=True, check=False)
     wall, cpu = time.perf_counter() - started, cpu_seconds() - cpu
     summaries = [m.group(0) for m in SUMMARY.finditer(result.stdout)]
-    return {"command": " ".join(COMMANDS[name]), "wall": round(wall, 1), "cpu": round(cpu, 1),
-            "status": result.returncode, "summary": summaries[-1] if summaries else result.stderr.strip()[-200:],
-            "load": f"start: {load_before}; end: {load_note()}", "machine": machine()}
+    return {
+        "command": " ".join(COMMANDS[name]),
+        "wall": round(wall, 1),
+        "cpu": round(cpu, 1),
+        "status": result.returncode,
+        "summary": summaries[-1] if summaries else result.stderr.strip()[-200:],
+        "load": f"start: {load_before}; end: {load_note()}",
+        "machine": machine(),
+    }
 
 
 def row(entry: dict[str, Any]) -> str:
@@ -85,11 +114,16 @@ def verdicts(results: dict[str, dict[str, Any]]) -> list[str]:
     out = []
     for name, entry in results.items():
         target = TARGETS_S.get(name)
-        met = "" if target is None else f"; target under {target:.0f} s: " + (
-            "met" if entry["wall"] < target else "**NOT met**")
+        met = (
+            ""
+            if target is None
+            else f"; target under {target:.0f} s: " + ("met" if entry["wall"] < target else "**NOT met**")
+        )
         status = "passed" if entry["status"] == 0 else f"**failed (exit {entry['status']})**"
-        out.append(f"- `{entry['command']}`: {entry['wall']:.0f} s wall, {entry['cpu']:.0f} s CPU, {status}{met}. "
-                   f"Load: {entry['load']}.")
+        out.append(
+            f"- `{entry['command']}`: {entry['wall']:.0f} s wall, {entry['cpu']:.0f} s CPU, {status}{met}. "
+            f"Load: {entry['load']}."
+        )
     return out
 
 
@@ -97,15 +131,41 @@ def report(results: dict[str, dict[str, Any]]) -> str:
     """The Markdown report: before, after, verdicts and the machine of the last run."""
     head = "| Command | Wall (s) | CPU (s) | Result |\n|---|---:|---:|---|"
     last = max(results.values(), key=lambda e: e["machine"]["Date (UTC)"])["machine"]
-    return "\n".join([
-        "# Benchmark: the test commands", "",
-        "Generated by `python -m scripts.bench_tests`; do not edit by hand. CPU is user + system time of "
-        "every process the command waited for; wall time grows with the machine's load, CPU time hardly.", "",
-        "## Before", "", head, *map(row, BEFORE), "",
-        "## After", "", head, *(row(e) for e in results.values()), "", *verdicts(results), "",
-        "Before merging main:", "", head, *map(row, BEFORE_MERGE), "",
-        "## Two workers or one (`pytest -n 2` against `-n 0`)", "", head, *map(row, SERIAL), "",
-        "## Machine", "", *(f"- {key}: {value}" for key, value in last.items()), ""])
+    return "\n".join(
+        [
+            "# Benchmark: the test commands",
+            "",
+            "Generated by `python -m scripts.bench_tests`; do not edit by hand. CPU is user + system time of "
+            "every process the command waited for; wall time grows with the machine's load, CPU time hardly.",
+            "",
+            "## Before",
+            "",
+            head,
+            *map(row, BEFORE),
+            "",
+            "## After",
+            "",
+            head,
+            *(row(e) for e in results.values()),
+            "",
+            *verdicts(results),
+            "",
+            "Before merging main:",
+            "",
+            head,
+            *map(row, BEFORE_MERGE),
+            "",
+            "## Two workers or one (`pytest -n 2` against `-n 0`)",
+            "",
+            head,
+            *map(row, SERIAL),
+            "",
+            "## Machine",
+            "",
+            *(f"- {key}: {value}" for key, value in last.items()),
+            "",
+        ]
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -23,9 +23,9 @@ from sizing.catalog.loader import load_catalog
 from sizing.catalog.workloads import load_constants, load_workloads
 from sizing.engine.evaluate import evaluate
 from sizing.engine.throughput_frame import Target, ladder, workload_shapes
-from sizing.site.context import build_context, prepare
 from sizing.render.explorer_ladder import server_ladders
 from sizing.render.i18n import LANGS
+from sizing.site.context import build_context, prepare
 from sizing.views.throughput import PAGE_WORKLOAD, fit_speed, throughput_view
 
 TARGET_SECONDS = 2.0
@@ -92,8 +92,10 @@ def markdown(r: dict[str, Any], info: dict[str, str], repeats: int) -> str:
             f"| {r['ladders']:.3f} |",
             f"| both | | {r['both']:.3f} |",
             f"| The build's prepare step, real catalog | | {r['prepare']:.3f} |",
-            (f"| Throughput views a build adds (offer servers' ladders, fit-table users and cost, explorer ladder "
-             f"files), real catalog | | {r['views']:.3f} |"),
+            (
+                f"| Throughput views a build adds (offer servers' ladders, fit-table users and cost, explorer ladder "
+                f"files), real catalog | | {r['views']:.3f} |"
+            ),
             "",
             "## Machine",
             "",

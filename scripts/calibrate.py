@@ -19,12 +19,12 @@ import re
 import sys
 from pathlib import Path
 
+from sizing.catalog.loader import load_catalog
+from sizing.errors import CatalogError
+from sizing.render.wording_macros import percentile
 from sizing.review.calibration import DIR, Check, Run, run
 from sizing.review.calibration_fit import fit
 from sizing.review.calibration_stats import BOUNDS, class_bands, coverage, failures, group_summary, summary
-from sizing.catalog.loader import load_catalog
-from sizing.render.wording_macros import percentile
-from sizing.errors import CatalogError
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -55,21 +55,31 @@ def pct(x: float) -> str:
 
 
 def case_table(checks: list[Check]) -> list[str]:
-    lines = ["| case | metric | logged | predicted | error | model out | GPU out | weight | within |",
-             "|---|---|---|---|---|---|---|---|---|"]
-    return lines + [f"| {c.case} | {c.metric} | {c.logged:.4g} | {c.predicted:.4g} | {pct(c.error)} | "
-                    f"{pct(c.lomo_error) if c.lomo is not None else '—'} | "
-                    f"{pct(c.logo_error) if c.logo is not None else '—'} | {c.weight:.3g} | "
-                    f"{'yes' if c.ok else 'NO'} |" for c in checks]
+    lines = [
+        "| case | metric | logged | predicted | error | model out | GPU out | weight | within |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    return lines + [
+        f"| {c.case} | {c.metric} | {c.logged:.4g} | {c.predicted:.4g} | {pct(c.error)} | "
+        f"{pct(c.lomo_error) if c.lomo is not None else '—'} | "
+        f"{pct(c.logo_error) if c.logo is not None else '—'} | {c.weight:.3g} | "
+        f"{'yes' if c.ok else 'NO'} |"
+        for c in checks
+    ]
 
 
 def summary_table(stats: dict[str, dict[str, float]], first: str) -> list[str]:
-    lines = [f"| {first} | logs | groups | in-sample median | model-out median | model-out p90 | "
-             "model-out signed median | GPU-out median | GPU-out p90 | GPU-out signed median |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
-    return lines + [f"| {k} | {s['cases']:.0f} | {s['groups']:.3g} | {s['median']:.2%} | {s['lomo_median']:.2%} | "
-                    f"{s['lomo_p90']:.2%} | {pct(s['lomo_signed_median'])} | {s['logo_median']:.2%} | "
-                    f"{s['logo_p90']:.2%} | {pct(s['logo_signed_median'])} |" for k, s in stats.items()]
+    lines = [
+        f"| {first} | logs | groups | in-sample median | model-out median | model-out p90 | "
+        "model-out signed median | GPU-out median | GPU-out p90 | GPU-out signed median |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    return lines + [
+        f"| {k} | {s['cases']:.0f} | {s['groups']:.3g} | {s['median']:.2%} | {s['lomo_median']:.2%} | "
+        f"{s['lomo_p90']:.2%} | {pct(s['lomo_signed_median'])} | {s['logo_median']:.2%} | "
+        f"{s['logo_p90']:.2%} | {pct(s['logo_signed_median'])} |"
+        for k, s in stats.items()
+    ]
 
 
 def band_lines(checks: list[Check], quantiles: tuple[float, ...]) -> list[str]:
@@ -78,27 +88,54 @@ def band_lines(checks: list[Check], quantiles: tuple[float, ...]) -> list[str]:
     low, high = (percentile("en", q) for q in quantiles)
     lines = [f"| class | optimistic ({high} pct) | pessimistic ({low} pct) |", "|---|---|---|"]
     lines += [f"| {k} | {pct(o)} | {pct(p)} |" for k, (o, p) in class_bands(checks, quantiles).items()]
-    return lines + ["", f"Around the leave-one-model-out prediction, the band of each log's classes holds the "
-                        f"logged available KV memory in {held['pooled']:.1%} of the independent groups "
-                        f"({held['pooled_logs']:.1%} of the {held['cases']:.0f} logs; the bound is "
-                        f"{BOUNDS['coverage']:.0%}); built without the log's own model as well, in "
-                        f"{held['nested']:.1%} ({held['nested_logs']:.1%} of the logs)."]
+    return lines + [
+        "",
+        f"Around the leave-one-model-out prediction, the band of each log's classes holds the "
+        f"logged available KV memory in {held['pooled']:.1%} of the independent groups "
+        f"({held['pooled_logs']:.1%} of the {held['cases']:.0f} logs; the bound is "
+        f"{BOUNDS['coverage']:.0%}); built without the log's own model as well, in "
+        f"{held['nested']:.1%} ({held['nested_logs']:.1%} of the logs).",
+    ]
 
 
 def markdown(result: Run) -> str:
     """Per-metric, per-class, per-release and per-GPU summaries, the band, every check, the logs left out."""
     checks = result.checks
     bounds = failures(checks, result.quantiles)
-    lines = [BANNER, "", "Errors are weighted so that each near-duplicate group (one source, model, GPU, TP and "
-             "release) counts once. 'Model out': predicted by a fit that saw no log of the model (any checkpoint); "
-             "'GPU out': by a fit that saw no log of the GPU type.", "",
-             *summary_table(summary(checks), "metric"), "",
-             "Available KV memory by architecture class:", "", *summary_table(group_summary(checks, "classes"), "class"),
-             "", "Available KV memory by vLLM release line:", "", *summary_table(group_summary(checks, "line"), "line"),
-             "", "Available KV memory by GPU type:", "", *summary_table(group_summary(checks, "gpu"), "GPU"),
-             "", "Band of each class:", "", *band_lines(checks, result.quantiles), "",
-             "Bounds: " + ("all hold." if not bounds else "; ".join(bounds)), "", *case_table(checks),
-             "", "Logs not reproduced:", "", "| log | reason |", "|---|---|"]
+    lines = [
+        BANNER,
+        "",
+        "Errors are weighted so that each near-duplicate group (one source, model, GPU, TP and "
+        "release) counts once. 'Model out': predicted by a fit that saw no log of the model (any checkpoint); "
+        "'GPU out': by a fit that saw no log of the GPU type.",
+        "",
+        *summary_table(summary(checks), "metric"),
+        "",
+        "Available KV memory by architecture class:",
+        "",
+        *summary_table(group_summary(checks, "classes"), "class"),
+        "",
+        "Available KV memory by vLLM release line:",
+        "",
+        *summary_table(group_summary(checks, "line"), "line"),
+        "",
+        "Available KV memory by GPU type:",
+        "",
+        *summary_table(group_summary(checks, "gpu"), "GPU"),
+        "",
+        "Band of each class:",
+        "",
+        *band_lines(checks, result.quantiles),
+        "",
+        "Bounds: " + ("all hold." if not bounds else "; ".join(bounds)),
+        "",
+        *case_table(checks),
+        "",
+        "Logs not reproduced:",
+        "",
+        "| log | reason |",
+        "|---|---|",
+    ]
     lines += [f"| {case} | {reason} |" for case, reason in result.skipped.items()]
     return "\n".join(lines) + "\n"
 
@@ -106,15 +143,31 @@ def markdown(result: Run) -> str:
 def outputs(result: Run) -> dict[Path, str]:
     """The files this script writes, by path."""
     checks = result.checks
-    data = {"summary": summary(checks), "by_class": group_summary(checks, "classes"),
-            "by_line": group_summary(checks, "line"), "by_gpu": group_summary(checks, "gpu"),
-            "bands": class_bands(checks, result.quantiles), "coverage": coverage(checks, result.quantiles),
-            "bounds_broken": failures(checks, result.quantiles),
-            "skipped": result.skipped,
-            "checks": [{**c.__dict__, "classes": list(c.classes), "error": c.error, "lomo_error": c.lomo_error,
-                        "logo_error": c.logo_error, "ok": c.ok} for c in checks]}
-    return {DIR / "results.md": markdown(result),
-            DIR / "results.json": json.dumps(data, indent=2, sort_keys=True) + "\n"}
+    data = {
+        "summary": summary(checks),
+        "by_class": group_summary(checks, "classes"),
+        "by_line": group_summary(checks, "line"),
+        "by_gpu": group_summary(checks, "gpu"),
+        "bands": class_bands(checks, result.quantiles),
+        "coverage": coverage(checks, result.quantiles),
+        "bounds_broken": failures(checks, result.quantiles),
+        "skipped": result.skipped,
+        "checks": [
+            {
+                **c.__dict__,
+                "classes": list(c.classes),
+                "error": c.error,
+                "lomo_error": c.lomo_error,
+                "logo_error": c.logo_error,
+                "ok": c.ok,
+            }
+            for c in checks
+        ],
+    }
+    return {
+        DIR / "results.md": markdown(result),
+        DIR / "results.json": json.dumps(data, indent=2, sort_keys=True) + "\n",
+    }
 
 
 def main() -> int:
@@ -137,7 +190,11 @@ def main() -> int:
     if args.check:
         result = run(load_catalog())
         broken = failures(result.checks, result.quantiles)
-        print("stale: " + ", ".join(map(str, stale)) + "; run python -m scripts.calibrate" if stale else "up to date")
+        print(
+            "stale: " + ", ".join(map(str, stale)) + "; run python -m scripts.calibrate"
+            if stale
+            else "up to date"
+        )
         print("\n".join(f"bound broken: {line}" for line in broken) or "bounds hold")
         return 1 if stale or broken else 0
     for path, body in files.items():

@@ -20,7 +20,9 @@ HOST = "127.0.0.1"
 def problem(text: str) -> str | None:
     """Why ``text`` cannot be served on: not a port number, or a port already in use; None when free."""
     if not (text.isascii() and text.isdigit() and valid_port(int(text))):
-        return f"make: PORT={text[:20]!r} is not a port number from 1 to 65535; give one: make serve PORT=8001"
+        return (
+            f"make: PORT={text[:20]!r} is not a port number from 1 to 65535; give one: make serve PORT=8001"
+        )
     with socket.socket() as probe:
         probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:

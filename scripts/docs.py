@@ -161,9 +161,10 @@ def _prepare(work: Path) -> bool:
 
 def prepare(work: Path) -> int:
     """The ``prepare`` step: context saved to ``work``; downloads and explorer data to ``work/staged``."""
-    from sizing.site.context import active_context, prepare, save_context  # noqa: PLC0415 - heavy; only this process
-    from sizing.review.downloads import write_downloads  # noqa: PLC0415
     from sizing.render.explorer_render import explorer_files  # noqa: PLC0415
+    from sizing.review.downloads import write_downloads  # noqa: PLC0415
+    from sizing.site.context import active_context, prepare, save_context  # noqa: PLC0415 - heavy; only this process
+
     try:
         ctx = prepare(active_context())
     except CatalogError as exc:
@@ -200,7 +201,9 @@ def lunr_files(langs: list[str]) -> set[str]:
     rule: ``tinyseg.js`` for ja, ``wordcut.js`` for hi and th, ``min/lunr.<lang>.min.js`` for every
     language but en, ``lunr.multi`` for several, and the stemmer support whenever any is loaded)."""
     wanted = {f"min/lunr.{lang}.min.js" for lang in langs if lang != "en"}
-    wanted |= {"tinyseg.js" for lang in langs if lang == "ja"} | {"wordcut.js" for lang in langs if lang in ("hi", "th")}
+    wanted |= {"tinyseg.js" for lang in langs if lang == "ja"} | {
+        "wordcut.js" for lang in langs if lang in ("hi", "th")
+    }
     wanted |= {"min/lunr.multi.min.js"} if len(langs) > 1 else set()
     return wanted | ({"min/lunr.stemmer.support.min.js"} if wanted else set())
 
@@ -295,8 +298,11 @@ def build(site: Path, engine: str = "mkdocs") -> int:
     """
     site = site.absolute()  # a symbolic link is refused as it is, not followed
     if not owns_site(site):
-        print(f"--site {site}: holds files the build did not write (no {SITE_MARKER}); give a new or empty "
-              "folder, or a site folder built before. Nothing was changed.", file=sys.stderr)
+        print(
+            f"--site {site}: holds files the build did not write (no {SITE_MARKER}); give a new or empty "
+            "folder, or a site folder built before. Nothing was changed.",
+            file=sys.stderr,
+        )
         return 2
     if not ENGINES[engine].installed():
         print(f"{engine} is not installed: {INSTALL_HINT}", file=sys.stderr)
@@ -310,8 +316,10 @@ def build(site: Path, engine: str = "mkdocs") -> int:
         for sig in SIGNALS:
             signal.signal(sig, signal.SIG_IGN)
         stop_children()
-        print(f"Build interrupted ({why}): child processes ended, work folder removed, {site} left unchanged.",
-              file=sys.stderr)
+        print(
+            f"Build interrupted ({why}): child processes ended, work folder removed, {site} left unchanged.",
+            file=sys.stderr,
+        )
         return 130 if str(why) == "SIGINT" else 143
     finally:
         stop_children()
@@ -362,8 +370,11 @@ def serve(site: Path, port: int) -> int:
     try:
         server = ThreadingHTTPServer((HOST, port), handler)
     except OSError as err:
-        print(f"Cannot listen on {HOST}:{port}: {err.strerror}; choose another port with --port N "
-              f"(make serve PORT=N)", file=sys.stderr)
+        print(
+            f"Cannot listen on {HOST}:{port}: {err.strerror}; choose another port with --port N "
+            f"(make serve PORT=N)",
+            file=sys.stderr,
+        )
         return 1
     print(f"Serving {site} on http://{HOST}:{port}/ (English), /zh/, /ru/; Ctrl+C stops.")
     with server:
@@ -400,16 +411,23 @@ def _parser() -> argparse.ArgumentParser:
     """The command-line interface."""
     parser = argparse.ArgumentParser(prog="python -m scripts.docs", description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
-    for name, text in (("build", "build all languages and replace the site folder"),
-                       ("serve", "serve the built site folder")):
+    for name, text in (
+        ("build", "build all languages and replace the site folder"),
+        ("serve", "serve the built site folder"),
+    ):
         command = commands.add_parser(name, help=text)
         command.add_argument("--site", type=Path, default=ROOT / "site", help="site folder (site/)")
-    commands.choices["build"].add_argument("--engine", choices=ENGINES, default=next(iter(ENGINES)),
-                                           help="site generator (mkdocs: MkDocs + Material)")
+    commands.choices["build"].add_argument(
+        "--engine",
+        choices=ENGINES,
+        default=next(iter(ENGINES)),
+        help="site generator (mkdocs: MkDocs + Material)",
+    )
     commands.choices["serve"].add_argument("--port", type=port_number, default=8000, help="port (8000)")
     commands.add_parser("check-i18n", help="check message files, page structure and nav parity")
     commands.add_parser("prepare", help="(internal) evaluate the catalog once for a build").add_argument(
-        "work", type=Path)
+        "work", type=Path
+    )
     return parser
 
 

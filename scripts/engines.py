@@ -42,8 +42,17 @@ class Engine:
 
     def command(self, config: str, work: Path, lang: str) -> list[str]:
         """The command that builds ``config`` (relative to the repository) for ``lang``."""
-        return [sys.executable, "-m", self.module, "build", "--strict", "-f", config, "-d",
-                str(self.output(work, lang))]
+        return [
+            sys.executable,
+            "-m",
+            self.module,
+            "build",
+            "--strict",
+            "-f",
+            config,
+            "-d",
+            str(self.output(work, lang)),
+        ]
 
     def output(self, work: Path, lang: str) -> Path:
         """Where the build of ``lang`` leaves its pages."""
@@ -69,8 +78,10 @@ class Zensical(Engine):
         return work / f"zensical-{lang}" / "site"
 
 
-ENGINES: dict[str, Engine] = {"mkdocs": Engine("mkdocs", "mkdocs"),
-                               "zensical": Zensical("zensical", "zensical")}
+ENGINES: dict[str, Engine] = {
+    "mkdocs": Engine("mkdocs", "mkdocs"),
+    "zensical": Zensical("zensical", "zensical"),
+}
 """The engines by name; the first is the default."""
 INSTALL_HINT = "pip install -r requirements-zensical.txt -c constraints.txt (make setup does it)"
 
@@ -131,49 +142,66 @@ DIFFERENCES: tuple[Difference, ...] = (
         "Page chrome outside the article: header, nav, footer, scripts, hashed asset names "
         "(assets/stylesheets/classic/…), a skip anchor inside the article.",
         "Zensical ships its own build of Material's templates; not computed content.",
-        "None needed: the parity test compares the article's content, title and anchors.", "accepted"),
+        "None needed: the parity test compares the article's content, title and anchors.",
+        "accepted",
+    ),
     Difference(
         "home-title",
         "The home page's <title> is \"Home - LLM GPU sizing guide\" (nav title first); Material's is the "
         "site name alone.",
         "Zensical's template has no home-page case for the title.",
         "Accept (the page heading is the same), or set the title in overrides/ once Zensical's component "
-        "system lands.", "accepted"),
+        "system lands.",
+        "accepted",
+    ),
     Difference(
         "search-index",
         "Material writes search/search_index.json (lunr; Han text segmented by jieba at build time, U+200B "
         "separator); Zensical writes search.json for its own engine, which segments Chinese in the browser "
         "and ignores plugins.search.lang and the jieba options. Its search box is a dialog in a shadow root.",
         "A different search engine with its own index format and UI.",
-        "The browser tests search a word in every language on both builds (test_browser.py).", "accepted"),
+        "The browser tests search a word in every language on both builds (test_browser.py).",
+        "accepted",
+    ),
     Difference(
         "search-lang",
         "The Russian index is for Russian only (Zensical: lang = theme.language); Material's also stems "
         "English ([ru, en]).",
         "Zensical has no search `lang` option (0.0.73).",
         "Check English terms on /ru/ by hand before the switch; most are model and flag names, which are not "
-        "stemmed anyway.", "accepted"),
+        "stemmed anyway.",
+        "accepted",
+    ),
     Difference(
-        "sitemap-gz", "No sitemap.xml.gz (sitemap.xml is written).", "Zensical does not gzip it.",
-        "None needed: crawlers read sitemap.xml.", "accepted"),
+        "sitemap-gz",
+        "No sitemap.xml.gz (sitemap.xml is written).",
+        "Zensical does not gzip it.",
+        "None needed: crawlers read sitemap.xml.",
+        "accepted",
+    ),
     Difference(
         "inherit-lists",
         "INHERIT appends lists (nav, palette) where MkDocs replaces them: the Chinese site had the English "
         "nav too.",
         "Zensical merges configs with deepmerge's always_merger.",
-        "Solved: scripts/engines.py resolves INHERIT with MkDocs' rules and stages the result.", "solved"),
+        "Solved: scripts/engines.py resolves INHERIT with MkDocs' rules and stages the result.",
+        "solved",
+    ),
     Difference(
         "raw-html-links",
         "Relative links in raw HTML are rewritten relative to the source file (downloads links pointed one "
         "folder too high).",
         "Zensical treats them like Markdown links.",
         "Solved: sz_downloads is given the source's folder under Zensical (sizing/site/docs_macros.py).",
-        "solved"),
+        "solved",
+    ),
     Difference(
         "validation",
         "MkDocs' `validation:` block (omitted files, absolute and unrecognised links, anchors) is ignored.",
         "Zensical has its own checks under --strict.",
-        "tests/test_links.py checks every internal link and anchor of both assembled sites.", "solved"),
+        "tests/test_links.py checks every internal link and anchor of both assembled sites.",
+        "solved",
+    ),
 )
 """Every known difference; a parity test that finds another one fails until it is listed here."""
 

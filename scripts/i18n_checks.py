@@ -13,9 +13,8 @@ import re
 from pathlib import Path
 from typing import Any, NamedTuple
 
-
-from sizing.render.i18n import LANGS, MESSAGES_DIR, MessageError, load_messages
 from sizing import safeio
+from sizing.render.i18n import LANGS, MESSAGES_DIR, MessageError, load_messages
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIGS: dict[str, str] = {"en": "mkdocs.yml", "zh": "mkdocs.zh.yml", "ru": "mkdocs.ru.yml"}
@@ -76,9 +75,11 @@ def _pages(lang: str, docs: Path) -> list[str]:
 def page_problems(docs: Path = ROOT / "docs") -> list[str]:
     """Pages missing or extra in a language, and pages whose structure differs from English."""
     reference = _pages("en", docs)
-    problems = [f"docs/{lang}/{page}: {'missing' if page in reference else 'not in docs/en'}"
-                for lang in LANGS[1:]
-                for page in sorted(set(reference) ^ set(_pages(lang, docs)))]
+    problems = [
+        f"docs/{lang}/{page}: {'missing' if page in reference else 'not in docs/en'}"
+        for lang in LANGS[1:]
+        for page in sorted(set(reference) ^ set(_pages(lang, docs)))
+    ]
     for page in reference:
         problems += _structure_problems(docs, page)
     return problems

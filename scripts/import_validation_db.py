@@ -32,9 +32,11 @@ COMMIT = "8b0e21d"
 SOURCE = f"github.com/ashishkamra/vllm-memory-estimator ({COMMIT}), test_data/validation_db.json record "
 MAX_BYTES = 64 * 2**20
 
-GPUS = {"H200": ("h200", 143771, "catalog/gpus.yaml h200 (nvidia-smi total)"),
-        "B200": ("b200", 183359, "catalog/gpus.yaml b200 (nvidia-smi total)"),
-        "MI300X": (None, 196592, "torch.cuda.get_device_properties on MI300X, ROCm/ROCm#4203")}
+GPUS = {
+    "H200": ("h200", 143771, "catalog/gpus.yaml h200 (nvidia-smi total)"),
+    "B200": ("b200", 183359, "catalog/gpus.yaml b200 (nvidia-smi total)"),
+    "MI300X": (None, 196592, "torch.cuda.get_device_properties on MI300X, ROCm/ROCm#4203"),
+}
 """Accelerator name → (catalog GPU id or None, total MiB as torch reports it, where that figure comes from)."""
 
 MODELS: dict[str, dict[str, Any]] = {
@@ -44,28 +46,56 @@ MODELS: dict[str, dict[str, Any]] = {
     "deepseek-ai/DeepSeek-V3.2": {"model": "deepseek-ai/DeepSeek-V3.2"},
     "google/gemma-4-31B-it": {"model": "google/gemma-4-31B-it", "multimodal": True},
     "Qwen/Qwen3-VL-30B-A3B-Instruct": {"model": "Qwen/Qwen3-VL-30B-A3B-Instruct", "multimodal": True},
-    "Qwen/Qwen3-235B-A22B-Instruct-2507": {"model": "tests/data/hf_configs/Qwen--Qwen3-235B-A22B-Instruct-2507.json"},
+    "Qwen/Qwen3-235B-A22B-Instruct-2507": {
+        "model": "tests/data/hf_configs/Qwen--Qwen3-235B-A22B-Instruct-2507.json"
+    },
 }
 """Model id in the database → how the case names it (a catalog checkpoint or a config.json in the repo)."""
 
-ROCM = ("not-modelled", "An AMD Instinct (ROCm) run: what vLLM's ROCm build budgets differently (MoE weight padding "
-        "under VLLM_ROCM_MOE_PADDING, its own non-torch memory) is not modelled yet, and the catalog has no AMD GPU; "
-        "the case keeps its reproduction settings under 'spec' for when it is.")
+ROCM = (
+    "not-modelled",
+    "An AMD Instinct (ROCm) run: what vLLM's ROCm build budgets differently (MoE weight padding "
+    "under VLLM_ROCM_MOE_PADDING, its own non-torch memory) is not modelled yet, and the catalog has no AMD GPU; "
+    "the case keeps its reproduction settings under 'spec' for when it is.",
+)
 """Why the ROCm runs are left out of the fit for now."""
 MIN_GRAPH_GIB = 0.1
 """Graph-capture figures below this are taken as artefacts of the harness (a few MiB for 50+ captured sizes)."""
 
 SKIPPED = {
-    "RedHatAI/Llama-4-Maverick-17B-128E-Instruct-FP8": ("not-modelled", "Llama 4 Maverick's interleaved MoE "
-                                                        "(interleave_moe_layer_step) is not modelled yet."),
-    "meta-llama/Llama-4-Maverick-17B-128E-Instruct": ("not-modelled", "Llama 4 Maverick's interleaved MoE "
-                                                      "(interleave_moe_layer_step) is not modelled yet."),
+    "RedHatAI/Llama-4-Maverick-17B-128E-Instruct-FP8": (
+        "not-modelled",
+        "Llama 4 Maverick's interleaved MoE (interleave_moe_layer_step) is not modelled yet.",
+    ),
+    "meta-llama/Llama-4-Maverick-17B-128E-Instruct": (
+        "not-modelled",
+        "Llama 4 Maverick's interleaved MoE (interleave_moe_layer_step) is not modelled yet.",
+    ),
 }
 """Models refused by name, with (kind, reason); every other unmapped model is ``no-config``."""
 
-LOG_FIELDS = ("id", "source", "vllm_version", "model", "gpu", "gpu_count", "tp", "pp", "gpu_memory_utilization",
-              "max_model_len", "kv_cache_dtype", "quantization", "dtype", "model_loading_gib", "available_kv_gib",
-              "kv_cache_tokens", "max_concurrency", "max_concurrency_tokens", "config", "notes")
+LOG_FIELDS = (
+    "id",
+    "source",
+    "vllm_version",
+    "model",
+    "gpu",
+    "gpu_count",
+    "tp",
+    "pp",
+    "gpu_memory_utilization",
+    "max_model_len",
+    "kv_cache_dtype",
+    "quantization",
+    "dtype",
+    "model_loading_gib",
+    "available_kv_gib",
+    "kv_cache_tokens",
+    "max_concurrency",
+    "max_concurrency_tokens",
+    "config",
+    "notes",
+)
 
 
 def held_back(path: Path) -> set[tuple[str, str, int]]:
@@ -106,8 +136,10 @@ def case_id(record: dict[str, Any]) -> str:
     csv, log = record["csv_metadata"], record["log_config"]
     name = re.sub(r"[^a-z0-9.]+", "-", csv["model"].split("/")[-1].lower()).strip("-")
     version = release(log["vllm_version"]).replace(".", "")
-    return (f"vdb-{name}-{csv['accelerator'].lower()}-tp{csv['tp']}-v{version}-mml{log['max_seq_len']}-"
-            f"{record['uuid'][:8]}")
+    return (
+        f"vdb-{name}-{csv['accelerator'].lower()}-tp{csv['tp']}-v{version}-mml{log['max_seq_len']}-"
+        f"{record['uuid'][:8]}"
+    )
 
 
 def launched_gmu(record: dict[str, Any]) -> float | None:
@@ -123,25 +155,43 @@ def log_entry(record: dict[str, Any]) -> dict[str, Any]:
     csv, log, mem = record["csv_metadata"], record["log_config"], record["log_memory"]
     gpu = csv["accelerator"]
     graphs = mem.get("cudagraph_gib")
-    notes = (f"[v1] Parsed by the source project's harness from a private start-up log. Accelerator "
-             f"'{gpu}'; total memory {GPUS[gpu][1]} MiB per GPU ({GPUS[gpu][2]}). runtime_args "
-             f"'{csv['runtime_args']}'. Graph capturing took {graphs} GiB.")
-    return {"id": case_id(record), "source": SOURCE + record["uuid"], "vllm_version": log["vllm_version"],
-            "model": csv["model"], "gpu": f"{csv['tp']}x {gpu} (harness accelerator '{gpu}')",
-            "gpu_count": csv["tp"] * (log.get("pipeline_parallel_size") or 1),
-            "tp": log["tensor_parallel_size"], "pp": log.get("pipeline_parallel_size") or 1,
-            "gpu_memory_utilization": launched_gmu(record), "max_model_len": log["max_seq_len"],
-            "kv_cache_dtype": log.get("kv_cache_dtype"), "quantization": log.get("quantization"),
-            "dtype": log.get("dtype"), "model_loading_gib": mem.get("model_load_gib"),
-            "available_kv_gib": mem.get("available_kv_cache_gib"), "kv_cache_tokens": mem.get("kv_cache_tokens"),
-            "max_concurrency": mem.get("max_concurrency_ratio"),
-            "max_concurrency_tokens": mem.get("max_concurrency_tokens"), "config": None, "notes": notes}
+    notes = (
+        f"[v1] Parsed by the source project's harness from a private start-up log. Accelerator "
+        f"'{gpu}'; total memory {GPUS[gpu][1]} MiB per GPU ({GPUS[gpu][2]}). runtime_args "
+        f"'{csv['runtime_args']}'. Graph capturing took {graphs} GiB."
+    )
+    return {
+        "id": case_id(record),
+        "source": SOURCE + record["uuid"],
+        "vllm_version": log["vllm_version"],
+        "model": csv["model"],
+        "gpu": f"{csv['tp']}x {gpu} (harness accelerator '{gpu}')",
+        "gpu_count": csv["tp"] * (log.get("pipeline_parallel_size") or 1),
+        "tp": log["tensor_parallel_size"],
+        "pp": log.get("pipeline_parallel_size") or 1,
+        "gpu_memory_utilization": launched_gmu(record),
+        "max_model_len": log["max_seq_len"],
+        "kv_cache_dtype": log.get("kv_cache_dtype"),
+        "quantization": log.get("quantization"),
+        "dtype": log.get("dtype"),
+        "model_loading_gib": mem.get("model_load_gib"),
+        "available_kv_gib": mem.get("available_kv_cache_gib"),
+        "kv_cache_tokens": mem.get("kv_cache_tokens"),
+        "max_concurrency": mem.get("max_concurrency_ratio"),
+        "max_concurrency_tokens": mem.get("max_concurrency_tokens"),
+        "config": None,
+        "notes": notes,
+    }
 
 
 def checks(entry: dict[str, Any]) -> list[str]:
     """The figures a log can be compared on: those it printed."""
-    wanted = {"weights": "model_loading_gib", "available_kv": "available_kv_gib",
-              "concurrency": "max_concurrency", "tokens": "kv_cache_tokens"}
+    wanted = {
+        "weights": "model_loading_gib",
+        "available_kv": "available_kv_gib",
+        "concurrency": "max_concurrency",
+        "tokens": "kv_cache_tokens",
+    }
     return [name for name, field in wanted.items() if entry.get(field) is not None]
 
 
@@ -151,8 +201,13 @@ def case_spec(record: dict[str, Any], entry: dict[str, Any]) -> dict[str, Any]:
     gpu, total_mib, _ = GPUS[csv["accelerator"]]
     args = runtime_args(csv["runtime_args"])
     named = {"gpu": gpu} if gpu else {"gpu_type": csv["accelerator"].lower()}
-    spec: dict[str, Any] = {**named, **MODELS[csv["model"]], "total_mib": total_mib,
-                            "version": release(log["vllm_version"]), "entrypoint": "serve"}
+    spec: dict[str, Any] = {
+        **named,
+        **MODELS[csv["model"]],
+        "total_mib": total_mib,
+        "version": release(log["vllm_version"]),
+        "entrypoint": "serve",
+    }
     if args.get("enable-expert-parallel") == "True":
         spec["enable_expert_parallel"] = True
     if log.get("enforce_eager"):
@@ -165,7 +220,9 @@ def case_spec(record: dict[str, Any], entry: dict[str, Any]) -> dict[str, Any]:
 def skip_reason(record: dict[str, Any]) -> dict[str, str]:
     """Why a record is not reproduced: kind and reason."""
     model = record["csv_metadata"]["model"]
-    kind, reason = SKIPPED.get(model, ("no-config", f"No public config.json of {model} was found to size it from."))
+    kind, reason = SKIPPED.get(
+        model, ("no-config", f"No public config.json of {model} was found to size it from.")
+    )
     return {"kind": kind, "reason": reason}
 
 
@@ -182,7 +239,11 @@ def convert(records: list[dict[str, Any]], known: set[str]) -> tuple[list[dict[s
         entry = log_entry(record)
         logs.append(entry)
         if record["csv_metadata"]["accelerator"] == "MI300X" and record["csv_metadata"]["model"] in MODELS:
-            cases["skipped"][entry["id"]] = {"kind": ROCM[0], "reason": ROCM[1], "spec": case_spec(record, entry)}
+            cases["skipped"][entry["id"]] = {
+                "kind": ROCM[0],
+                "reason": ROCM[1],
+                "spec": case_spec(record, entry),
+            }
         elif record["csv_metadata"]["model"] in MODELS and record["csv_metadata"]["accelerator"] in GPUS:
             cases["cases"][entry["id"]] = case_spec(record, entry)
         else:
@@ -190,8 +251,10 @@ def convert(records: list[dict[str, Any]], known: set[str]) -> tuple[list[dict[s
     return logs, cases
 
 
-HEADER = ("# Generated by scripts/import_validation_db.py from github.com/ashishkamra/vllm-memory-estimator\n"
-          f"# (commit {COMMIT}), test_data/validation_db.json; held-back groups excluded. Do not edit.\n")
+HEADER = (
+    "# Generated by scripts/import_validation_db.py from github.com/ashishkamra/vllm-memory-estimator\n"
+    f"# (commit {COMMIT}), test_data/validation_db.json; held-back groups excluded. Do not edit.\n"
+)
 
 
 def dump(data: Any) -> str:
@@ -205,14 +268,17 @@ def main() -> int:
     parser.add_argument("database", type=Path)
     args = parser.parse_args()
     try:
-        db = safeio.parse_json(safeio.read_text(args.database, limit=MAX_BYTES), str(args.database), finite=False)
+        db = safeio.parse_json(
+            safeio.read_text(args.database, limit=MAX_BYTES), str(args.database), finite=False
+        )
     except CatalogError as err:
         print(err, file=sys.stderr)
         return 2
     records = usable(db["records"], held_back(DIR / "held_back.yaml"))
     logs, cases = convert(records, known_records(DIR / "vllm_logs.yaml"))
-    (DIR / "validation_db_logs.yaml").write_text(dump([{k: e[k] for k in LOG_FIELDS} for e in logs]),
-                                                 encoding="utf-8")
+    (DIR / "validation_db_logs.yaml").write_text(
+        dump([{k: e[k] for k in LOG_FIELDS} for e in logs]), encoding="utf-8"
+    )
     (DIR / "validation_db_cases.yaml").write_text(dump(cases), encoding="utf-8")
     print(f"{len(logs)} logs, {len(cases['cases'])} reproduced, {len(cases['skipped'])} skipped")
     return 0

@@ -43,7 +43,9 @@ def prepared(work: Path = WORK) -> Path:
         raise SystemExit(f"{work} exists and was not made by the preview; move it away first")
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
-    (work / ".preview").write_text("made by python -m scripts.preview; deleted and remade by it\n", encoding="utf-8")
+    (work / ".preview").write_text(
+        "made by python -m scripts.preview; deleted and remade by it\n", encoding="utf-8"
+    )
     done = subprocess.run([sys.executable, "-m", "scripts.docs", "prepare", str(work)], cwd=ROOT, check=False)
     if done.returncode != 0:
         raise SystemExit(done.returncode)
@@ -54,10 +56,15 @@ def prepared(work: Path = WORK) -> Path:
 def preview_config(lang: str, port: int, work: Path = WORK) -> Path:
     """A config inheriting ``mkdocs.<lang>.yml`` that serves it at the root of ``port`` with the preview
     hook; paths the base resolves from its own folder are given absolute."""
-    config = {"INHERIT": str(ROOT / CONFIGS[lang]), "docs_dir": str(ROOT / "docs" / lang),
-              "site_dir": str(work / f"site-{lang}"), "site_url": f"http://{HOST}:{port}/",
-              "theme": {"custom_dir": str(ROOT / "overrides")}, "hooks": [str(ROOT / "scripts" / "preview_hook.py")],
-              "watch": [str(ROOT / "catalog"), str(ROOT / "docs" / "messages")]}
+    config = {
+        "INHERIT": str(ROOT / CONFIGS[lang]),
+        "docs_dir": str(ROOT / "docs" / lang),
+        "site_dir": str(work / f"site-{lang}"),
+        "site_url": f"http://{HOST}:{port}/",
+        "theme": {"custom_dir": str(ROOT / "overrides")},
+        "hooks": [str(ROOT / "scripts" / "preview_hook.py")],
+        "watch": [str(ROOT / "catalog"), str(ROOT / "docs" / "messages")],
+    }
     path = work / f"mkdocs.{lang}.yml"
     path.write_text(yaml.safe_dump(config, allow_unicode=True, sort_keys=False), encoding="utf-8")
     return path
@@ -71,10 +78,25 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     work = prepared()
     config = preview_config(args.lang, args.port, work)
-    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true",
-           SNAPSHOT_VAR: str(work / "context.pickle"), STAGED_VAR: str(work / "staged")}
+    env = {
+        **os.environ,
+        "NO_MKDOCS_2_WARNING": "1",
+        "DISABLE_MKDOCS_2_WARNING": "true",
+        SNAPSHOT_VAR: str(work / "context.pickle"),
+        STAGED_VAR: str(work / "staged"),
+    }
     print(f"Previewing {args.lang} on http://{HOST}:{args.port}/ (live reload; Ctrl+C stops)", flush=True)
-    command = [sys.executable, "-m", "mkdocs", "serve", "-f", str(config), "-a", f"{HOST}:{args.port}", "--dirty"]
+    command = [
+        sys.executable,
+        "-m",
+        "mkdocs",
+        "serve",
+        "-f",
+        str(config),
+        "-a",
+        f"{HOST}:{args.port}",
+        "--dirty",
+    ]
     try:
         return subprocess.run(command, cwd=ROOT, env=env, check=False).returncode
     except KeyboardInterrupt:

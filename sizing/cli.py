@@ -17,10 +17,11 @@ import sys
 from pathlib import Path
 from typing import Callable, Sequence
 
-from sizing import cli_tables, cli_types as ty
+from sizing import cli_tables
+from sizing import cli_types as ty
 from sizing.catalog.loader import DEFAULT_DIR, Catalog, load_catalog
-from sizing.errors import CatalogError, UsageError
 from sizing.engine.estimate import Request, estimate
+from sizing.errors import CatalogError, UsageError
 from sizing.kvdtypes import KV_CACHE_DTYPE_BYTES
 
 Handler = Callable[[argparse.Namespace, Catalog], int]
@@ -32,44 +33,87 @@ SIGPIPE_STATUS = 141
 
 def add_case_arguments(p: argparse.ArgumentParser) -> None:
     """The arguments that describe one deployment, with vLLM's own flag names."""
-    p.add_argument("--model", required=True, type=ty.ident, help="catalog model or checkpoint id (any case), a config.json "
-                                                  "or a folder holding one")
+    p.add_argument(
+        "--model",
+        required=True,
+        type=ty.ident,
+        help="catalog model or checkpoint id (any case), a config.json or a folder holding one",
+    )
     where = p.add_mutually_exclusive_group()
-    where.add_argument("--server", type=ty.ident, help="catalog server id (sets GPU type and count); see `list servers`")
+    where.add_argument(
+        "--server", type=ty.ident, help="catalog server id (sets GPU type and count); see `list servers`"
+    )
     where.add_argument("--gpu", type=ty.ident, help="catalog GPU id; see `list gpus`")
-    where.add_argument("--gpu-memory-mib", type=ty.count("mib"), help="total memory per GPU as nvidia-smi "
-                                                                        "reports it, MiB")
+    where.add_argument(
+        "--gpu-memory-mib", type=ty.count("mib"), help="total memory per GPU as nvidia-smi reports it, MiB"
+    )
     p.add_argument("--gpus", type=ty.count("gpus"), help="number of GPUs (at most the server's)")
-    p.add_argument("--vllm-version", type=ty.release, help="vLLM release whose accounting to model "
-                                                            "(default: the catalog's)")
-    for flag, short in (("--tensor-parallel-size", "-tp"), ("--pipeline-parallel-size", "-pp"),
-                        ("--data-parallel-size", "-dp")):
+    p.add_argument(
+        "--vllm-version",
+        type=ty.release,
+        help="vLLM release whose accounting to model (default: the catalog's)",
+    )
+    for flag, short in (
+        ("--tensor-parallel-size", "-tp"),
+        ("--pipeline-parallel-size", "-pp"),
+        ("--data-parallel-size", "-dp"),
+    ):
         p.add_argument(flag, short, type=ty.count("gpus"), help="default: the plan the tables choose")
-    p.add_argument("--gpu-memory-utilization", type=ty.fraction, help="share of GPU memory vLLM may use "
-                                                                      "(default: the catalog's, 0.90)")
-    p.add_argument("--max-model-len", type=ty.max_model_len,
-                   help="tokens, as vLLM reads them: 32768, 32K, 32k (=32000), or auto (the longest context the "
-                        "KV cache holds, up to the model's; default: the model's context)")
-    p.add_argument("--kv-cache-dtype", default="auto", choices=KV_DTYPES,
-                   help="default: auto, as in vLLM (the site's tables assume fp8: pass it to compare)")
+    p.add_argument(
+        "--gpu-memory-utilization",
+        type=ty.fraction,
+        help="share of GPU memory vLLM may use (default: the catalog's, 0.90)",
+    )
+    p.add_argument(
+        "--max-model-len",
+        type=ty.max_model_len,
+        help="tokens, as vLLM reads them: 32768, 32K, 32k (=32000), or auto (the longest context the "
+        "KV cache holds, up to the model's; default: the model's context)",
+    )
+    p.add_argument(
+        "--kv-cache-dtype",
+        default="auto",
+        choices=KV_DTYPES,
+        help="default: auto, as in vLLM (the site's tables assume fp8: pass it to compare)",
+    )
     p.add_argument("--dtype", default="auto", choices=DTYPES, help="activation dtype, as vLLM's --dtype")
     p.add_argument("--max-num-batched-tokens", type=ty.count("tokens"), help="default: vLLM's for the GPU")
     p.add_argument("--max-num-seqs", type=ty.count("seqs"), help="default: vLLM's for the GPU")
     p.add_argument("--block-size", type=ty.block_size, help="tokens per KV block (default: vLLM's)")
     p.add_argument("--enforce-eager", action="store_true", help="no CUDA graphs")
-    p.add_argument("--quantization", "-q", type=ty.ident, help="vLLM's method (awq, gptq, fp8, modelopt_fp4, …) or a "
-                                                "catalog precision; picks the model's checkpoint of it")
-    p.add_argument("--kv-cache-memory-bytes", type=ty.count("bytes"), help="KV-cache bytes per GPU; skips "
-                                                                             "the memory budget")
+    p.add_argument(
+        "--quantization",
+        "-q",
+        type=ty.ident,
+        help="vLLM's method (awq, gptq, fp8, modelopt_fp4, …) or a "
+        "catalog precision; picks the model's checkpoint of it",
+    )
+    p.add_argument(
+        "--kv-cache-memory-bytes",
+        type=ty.count("bytes"),
+        help="KV-cache bytes per GPU; skips the memory budget",
+    )
     p.add_argument("--host", type=ty.host, help="--host of the printed command (default: the catalog's)")
     p.add_argument("--port", type=ty.port, help="--port of the printed command (default: the catalog's)")
-    p.add_argument("--enable-expert-parallel", action="store_true", help="spread MoE experts over TP x DP ranks")
-    p.add_argument("--limit-mm-per-prompt", type=image_limit, help='multimodal items per prompt, e.g. \'{"image": 0}\'')
-    p.add_argument("--language-model-only", action="store_true", help="serve the text model only (no vision tower)")
-    p.add_argument("--enable-prefix-caching", action="store_true",
-                   help="prefix caching (hybrid Mamba/GDN models: one more state block per request)")
-    p.add_argument("--speculative-config", type=speculative_config,
-                   help='vLLM\'s speculative decoding JSON, e.g. \'{"method": "mtp", "num_speculative_tokens": 1}\'')
+    p.add_argument(
+        "--enable-expert-parallel", action="store_true", help="spread MoE experts over TP x DP ranks"
+    )
+    p.add_argument(
+        "--limit-mm-per-prompt", type=image_limit, help="multimodal items per prompt, e.g. '{\"image\": 0}'"
+    )
+    p.add_argument(
+        "--language-model-only", action="store_true", help="serve the text model only (no vision tower)"
+    )
+    p.add_argument(
+        "--enable-prefix-caching",
+        action="store_true",
+        help="prefix caching (hybrid Mamba/GDN models: one more state block per request)",
+    )
+    p.add_argument(
+        "--speculative-config",
+        type=speculative_config,
+        help='vLLM\'s speculative decoding JSON, e.g. \'{"method": "mtp", "num_speculative_tokens": 1}\'',
+    )
 
 
 def speculative_config(text: str) -> object:
@@ -96,8 +140,10 @@ def request_of(ns: argparse.Namespace, cat: Catalog) -> Request:
     """The :class:`Request` the parsed (already range-checked) arguments describe (``--max-model-len auto``
     resolved by :func:`auto_fitted`)."""
     if ns.dtype in ("float", "float32"):
-        raise UsageError(f"--dtype {ns.dtype}: the sizing engine models 16-bit activations only "
-                         "(auto, bfloat16, float16, half)")
+        raise UsageError(
+            f"--dtype {ns.dtype}: the sizing engine models 16-bit activations only "
+            "(auto, bfloat16, float16, half)"
+        )
     fields = {name: getattr(ns, name) for name in Request.__dataclass_fields__ if hasattr(ns, name)}
     req = Request(**fields)
     return auto_fitted(cat, req) if req.max_model_len == ty.AUTO else req
@@ -116,15 +162,22 @@ def auto_fitted(cat: Catalog, req: Request) -> Request:
 def cmd_estimate(ns: argparse.Namespace, cat: Catalog) -> int:
     """Print one case as a labelled summary, or as one JSON object with --json."""
     from sizing.review.report import record  # noqa: PLC0415 - keeps `--help` fast
+
     rec = record(estimate(cat, request_of(ns, cat)), cat)
     if ns.json:
         print(json.dumps(rec, ensure_ascii=False, indent=2))
         return 0
-    from sizing.render import summary  # noqa: PLC0415
-    from sizing.render import terminal  # noqa: PLC0415
+    from sizing.render import (  # noqa: PLC0415
+        summary,
+        terminal,
+    )
+
     title = f"{rec['checkpoint']} on {rec['gpus']} × {rec['gpu']}, vLLM {rec['vllm_version']}"
-    label = "Command:" if rec["fits"] else "Command as asked (will not start; `command` prints the nearest " \
-                                           "launch that does):"
+    label = (
+        "Command:"
+        if rec["fits"]
+        else "Command as asked (will not start; `command` prints the nearest launch that does):"
+    )
     print(terminal.summary_text(title, summary.sections(rec), rec["vllm_command"], label), end="")
     return 0
 
@@ -133,19 +186,26 @@ def cmd_command(ns: argparse.Namespace, cat: Catalog) -> int:
     """Print the vLLM (or SGLang) command; never one its estimate says will not start unless --force."""
     from sizing.launch.commands import node_commands  # noqa: PLC0415
     from sizing.launch.fallback import nearest_launch  # noqa: PLC0415
+
     req = request_of(ns, cat)
     if ns.force:
         row = estimate(cat, req)
     else:
         outcome = nearest_launch(cat, req)
         if outcome.row is None:
-            print(f"error: {req.model} does not fit on the hardware given, and no nearer launch starts: "
-                  f"{outcome.reason} (`--force` prints the requested command anyway)", file=sys.stderr)
+            print(
+                f"error: {req.model} does not fit on the hardware given, and no nearer launch starts: "
+                f"{outcome.reason} (`--force` prints the requested command anyway)",
+                file=sys.stderr,
+            )
             return 1
         row = outcome.row
         if outcome.changes:
-            print(f"note: the launch asked for will not start; printing the nearest that does: "
-                  f"{', '.join(outcome.changes)} (`--force` prints the one asked for)", file=sys.stderr)
+            print(
+                f"note: the launch asked for will not start; printing the nearest that does: "
+                f"{', '.join(outcome.changes)} (`--force` prints the one asked for)",
+                file=sys.stderr,
+            )
     print(node_commands(row, cat, ns.engine))
     return 0
 
@@ -154,6 +214,7 @@ def cmd_explain(ns: argparse.Namespace, cat: Catalog) -> int:
     """Print a worked example step by step, every intermediate value with its unit."""
     from sizing.render.explain import explain_text  # noqa: PLC0415
     from sizing.views.bundle import judged  # noqa: PLC0415
+
     print(explain_text(judged(estimate(cat, request_of(ns, cat)), cat), cat, "en"))
     return 0
 
@@ -161,11 +222,14 @@ def cmd_explain(ns: argparse.Namespace, cat: Catalog) -> int:
 def resolve_table_ids(ns: argparse.Namespace, cat: Catalog) -> None:
     """Replace ``table``'s --model/--server/--precision with the catalog ids they denote (any case)."""
     from sizing.catalog import ids  # noqa: PLC0415
+
     if ns.model:
         found = ids.resolve_model(cat, ns.model)
         if found is None:
-            raise UsageError(f"--model: unknown model {ids.shown(ns.model)}"
-                             f"{ids.did_you_mean(ns.model, ids.model_names(cat))}")
+            raise UsageError(
+                f"--model: unknown model {ids.shown(ns.model)}"
+                f"{ids.did_you_mean(ns.model, ids.model_names(cat))}"
+            )
         ns.model = found
     if ns.server:
         ns.server = ids.resolve("--server", ns.server, cat.servers, "server")
@@ -185,6 +249,7 @@ def cmd_table(ns: argparse.Namespace, cat: Catalog) -> int:
 def cmd_list(ns: argparse.Namespace, cat: Catalog) -> int:
     """Print the catalog's ids of one kind as a terminal table, JSON or CSV."""
     from sizing.views.listing import KINDS  # noqa: PLC0415
+
     rows = KINDS[ns.kind](cat)
     if ns.format == "json":
         print(json.dumps(rows, ensure_ascii=False, indent=2))
@@ -196,6 +261,7 @@ def cmd_list(ns: argparse.Namespace, cat: Catalog) -> int:
         print(buffer.getvalue(), end="")
     else:
         from sizing.render.terminal import text_table  # noqa: PLC0415
+
         numeric = [isinstance(v, (int, float)) and not isinstance(v, bool) for v in rows[0].values()]
         print(text_table(list(rows[0]), ([_cell(v) for v in r.values()] for r in rows), numeric), end="")
     return 0
@@ -210,6 +276,7 @@ def _cell(value: object) -> str:
 def cmd_completion(ns: argparse.Namespace, cat: Catalog) -> int:
     """Print the bash completion script (commands, options, choices, catalog ids)."""
     from sizing.completion import bash_script  # noqa: PLC0415
+
     print(bash_script(build_parser(), cat), end="")
     return 0
 
@@ -217,6 +284,7 @@ def cmd_completion(ns: argparse.Namespace, cat: Catalog) -> int:
 def cmd_import_config(ns: argparse.Namespace, cat: Catalog) -> int:
     """Print a catalog models entry built from a Hugging Face config.json."""
     from sizing.engine.importer import entry_yaml  # noqa: PLC0415
+
     print(entry_yaml(Path(ns.config), ns.id, cat), end="")
     return 0
 
@@ -224,17 +292,21 @@ def cmd_import_config(ns: argparse.Namespace, cat: Catalog) -> int:
 def add_case_commands(sub: argparse._SubParsersAction) -> None:
     """``estimate``, ``explain`` and ``command``: one deployment each."""
     for name, handler, helptext in (
-            ("estimate", cmd_estimate, "one case: verdict, vLLM's figures, command"),
-            ("explain", cmd_explain, "one case as a worked example, step by step"),
-            ("command", cmd_command, "the vLLM command for one case (one that starts)")):
+        ("estimate", cmd_estimate, "one case: verdict, vLLM's figures, command"),
+        ("explain", cmd_explain, "one case as a worked example, step by step"),
+        ("command", cmd_command, "the vLLM command for one case (one that starts)"),
+    ):
         p = sub.add_parser(name, help=helptext, description=helptext)
         add_case_arguments(p)
         p.set_defaults(handler=handler)
     sub.choices["estimate"].add_argument("--json", action="store_true", help="one JSON object (for machines)")
     command = sub.choices["command"]
     command.add_argument("--engine", choices=("vllm", "sglang"), default="vllm", help="default: vllm")
-    command.add_argument("--force", action="store_true", help="print the command asked for even if its "
-                                                              "estimate says it will not start")
+    command.add_argument(
+        "--force",
+        action="store_true",
+        help="print the command asked for even if its estimate says it will not start",
+    )
 
 
 def add_catalog_commands(sub: argparse._SubParsersAction) -> None:
@@ -248,8 +320,12 @@ def add_catalog_commands(sub: argparse._SubParsersAction) -> None:
     table.add_argument("--server", help="only this server")
     table.add_argument("--precision", help="only this precision (catalog id, e.g. fp8)")
     table.add_argument("--vllm-version", type=ty.release, help="vLLM release whose accounting to model")
-    table.add_argument("--format", choices=("text", "markdown", "csv", "json"), default="text",
-                       help="text (for a terminal, the default), markdown, csv, json")
+    table.add_argument(
+        "--format",
+        choices=("text", "markdown", "csv", "json"),
+        default="text",
+        help="text (for a terminal, the default), markdown, csv, json",
+    )
     cli_tables.add_arguments(table)
     table.set_defaults(handler=cmd_table)
     imp = sub.add_parser("import-config", help="catalog entry from a Hugging Face config.json")
@@ -275,6 +351,7 @@ def build_parser() -> argparse.ArgumentParser:
 def register_extra(sub: argparse._SubParsersAction) -> None:
     """Commands that live in their own modules (snapshots and revision diffs)."""
     from sizing import cli_review, cli_throughput  # noqa: PLC0415
+
     cli_review.register(sub)
     cli_throughput.register(sub, add_case_arguments, request_of)
 

@@ -24,6 +24,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     diff.add_argument("rev2", metavar="REV2", nargs="?", help="head revision (default: the working tree)")
     diff.add_argument("--format", choices=("markdown", "json"), default="markdown")
     diff.add_argument("--limit", type=cli_limit, default=100, help="changed cells listed per table (0 = all)")
-    diff.add_argument("--max-chars", type=cli_count("tokens"), default=MAX_CHARS,
-                      help="cut the Markdown report at this size")
+    diff.add_argument(
+        "--max-chars",
+        type=cli_count("tokens"),
+        default=MAX_CHARS,
+        help="cut the Markdown report at this size",
+    )
     diff.set_defaults(handler=cmd_diff)

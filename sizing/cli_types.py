@@ -40,6 +40,7 @@ def count(kind: str) -> Callable[[str], int]:
         if value > limit:
             raise argparse.ArgumentTypeError(f"must be at most {limit}, got {_short(text)}")
         return value
+
     parse.__name__ = f"{kind} count"
     return parse
 
@@ -64,10 +65,15 @@ def max_model_len(text: str) -> int:
         return count("tokens")(value)
     number, suffix = match.groups()
     if suffix in BINARY_SUFFIX and "." in number:
-        raise argparse.ArgumentTypeError(f"decimals are not allowed with the binary suffix {suffix} (vLLM "
-                                         f"refuses them); did you mean {number}{suffix.lower()}?")
-    tokens = int(number) * BINARY_SUFFIX[suffix] if suffix in BINARY_SUFFIX else \
-        int(float(number) * DECIMAL_SUFFIX[suffix])
+        raise argparse.ArgumentTypeError(
+            f"decimals are not allowed with the binary suffix {suffix} (vLLM "
+            f"refuses them); did you mean {number}{suffix.lower()}?"
+        )
+    tokens = (
+        int(number) * BINARY_SUFFIX[suffix]
+        if suffix in BINARY_SUFFIX
+        else int(float(number) * DECIMAL_SUFFIX[suffix])
+    )
     return count("tokens")(str(tokens))
 
 
@@ -122,7 +128,8 @@ def ident(text: str) -> str:
     control characters, at most 4096 characters."""
     if not text.strip() or not text.isprintable() or len(text) > 4096:
         raise argparse.ArgumentTypeError(
-            f"must be a non-empty id without control characters, got {text[:40]!r}")
+            f"must be a non-empty id without control characters, got {text[:40]!r}"
+        )
     return text
 
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 import argparse
 import shlex
 
-from sizing.catalog.loader import Catalog
 from sizing.catalog.ids import model_names
+from sizing.catalog.loader import Catalog
 
 FUNCTION = "_sizing_complete"
 
@@ -29,8 +29,12 @@ def _options(parser: argparse.ArgumentParser) -> list[str]:
 
 def _values(parser: argparse.ArgumentParser, cat: Catalog) -> dict[str, list[str]]:
     """Per option: the words it takes (argparse choices, else catalog ids)."""
-    ids = {"--model": model_names(cat), "--gpu": list(cat.gpus), "--server": list(cat.servers),
-           "--precision": list(cat.precisions)}
+    ids = {
+        "--model": model_names(cat),
+        "--gpu": list(cat.gpus),
+        "--server": list(cat.servers),
+        "--precision": list(cat.precisions),
+    }
     values: dict[str, list[str]] = dict(ids)
     for sub in _subparsers(parser).values():
         for action in sub._actions:  # noqa: SLF001 - argparse has no public API for its actions
@@ -51,15 +55,35 @@ def bash_script(parser: argparse.ArgumentParser, cat: Catalog) -> str:
     """The bash completion script for ``parser`` and the catalog ``cat``."""
     subs = _subparsers(parser)
     values = _values(parser, cat)
-    per_command = {name: _options(sub) + [c for a in sub._actions if not a.option_strings and a.choices  # noqa: SLF001
-                                          for c in a.choices] for name, sub in subs.items()}
-    lines = ["# bash completion for sizing (python -m sizing completion bash)", f"{FUNCTION}() {{",
-             '  local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} words="" cmd="" w',
-             '  case "$prev" in', *_case(values, "    "), "  esac",
-             '  if [ -z "$words" ]; then',
-             '    for w in "${COMP_WORDS[@]:1:COMP_CWORD-1}"; do',
-             f'      case "$w" in {"|".join(subs)}) cmd=$w; break ;; esac', "    done",
-             '    case "$cmd" in', *_case(per_command, "      "),
-             f"      *) words={shlex.quote(' '.join([*subs, *_options(parser)]))} ;;", "    esac", "  fi",
-             '  COMPREPLY=($(compgen -W "$words" -- "$cur"))', "}", f"complete -F {FUNCTION} sizing", ""]
+    per_command = {
+        name: _options(sub)
+        + [
+            c
+            for a in sub._actions  # noqa: SLF001
+            if not a.option_strings and a.choices
+            for c in a.choices
+        ]
+        for name, sub in subs.items()
+    }
+    lines = [
+        "# bash completion for sizing (python -m sizing completion bash)",
+        f"{FUNCTION}() {{",
+        '  local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} words="" cmd="" w',
+        '  case "$prev" in',
+        *_case(values, "    "),
+        "  esac",
+        '  if [ -z "$words" ]; then',
+        '    for w in "${COMP_WORDS[@]:1:COMP_CWORD-1}"; do',
+        f'      case "$w" in {"|".join(subs)}) cmd=$w; break ;; esac',
+        "    done",
+        '    case "$cmd" in',
+        *_case(per_command, "      "),
+        f"      *) words={shlex.quote(' '.join([*subs, *_options(parser)]))} ;;",
+        "    esac",
+        "  fi",
+        '  COMPREPLY=($(compgen -W "$words" -- "$cur"))',
+        "}",
+        f"complete -F {FUNCTION} sizing",
+        "",
+    ]
     return "\n".join(lines)

@@ -12,7 +12,12 @@ from __future__ import annotations
 from typing import Literal, get_args
 
 KV_CACHE_DTYPE_BYTES: dict[str, int] = {
-    "auto": 2, "bfloat16": 2, "float16": 2, "fp8": 1, "fp8_e4m3": 1, "fp8_e5m2": 1,
+    "auto": 2,
+    "bfloat16": 2,
+    "float16": 2,
+    "fp8": 1,
+    "fp8_e4m3": 1,
+    "fp8_e5m2": 1,
 }
 """Bytes per cached K or V element, by ``--kv-cache-dtype`` value."""
 

@@ -61,14 +61,22 @@ def _open_regular(path: Path, label: str) -> int:
     mode = os.fstat(fd).st_mode
     if not stat.S_ISREG(mode):
         os.close(fd)
-        kind = "a folder" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode) else \
-            "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a file"
+        kind = (
+            "a folder"
+            if stat.S_ISDIR(mode)
+            else "a FIFO"
+            if stat.S_ISFIFO(mode)
+            else "a device"
+            if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+            else "not a file"
+        )
         raise _refuse(label, f"is {kind}, not a regular file")
     return fd
 
 
-def read_bytes(path: str | Path, label: str | None = None, limit: int = MAX_BYTES,
-               seconds: float = READ_SECONDS) -> bytes:
+def read_bytes(
+    path: str | Path, label: str | None = None, limit: int = MAX_BYTES, seconds: float = READ_SECONDS
+) -> bytes:
     """The bytes of the regular file ``path``: at most ``limit`` bytes, read within ``seconds``.
 
     ``label`` names the file in errors (default: the path as given). A file larger than ``limit`` is
@@ -146,15 +154,20 @@ def _check_tree(data: Any, label: str, finite: bool) -> None:
     while stack:
         value, where = stack.pop()
         if len(where) > MAX_DEPTH:
-            raise _refuse(label, f"JSON nested deeper than {MAX_DEPTH} levels",
-                          field=".".join(where[:3]) + ".…")
+            raise _refuse(
+                label, f"JSON nested deeper than {MAX_DEPTH} levels", field=".".join(where[:3]) + ".…"
+            )
         if isinstance(value, dict):
             stack.extend((v, (*where, str(k))) for k, v in value.items())
         elif isinstance(value, list):
             stack.extend((v, (*where, str(i))) for i, v in enumerate(value))
         elif finite and isinstance(value, float) and not math.isfinite(value):
-            raise _refuse(label, f"must be a finite number, got {value!r} (NaN, infinities and numbers "
-                          "beyond 1.8e308 are not numbers a config.json may hold)", field=".".join(where))
+            raise _refuse(
+                label,
+                f"must be a finite number, got {value!r} (NaN, infinities and numbers "
+                "beyond 1.8e308 are not numbers a config.json may hold)",
+                field=".".join(where),
+            )
 
 
 def read_json(path: str | Path, label: str | None = None, finite: bool = True) -> Any:

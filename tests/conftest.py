@@ -33,16 +33,27 @@ STALE = "stale.html"
 """A file put into the site folder before the session build: a successful build must remove it."""
 
 
-def _run_docs(*args: str, repo: Path = ROOT, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def _run_docs(
+    *args: str, repo: Path = ROOT, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     """Run ``python -m scripts.docs`` of the repository at ``repo`` and capture its output."""
     command = [sys.executable, "-m", "scripts.docs", *args]
-    return subprocess.run(command, cwd=repo, capture_output=True, text=True, timeout=600, check=False,
-                          env={**os.environ, **(env or {})})
+    return subprocess.run(
+        command,
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+        env={**os.environ, **(env or {})},
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
     """Register the project's markers."""
-    config.addinivalue_line("markers", "site: builds the site or reads the session's build (not in make test-fast)")
+    config.addinivalue_line(
+        "markers", "site: builds the site or reads the session's build (not in make test-fast)"
+    )
     config.addinivalue_line("markers", "browser: drives Chromium (not in make test-fast)")
 
 
@@ -81,8 +92,9 @@ def _site(engine: str, root: Path) -> Path:
             (folder / "site" / SITE_MARKER).write_text("", encoding="utf-8")  # a site an earlier build wrote
             (folder / "site" / STALE).write_text("old", encoding="utf-8")
             result = _run_docs("build", "--engine", engine, "--site", str(folder / "site"))
-            (folder / "output.txt").write_text(f"{result.returncode}\n{result.stdout}\n{result.stderr}",
-                                               encoding="utf-8")
+            (folder / "output.txt").write_text(
+                f"{result.returncode}\n{result.stdout}\n{result.stderr}", encoding="utf-8"
+            )
             (folder / "built").touch()
     code, output = (folder / "output.txt").read_text(encoding="utf-8").split("\n", 1)
     if code != "0":

@@ -22,8 +22,14 @@ M = ("--model", "Qwen/Qwen3-14B", "--server", "gpu-l40s")
 
 
 def run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "sizing", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=120, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "sizing", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
 
 
 def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -46,29 +52,67 @@ def one_line_error(status: int, err: str, expected_status: int = 2) -> None:
 
 
 def test_estimate_json_has_the_documented_fields(capsys):
-    status, out, err = cli(capsys, "estimate", "--model", "Qwen/Qwen3-14B-FP8", "--gpu", "l40s",
-                           "--gpu-memory-utilization", "0.90", "--kv-cache-dtype", "fp8",
-                           "--max-model-len", "32768", "--json")
+    status, out, err = cli(
+        capsys,
+        "estimate",
+        "--model",
+        "Qwen/Qwen3-14B-FP8",
+        "--gpu",
+        "l40s",
+        "--gpu-memory-utilization",
+        "0.90",
+        "--kv-cache-dtype",
+        "fp8",
+        "--max-model-len",
+        "32768",
+        "--json",
+    )
     assert status == 0, err
     data = json.loads(out)
-    for key in ("weights_gib", "available_kv_gib", "kv_bytes_per_token", "num_gpu_blocks", "kv_cache_tokens",
-                "max_concurrency", "fits", "vllm_command"):
+    for key in (
+        "weights_gib",
+        "available_kv_gib",
+        "kv_bytes_per_token",
+        "num_gpu_blocks",
+        "kv_cache_tokens",
+        "max_concurrency",
+        "fits",
+        "vllm_command",
+    ):
         assert key in data
     assert data["kv_bytes_per_token"] == 81920 and 14.8 <= data["weights_gib"] <= 15.7
     assert data["available_kv_gib_low"] < data["available_kv_gib"] < data["available_kv_gib_high"]
 
 
 def test_short_flags_and_gpu_memory_mib(capsys):
-    status, out, err = cli(capsys, "estimate", "--model", "meta-llama/Llama-3.3-70B-Instruct",
-                           "--gpu-memory-mib", "97887", "--gpus", "2", "-tp", "2", "--kv-cache-dtype", "fp8",
-                           "--max-model-len", "32768", "--json")
+    status, out, err = cli(
+        capsys,
+        "estimate",
+        "--model",
+        "meta-llama/Llama-3.3-70B-Instruct",
+        "--gpu-memory-mib",
+        "97887",
+        "--gpus",
+        "2",
+        "-tp",
+        "2",
+        "--kv-cache-dtype",
+        "fp8",
+        "--max-model-len",
+        "32768",
+        "--json",
+    )
     assert status == 0, err
     assert json.loads(out)["kv_bytes_per_token"] == 81920
 
 
 def test_broken_catalog_exits_2_naming_file_entry_and_field(tmp_path, capsys):
     broken = copy_catalog(tmp_path)
-    text = (broken / "gpus.yaml").read_text(encoding="utf-8").replace("memory_mib: 46068", "memory_mib: -46068", 1)
+    text = (
+        (broken / "gpus.yaml")
+        .read_text(encoding="utf-8")
+        .replace("memory_mib: 46068", "memory_mib: -46068", 1)
+    )
     (broken / "gpus.yaml").write_text(text, encoding="utf-8")
     status, _, err = cli(capsys, "--catalog", str(broken), "list", "gpus")
     one_line_error(status, err)
@@ -91,29 +135,45 @@ def test_command_prints_the_nearest_launch_that_starts(capsys, catalog):
     status, out, err = cli(capsys, "command", "--model", "openai/gpt-oss-120b", "--gpu", "h100-80gb")
     assert status == 0 and f"--gpu-memory-utilization {advice['change_value']}" in out
     assert err.startswith("note:") and err.count("\n") == 1 and "--force" in err
-    fixed = estimate(catalog, Request(model="openai/gpt-oss-120b", gpu="h100-80gb",
-                                      gpu_memory_utilization=float(advice["change_value"])))
+    fixed = estimate(
+        catalog,
+        Request(
+            model="openai/gpt-oss-120b", gpu="h100-80gb", gpu_memory_utilization=float(advice["change_value"])
+        ),
+    )
     assert fixed["fits"]
 
 
 def test_command_force_prints_the_launch_asked_for(capsys, catalog):
-    status, out, err = cli(capsys, "command", "--model", "openai/gpt-oss-120b", "--gpu", "h100-80gb",
-                           "--force")
+    status, out, err = cli(
+        capsys, "command", "--model", "openai/gpt-oss-120b", "--gpu", "h100-80gb", "--force"
+    )
     context = catalog.models["openai/gpt-oss-120b"].max_context
     assert status == 0 and f"--max-model-len {context}" in out and err == ""
 
 
 def test_command_exits_1_with_the_reason_when_nothing_fits(capsys):
     """`command --model meta-llama/Llama-3.1-405B-Instruct --gpu rtx-3090`: no launch starts."""
-    status, out, err = cli(capsys, "command", "--model", "meta-llama/Llama-3.1-405B-Instruct",
-                           "--gpu", "rtx-3090")
+    status, out, err = cli(
+        capsys, "command", "--model", "meta-llama/Llama-3.1-405B-Instruct", "--gpu", "rtx-3090"
+    )
     one_line_error(status, err, expected_status=1)
     assert out == "" and "GPUs" in err
 
 
 def test_command_for_a_fitting_case_is_unchanged_and_quiet(capsys):
-    status, out, err = cli(capsys, "command", "--model", "Qwen/Qwen3-14B-FP8", "--server", "gpu-l40s",
-                           "--kv-cache-dtype", "fp8", "--max-model-len", "32768")
+    status, out, err = cli(
+        capsys,
+        "command",
+        "--model",
+        "Qwen/Qwen3-14B-FP8",
+        "--server",
+        "gpu-l40s",
+        "--kv-cache-dtype",
+        "fp8",
+        "--max-model-len",
+        "32768",
+    )
     assert status == 0 and out.startswith("vllm serve Qwen/Qwen3-14B-FP8") and err == ""
     assert "--max-model-len 32768" in out
 
@@ -123,8 +183,12 @@ def test_command_for_a_fitting_case_is_unchanged_and_quiet(capsys):
 
 @pytest.mark.parametrize("kind", ["models", "gpus", "servers", "precisions"])
 def test_list_prints_every_id(capsys, catalog, kind):
-    entries = {"models": catalog.models, "gpus": catalog.gpus, "servers": catalog.servers,
-               "precisions": catalog.precisions}[kind]
+    entries = {
+        "models": catalog.models,
+        "gpus": catalog.gpus,
+        "servers": catalog.servers,
+        "precisions": catalog.precisions,
+    }[kind]
     status, out, _ = cli(capsys, "list", kind, "--format", "json")
     assert status == 0 and [r["id"] for r in json.loads(out)] == list(entries)
     status, out, _ = cli(capsys, "list", kind, "--format", "csv")
@@ -133,10 +197,14 @@ def test_list_prints_every_id(capsys, catalog, kind):
     assert status == 0 and all(i in out for i in entries)
 
 
-@pytest.mark.parametrize(("flag", "typed", "canonical"), [
-    ("--gpu", "L40S", "l40s"), ("--model", "Qwen/Qwen3-14b", "Qwen/Qwen3-14B"),
-    ("--server", "GPU-L40S", "gpu-l40s"),
-])
+@pytest.mark.parametrize(
+    ("flag", "typed", "canonical"),
+    [
+        ("--gpu", "L40S", "l40s"),
+        ("--model", "Qwen/Qwen3-14b", "Qwen/Qwen3-14B"),
+        ("--server", "GPU-L40S", "gpu-l40s"),
+    ],
+)
 def test_ids_match_in_any_case(capsys, flag, typed, canonical):
     args = {"--model": "Qwen/Qwen3-14B", "--gpu": None, "--server": None}
     args[flag] = typed
@@ -149,12 +217,15 @@ def test_ids_match_in_any_case(capsys, flag, typed, canonical):
     assert canonical in (data["model"], data["server"], data["checkpoint"])
 
 
-@pytest.mark.parametrize(("argv", "wanted"), [
-    (("--model", "Qwen/Qwen3-14B", "--gpu", "h100"), "h100-80gb"),
-    (("--model", "Qwen/Qwen3-14B", "--server", "l40s"), "gpu-l40s"),
-    (("--model", "qwen3-14b", "--gpu", "l40s"), "Qwen/Qwen3-14B"),
-    (("--model", "Qwen/Qwen3-14B", "--gpu", "l40"), "l40s"),
-])
+@pytest.mark.parametrize(
+    ("argv", "wanted"),
+    [
+        (("--model", "Qwen/Qwen3-14B", "--gpu", "h100"), "h100-80gb"),
+        (("--model", "Qwen/Qwen3-14B", "--server", "l40s"), "gpu-l40s"),
+        (("--model", "qwen3-14b", "--gpu", "l40s"), "Qwen/Qwen3-14B"),
+        (("--model", "Qwen/Qwen3-14B", "--gpu", "l40"), "l40s"),
+    ],
+)
 def test_unknown_ids_get_the_closest_ones(capsys, argv, wanted):
     status, _, err = cli(capsys, "estimate", *argv)
     one_line_error(status, err)
@@ -171,8 +242,10 @@ def test_table_ids_in_any_case(capsys):
 # --- 3. vLLM's vocabulary: --quantization, --dtype, --host/--port -----------------------------------
 
 
-@pytest.mark.parametrize(("method", "suffix"), [("awq", "-AWQ"), ("awq_marlin", "-AWQ"), ("AWQ", "-AWQ"),
-                                                ("int4-awq", "-AWQ"), ("fp8", "-FP8")])
+@pytest.mark.parametrize(
+    ("method", "suffix"),
+    [("awq", "-AWQ"), ("awq_marlin", "-AWQ"), ("AWQ", "-AWQ"), ("int4-awq", "-AWQ"), ("fp8", "-FP8")],
+)
 def test_vllm_quantization_names_pick_the_catalog_checkpoint(capsys, method, suffix):
     status, out, err = cli(capsys, "estimate", *M, "-q", method, "--json")
     assert status == 0, err
@@ -186,8 +259,17 @@ def test_a_method_the_model_lacks_lists_what_it_has(capsys):
 
 
 def test_host_port_and_dtype_reach_the_command(capsys, catalog):
-    status, out, _ = cli(capsys, "command", *M, "--host", "0.0.0.0", "--port", "9001",  # noqa: S104
-                         "--dtype", "float16")
+    status, out, _ = cli(
+        capsys,
+        "command",
+        *M,
+        "--host",
+        "0.0.0.0",  # noqa: S104
+        "--port",
+        "9001",
+        "--dtype",
+        "float16",
+    )
     assert status == 0 and "--host 0.0.0.0 --port 9001" in out and "--dtype float16" in out
     status, out, _ = cli(capsys, "command", *M)
     assert f"--host {catalog.assume('serve_host')} --port {catalog.assume('serve_port')}" in out
@@ -265,8 +347,11 @@ BAD_CONFIGS = {
 def test_bad_config_files_exit_2_with_one_line(capsys, tmp_path, name, command):
     path = tmp_path / name
     path.write_bytes(BAD_CONFIGS[name].encode("utf-8", "surrogateescape"))
-    argv = [command, str(path)] if command == "import-config" else [command, "--model", str(path),
-                                                                    "--gpu", "l40s"]
+    argv = (
+        [command, str(path)]
+        if command == "import-config"
+        else [command, "--model", str(path), "--gpu", "l40s"]
+    )
     status, out, err = cli(capsys, *argv)
     one_line_error(status, err)
     assert out == ""
@@ -304,8 +389,9 @@ def test_a_model_folder_is_accepted_like_vllm(capsys, tmp_path):
 def test_a_closed_pipe_ends_quietly(tmp_path, argv):
     """`export --check | head -1` and a long table into `head`: no BrokenPipeError."""
     args = [a.replace("{tmp}", str(tmp_path)) for a in argv]
-    proc = subprocess.Popen([sys.executable, "-m", "sizing", *args], cwd=ROOT, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "sizing", *args], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
     assert proc.stdout is not None and proc.stdout.readline()
     proc.stdout.close()
     _, err = proc.communicate(timeout=120)
@@ -321,8 +407,12 @@ def test_python_dash_m_runs_from_the_repository():
 
 
 def git(repo: Path, *args: str) -> None:
-    subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t", *args], check=True,
-                   capture_output=True, timeout=60)
+    subprocess.run(
+        ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t", *args],
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
 
 
 def test_diff_fills_assumptions_an_older_catalog_lacks(capsys, tmp_path):
@@ -332,7 +422,7 @@ def test_diff_fills_assumptions_an_older_catalog_lacks(capsys, tmp_path):
     current = path.read_text(encoding="utf-8")
     start = current.index("dp_min_capacity_share:")
     end = current.find("\n\n", start)
-    path.write_text(current[:start] + current[end + 2 if end > 0 else len(current):], encoding="utf-8")
+    path.write_text(current[:start] + current[end + 2 if end > 0 else len(current) :], encoding="utf-8")
     git(tmp_path, "init", "-q")
     git(tmp_path, "add", "catalog")
     git(tmp_path, "commit", "-qm", "old")
@@ -357,10 +447,21 @@ def test_a_catalog_without_a_required_assumption_is_one_line(capsys, tmp_path):
 
 def test_estimate_is_a_labelled_summary_within_the_width(capsys, monkeypatch, catalog):
     monkeypatch.setenv("COLUMNS", "80")
-    status, out, _ = cli(capsys, "estimate", "--model", "Qwen/Qwen3-14B-FP8", "--gpu", "l40s",
-                         "--kv-cache-dtype", "fp8", "--max-model-len", "32768")
-    row = estimate(catalog, Request(model="Qwen/Qwen3-14B-FP8", gpu="l40s", kv_cache_dtype="fp8",
-                                    max_model_len=32768))
+    status, out, _ = cli(
+        capsys,
+        "estimate",
+        "--model",
+        "Qwen/Qwen3-14B-FP8",
+        "--gpu",
+        "l40s",
+        "--kv-cache-dtype",
+        "fp8",
+        "--max-model-len",
+        "32768",
+    )
+    row = estimate(
+        catalog, Request(model="Qwen/Qwen3-14B-FP8", gpu="l40s", kv_cache_dtype="fp8", max_model_len=32768)
+    )
     assert status == 0
     summary, command = out.split("vllm serve", 1)
     assert "✅" in summary and f"{int(row['kv_cache_tokens']):,} tokens" in summary
@@ -401,21 +502,57 @@ def test_text_table_groups_rows_when_ids_and_servers_do_not_fit_side_by_side(cap
 
 def test_table_filters_by_context_and_users(capsys):
     """The acceptance query: only servers holding at least 8 requests of 32768 tokens, each with sequences."""
-    status, out, _ = cli(capsys, "table", "--model", "deepseek-ai/DeepSeek-R1", "--max-model-len", "32768",
-                         "--users", "8", "--format", "json")
+    status, out, _ = cli(
+        capsys,
+        "table",
+        "--model",
+        "deepseek-ai/DeepSeek-R1",
+        "--max-model-len",
+        "32768",
+        "--users",
+        "8",
+        "--format",
+        "json",
+    )
     rows = json.loads(out)
     assert status == 0 and rows and all(r["sequences"] >= 8 and r["context"] == 32768 for r in rows)
     assert {"server", "plan", "sequences", "price_usd_month", "command"} <= set(rows[0])
-    assert all(r["command"].startswith("vllm serve ") and "--max-model-len 32768" in r["command"] for r in rows)
-    status, fewer, _ = cli(capsys, "table", "--model", "deepseek-ai/DeepSeek-R1", "--max-model-len", "32K",
-                           "--users", "400", "--format", "json")
+    assert all(
+        r["command"].startswith("vllm serve ") and "--max-model-len 32768" in r["command"] for r in rows
+    )
+    status, fewer, _ = cli(
+        capsys,
+        "table",
+        "--model",
+        "deepseek-ai/DeepSeek-R1",
+        "--max-model-len",
+        "32K",
+        "--users",
+        "400",
+        "--format",
+        "json",
+    )
     assert 0 < len(json.loads(fewer)) < len(rows) and json.loads(fewer)[0]["context"] == 32768
 
 
 def test_table_sorts_and_sizes_a_node_the_catalog_lacks(capsys):
-    """"Largest model on 4× RTX 4090 at 16K" in one call: a 4-GPU node sized, rows by parameters."""
-    status, out, err = cli(capsys, "table", "--gpu", "RTX-4090", "--gpus", "4", "--max-model-len", "16K",
-                           "--users", "1", "--sort", "params", "--format", "json")
+    """ "Largest model on 4× RTX 4090 at 16K" in one call: a 4-GPU node sized, rows by parameters."""
+    status, out, err = cli(
+        capsys,
+        "table",
+        "--gpu",
+        "RTX-4090",
+        "--gpus",
+        "4",
+        "--max-model-len",
+        "16K",
+        "--users",
+        "1",
+        "--sort",
+        "params",
+        "--format",
+        "json",
+    )
     rows = json.loads(out)
     assert status == 0 and "no catalog server has 4 × rtx-4090" in err
     assert rows and {r["server"] for r in rows} == {"4x-rtx-4090"} and rows[0]["context"] == 16384
@@ -428,9 +565,12 @@ def test_table_sorts_and_sizes_a_node_the_catalog_lacks(capsys):
 
 def test_max_model_len_auto_fits_the_kv_cache(capsys):
     """`--max-model-len auto` (vLLM's -1) prints the longest context that starts, as vLLM's auto-fit does."""
-    status, out, _ = cli(capsys, "command", "--model", "openai/gpt-oss-120b", "--gpu", "h100-80gb",
-                         "--max-model-len", "auto")
-    status2, nearest, _ = cli(capsys, "estimate", "--model", "openai/gpt-oss-120b", "--gpu", "h100-80gb", "--json")
+    status, out, _ = cli(
+        capsys, "command", "--model", "openai/gpt-oss-120b", "--gpu", "h100-80gb", "--max-model-len", "auto"
+    )
+    status2, nearest, _ = cli(
+        capsys, "estimate", "--model", "openai/gpt-oss-120b", "--gpu", "h100-80gb", "--json"
+    )
     assert status == status2 == 0
     longest = json.loads(nearest)["longest_context"]
     assert f"--max-model-len {longest}" in out
@@ -467,11 +607,12 @@ def test_readme_shows_list_a_suggestion_and_a_command_that_does_not_fit():
 @pytest.mark.parametrize(("command", "expected"), readme_examples(), ids=[c for c, _ in readme_examples()])
 def test_readme_console_output_is_real(capsys, monkeypatch, command, expected):
     import shlex
+
     monkeypatch.setenv("COLUMNS", "100")
     _, out, err = cli(capsys, *shlex.split(command))
     lines = (err + out).splitlines()
-    shown = expected[:expected.index("…")] if "…" in expected else expected
-    assert lines[:len(shown)] == shown
+    shown = expected[: expected.index("…")] if "…" in expected else expected
+    assert lines[: len(shown)] == shown
     if "…" not in expected:
         assert len(lines) == len(shown)
 
@@ -488,8 +629,10 @@ def test_bash_completion_completes_commands_and_catalog_ids(capsys, tmp_path, ca
 
     def complete(*words: str) -> list[str]:
         array = " ".join(f"'{w}'" for w in ("sizing", *words))
-        probe = f'source {script}; COMP_WORDS=({array}); COMP_CWORD={len(words)}; _sizing_complete; ' \
-                'printf "%s\\n" "${COMPREPLY[@]}"'
+        probe = (
+            f"source {script}; COMP_WORDS=({array}); COMP_CWORD={len(words)}; _sizing_complete; "
+            'printf "%s\\n" "${COMPREPLY[@]}"'
+        )
         done = subprocess.run(["bash", "-c", probe], capture_output=True, text=True, check=True)
         return done.stdout.split()
 
@@ -501,8 +644,9 @@ def test_bash_completion_completes_commands_and_catalog_ids(capsys, tmp_path, ca
 
 @pytest.mark.parametrize("value", ["{not json", '{"method": "lookahead"}'])
 def test_bad_speculative_config_exits_2_with_one_line(capsys, value):
-    status, _, err = cli(capsys, "estimate", "--model", "Qwen/Qwen3.6-27B", "--gpu", "h100-80gb",
-                         "--speculative-config", value)
+    status, _, err = cli(
+        capsys, "estimate", "--model", "Qwen/Qwen3.6-27B", "--gpu", "h100-80gb", "--speculative-config", value
+    )
     one_line_error(status, err)
     assert "--speculative-config" in err
 

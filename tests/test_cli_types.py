@@ -42,9 +42,20 @@ def test_parser_errors_are_one_line(capsys):
     assert exit_info.value.code == 2 and capsys.readouterr().err.count("\n") == 1
 
 
-@pytest.mark.parametrize(("text", "tokens"), [("32768", 32768), ("32K", 32768), ("32k", 32000), ("25.6k", 25600),
-                                              ("1M", 2**20), (" 128K ", 131072), ("auto", ty.AUTO), ("AUTO", ty.AUTO),
-                                              ("-1", ty.AUTO)])
+@pytest.mark.parametrize(
+    ("text", "tokens"),
+    [
+        ("32768", 32768),
+        ("32K", 32768),
+        ("32k", 32000),
+        ("25.6k", 25600),
+        ("1M", 2**20),
+        (" 128K ", 131072),
+        ("auto", ty.AUTO),
+        ("AUTO", ty.AUTO),
+        ("-1", ty.AUTO),
+    ],
+)
 def test_max_model_len_reads_what_vllm_reads(text, tokens):
     """vLLM 0.34's human_readable_int_or_auto: binary upper-case suffixes, decimal lower-case, auto/-1."""
     assert ty.max_model_len(text) == tokens
@@ -56,14 +67,26 @@ def test_max_model_len_refuses_what_vllm_refuses_or_we_cannot_size(text):
         ty.max_model_len(text)
 
 
-@pytest.mark.parametrize("text", ["10.0.0.10", "0.0.0.0", "::", "fe80::1", "localhost", "gpu-01.example.org",  # noqa: S104
-                                  "node_1", "example.org."])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "10.0.0.10",
+        "0.0.0.0",  # noqa: S104
+        "::",
+        "fe80::1",
+        "localhost",
+        "gpu-01.example.org",
+        "node_1",
+        "example.org.",
+    ],
+)
 def test_hosts_accept_names_and_addresses(text):
     assert ty.host(text) == text
 
 
-@pytest.mark.parametrize("text", ["", "a;id", "$(id)", "`id`", "two words", "-x", "a..b", "x" * 64, "é.org",
-                                  "a\nb", "host:80"])
+@pytest.mark.parametrize(
+    "text", ["", "a;id", "$(id)", "`id`", "two words", "-x", "a..b", "x" * 64, "é.org", "a\nb", "host:80"]
+)
 def test_hosts_refuse_what_a_shell_would_read(text):
     with pytest.raises(argparse.ArgumentTypeError, match="host name or an IP address"):
         ty.host(text)
@@ -79,8 +102,10 @@ def test_ids_keep_paths_with_spaces():
     assert ty.ident("my models/Qwen 3") == "my models/Qwen 3"
 
 
-@pytest.mark.parametrize("text, ok", [("0.34.0", True), ("0.8", True), ("", False), ("abc", False),
-                                      ("0.34.0\n", False), ("1.2.3.4", False)])
+@pytest.mark.parametrize(
+    "text, ok",
+    [("0.34.0", True), ("0.8", True), ("", False), ("abc", False), ("0.34.0\n", False), ("1.2.3.4", False)],
+)
 def test_releases_are_numbers(text, ok):
     if ok:
         assert ty.release(text) == text

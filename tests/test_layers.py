@@ -13,14 +13,30 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "sizing"
-RANK = {"base": 0, "catalog": 1, "engine": 2, "launch": 3, "views": 4, "render": 5, "review": 6, "site": 7,
-        "entry": 8}
+RANK = {
+    "base": 0,
+    "catalog": 1,
+    "engine": 2,
+    "launch": 3,
+    "views": 4,
+    "render": 5,
+    "review": 6,
+    "site": 7,
+    "entry": 8,
+}
 """A module may import modules of its own rank or below, never above."""
 BASE = {"sizing", "sizing.errors", "sizing.safeio", "sizing.units", "sizing.kvdtypes", "sizing.flaglists"}
 """Foundations any layer may use, importing only each other: errors, the bounded file reader
 (``safeio``), units, the KV dtypes and the reader of the committed vLLM/SGLang flag lists (``flaglists``)."""
-ENTRY = {"sizing.cli", "sizing.__main__", "sizing.cli_tables", "sizing.cli_types", "sizing.cli_review",
-         "sizing.completion", "sizing.cli_throughput"}
+ENTRY = {
+    "sizing.cli",
+    "sizing.__main__",
+    "sizing.cli_tables",
+    "sizing.cli_types",
+    "sizing.cli_review",
+    "sizing.completion",
+    "sizing.cli_throughput",
+}
 """The command line and its own modules (terminal tables, value types, review and throughput commands,
 shell completion)."""
 FORBIDDEN = {"render": {"engine", "review", "site"}, "views": {"render", "review", "site"}}
@@ -116,16 +132,23 @@ def _uses(path: Path, names: set[str]) -> list[str]:
     return hits
 
 
-@pytest.mark.parametrize("path", [p for p in FILES if layer(module_name(p)) not in ("site", "entry")],
-                         ids=lambda p: module_name(p))
+@pytest.mark.parametrize(
+    "path", [p for p in FILES if layer(module_name(p)) not in ("site", "entry")], ids=lambda p: module_name(p)
+)
 def test_only_the_site_reads_the_environment_or_pickles(path: Path) -> None:
     """Assert no module below sizing/site/ reads environment variables or unpickles."""
     assert _uses(path, {"os.environ", "os.getenv", "os.putenv", "pickle"}) == []
 
 
-@pytest.mark.parametrize("source", ["from os import environ\nx = environ['HOME']\n",
-                                    "import os\nos.getenv('X')\n", "from os import getenv as g\n",
-                                    "from pickle import loads\n"])
+@pytest.mark.parametrize(
+    "source",
+    [
+        "from os import environ\nx = environ['HOME']\n",
+        "import os\nos.getenv('X')\n",
+        "from os import getenv as g\n",
+        "from pickle import loads\n",
+    ],
+)
 def test_the_environment_check_sees_every_spelling(tmp_path: Path, source: str) -> None:
     """Assert ``from os import environ`` and the like are caught, not only ``os.environ``."""
     path = tmp_path / "module.py"

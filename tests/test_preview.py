@@ -15,7 +15,10 @@ def test_preview_config_inherits_the_language_and_adds_the_hook(tmp_path: Path) 
     path = preview.preview_config("zh", 8123, tmp_path)
     config = yaml.safe_load(path.read_text(encoding="utf-8"))
     assert config["INHERIT"] == str(preview.ROOT / "mkdocs.zh.yml")
-    assert config["docs_dir"] == str(preview.ROOT / "docs" / "zh") and config["site_url"] == "http://127.0.0.1:8123/"
+    assert (
+        config["docs_dir"] == str(preview.ROOT / "docs" / "zh")
+        and config["site_url"] == "http://127.0.0.1:8123/"
+    )
     assert config["hooks"] == [str(preview.ROOT / "scripts" / "preview_hook.py")]
     assert config["theme"]["custom_dir"] == str(preview.ROOT / "overrides")
 
@@ -27,7 +30,9 @@ def test_prepared_context_is_reused_while_the_catalog_is_unchanged(tmp_path: Pat
     work.mkdir()
     (work / "context.pickle").write_bytes(b"saved")
     (work / "catalog.sha256").write_text(preview.fingerprint(preview.ROOT / "catalog"), encoding="utf-8")
-    monkeypatch.setattr(preview.subprocess, "run", lambda *a, **k: (_ for _ in ()).throw(AssertionError("ran")))
+    monkeypatch.setattr(
+        preview.subprocess, "run", lambda *a, **k: (_ for _ in ()).throw(AssertionError("ran"))
+    )
     assert preview.prepared(work) == work and (work / "context.pickle").read_bytes() == b"saved"
     (work / "catalog.sha256").write_text("stale", encoding="utf-8")
     try:

@@ -27,7 +27,9 @@ def test_a_regular_file_is_read_whole(tmp_path: Path) -> None:
     assert safeio.read_json(path) == {"a": 1}
 
 
-@pytest.mark.parametrize("kind, words", [("device", "is a device"), ("fifo", "is a FIFO"), ("folder", "is a folder")])
+@pytest.mark.parametrize(
+    "kind, words", [("device", "is a device"), ("fifo", "is a FIFO"), ("folder", "is a folder")]
+)
 def test_what_is_not_a_regular_file_is_refused_unread(tmp_path: Path, kind: str, words: str) -> None:
     path = Path("/dev/zero") if kind == "device" else tmp_path / kind
     if kind == "fifo":
@@ -38,8 +40,10 @@ def test_what_is_not_a_regular_file_is_refused_unread(tmp_path: Path, kind: str,
 
 
 def test_a_missing_file_is_named(tmp_path: Path) -> None:
-    assert refused(safeio.read_text, tmp_path / "nope.yaml", "catalog/nope.yaml") == \
-        "catalog/nope.yaml: (file): file is missing"
+    assert (
+        refused(safeio.read_text, tmp_path / "nope.yaml", "catalog/nope.yaml")
+        == "catalog/nope.yaml: (file): file is missing"
+    )
 
 
 def test_a_large_sparse_file_is_refused_from_its_size(tmp_path: Path) -> None:
@@ -68,18 +72,27 @@ def test_json_nested_too_deep_is_refused(text: str) -> None:
 
 
 def test_json_at_the_depth_limit_is_read() -> None:
-    depth, value = safeio.MAX_DEPTH, safeio.parse_json("[" * safeio.MAX_DEPTH + "]" * safeio.MAX_DEPTH, "c.json")
+    depth, value = (
+        safeio.MAX_DEPTH,
+        safeio.parse_json("[" * safeio.MAX_DEPTH + "]" * safeio.MAX_DEPTH, "c.json"),
+    )
     for _ in range(depth - 1):
         value = value[0]
     assert value == []
 
 
-@pytest.mark.parametrize("text, field, shown", [('{"rope": {"factor": 1e309}}', "rope.factor", "inf"),
-                                                ('{"a": [1, NaN]}', "a.1", "nan"),
-                                                ('{"a": -Infinity}', "a", "-inf")])
+@pytest.mark.parametrize(
+    "text, field, shown",
+    [
+        ('{"rope": {"factor": 1e309}}', "rope.factor", "inf"),
+        ('{"a": [1, NaN]}', "a.1", "nan"),
+        ('{"a": -Infinity}', "a", "-inf"),
+    ],
+)
 def test_non_finite_numbers_are_refused_by_field(text: str, field: str, shown: str) -> None:
     assert refused(safeio.parse_json, text, "config.json").startswith(
-        f"config.json: {field}: must be a finite number, got {shown}")
+        f"config.json: {field}: must be a finite number, got {shown}"
+    )
 
 
 def test_non_finite_numbers_pass_when_the_caller_allows_them() -> None:
@@ -97,11 +110,16 @@ def _alias_bomb(levels: int = 9) -> str:
 
 
 def test_a_yaml_alias_bomb_is_refused_by_name() -> None:
-    assert "aliases stand for more than 10000 nodes" in refused(safeio.parse_yaml, _alias_bomb(), "models.yaml")
+    assert "aliases stand for more than 10000 nodes" in refused(
+        safeio.parse_yaml, _alias_bomb(), "models.yaml"
+    )
 
 
 def test_a_few_aliases_are_read() -> None:
-    assert safeio.parse_yaml("base: &b {x: 1}\nother: *b\n", "a.yaml") == {"base": {"x": 1}, "other": {"x": 1}}
+    assert safeio.parse_yaml("base: &b {x: 1}\nother: *b\n", "a.yaml") == {
+        "base": {"x": 1},
+        "other": {"x": 1},
+    }
 
 
 @pytest.mark.parametrize("text", ["&a [*a]", "a: &a {b: *a}"])
@@ -115,7 +133,10 @@ def test_yaml_nested_too_deep_is_refused(text: str) -> None:
 
 
 def test_yaml_duplicate_keys_and_syntax_errors_name_the_line() -> None:
-    assert refused(safeio.parse_yaml, "a: 1\na: 2\n", "g.yaml") == "g.yaml: line 2: YAML error: duplicate key 'a'"
+    assert (
+        refused(safeio.parse_yaml, "a: 1\na: 2\n", "g.yaml")
+        == "g.yaml: line 2: YAML error: duplicate key 'a'"
+    )
     assert refused(safeio.parse_yaml, "a: [1, 2\n", "g.yaml").startswith("g.yaml: line 2: YAML error:")
 
 
@@ -133,6 +154,7 @@ def test_yaml_files_go_through_the_same_bounds(tmp_path: Path) -> None:
 def test_a_command_writes_only_into_a_new_empty_or_marked_folder(tmp_path: Path) -> None:
     def marked(folder: Path) -> bool:
         return (folder / "MARK").is_file()
+
     assert safeio.may_write_into(tmp_path / "new", marked)
     assert safeio.may_write_into(tmp_path, marked)  # empty
     (tmp_path / "notes.txt").write_text("mine", encoding="utf-8")
@@ -157,17 +179,28 @@ def test_every_yaml_and_json_read_goes_through_safeio() -> None:
     import ast
 
     root = Path(__file__).resolve().parents[1]
-    banned = {("yaml", "load"), ("yaml", "safe_load"), ("yaml", "full_load"), ("yaml", "unsafe_load"),
-              ("json", "load"), ("json", "loads")}
+    banned = {
+        ("yaml", "load"),
+        ("yaml", "safe_load"),
+        ("yaml", "full_load"),
+        ("yaml", "unsafe_load"),
+        ("json", "load"),
+        ("json", "loads"),
+    }
     found = []
     for path in sorted([*root.glob("sizing/**/*.py"), *root.glob("scripts/**/*.py")]):
         if path.name == "safeio.py":
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
-                    and (node.value.id, node.attr) in banned:
+            if (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and (node.value.id, node.attr) in banned
+            ):
                 found.append(f"{path.relative_to(root)}:{node.lineno}")
             bases = getattr(node, "bases", [])
-            if isinstance(node, ast.ClassDef) and any(getattr(b, "attr", "").endswith("Loader") for b in bases):
+            if isinstance(node, ast.ClassDef) and any(
+                getattr(b, "attr", "").endswith("Loader") for b in bases
+            ):
                 found.append(f"{path.relative_to(root)}:{node.lineno} (a YAML loader)")
     assert found == []

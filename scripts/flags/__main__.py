@@ -11,7 +11,9 @@ from scripts.flags.output import write_or_check
 from sizing.engine.versions import SUPPORTED
 
 EXTRACTORS: dict[str, tuple[Callable[[str], dict[Path, str]], str]] = {
-    "vllm": (vllm.extract, SUPPORTED), "sglang": (sglang.extract, "0.5.23")}
+    "vllm": (vllm.extract, SUPPORTED),
+    "sglang": (sglang.extract, "0.5.23"),
+}
 """Each engine's extractor and an example release."""
 
 
@@ -19,7 +21,9 @@ def main(argv: list[str] | None = None) -> int:
     """Parse ``ENGINE VERSION [--check]``, extract, then write (or compare, exit 1 on a difference)."""
     parser = argparse.ArgumentParser(prog="python -m scripts.flags", description=__doc__.splitlines()[0])
     parser.add_argument("engine", choices=sorted(EXTRACTORS))
-    parser.add_argument("version", help="release, e.g. " + ", ".join(f"{e} {v}" for e, (_, v) in EXTRACTORS.items()))
+    parser.add_argument(
+        "version", help="release, e.g. " + ", ".join(f"{e} {v}" for e, (_, v) in EXTRACTORS.items())
+    )
     parser.add_argument("--check", action="store_true", help="exit 1 if the committed files differ")
     args = parser.parse_args(argv)
     extract, _ = EXTRACTORS[args.engine]

@@ -33,8 +33,11 @@ def write_or_check(outputs: dict[Path, str], check: bool) -> int:
     for path, text in outputs.items():
         current = path.read_text() if path.exists() else ""
         if check and current != text:
-            sys.stdout.writelines(difflib.unified_diff(
-                current.splitlines(True), text.splitlines(True), str(path), "regenerated"))
+            sys.stdout.writelines(
+                difflib.unified_diff(
+                    current.splitlines(True), text.splitlines(True), str(path), "regenerated"
+                )
+            )
             status = 1
         elif not check and current != text:
             path.parent.mkdir(parents=True, exist_ok=True)

@@ -83,6 +83,7 @@ def pick_file(files: list[ReleaseFile]) -> ReleaseFile:
 
     Ties are broken by file name so the choice is deterministic.
     """
+
     def rank(f: ReleaseFile) -> tuple[int, str]:
         if f.packagetype == "sdist":
             return (0, f.filename)

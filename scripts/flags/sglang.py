@@ -83,7 +83,9 @@ def explicit_options(index: SourceIndex) -> list[str]:
     strings = []
     for node in ast.walk(method[1]):
         if isinstance(node, ast.Call) and last_name(node.func) == "add_argument":
-            strings += [a.value for a in node.args if isinstance(a, ast.Constant) and str(a.value).startswith("-")]
+            strings += [
+                a.value for a in node.args if isinstance(a, ast.Constant) and str(a.value).startswith("-")
+            ]
     return strings
 
 

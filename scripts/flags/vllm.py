@@ -44,9 +44,20 @@ ENTRY = ("vllm.entrypoints.common.cli_args", "make_arg_parser")
 ARG_UTILS = "vllm.engine.arg_utils"
 PARSER_MODULE = "vllm.utils.argparse_utils"
 BUILTIN_LEAVES = {
-    "bool": "bool", "str": "str", "int": "int", "float": "float", "bytes": "str",
-    "list": "list", "dict": "dict", "tuple": "tuple", "set": "set",
-    "List": "list", "Dict": "dict", "Tuple": "tuple", "Set": "set", "None": "None",
+    "bool": "bool",
+    "str": "str",
+    "int": "int",
+    "float": "float",
+    "bytes": "str",
+    "list": "list",
+    "dict": "dict",
+    "tuple": "tuple",
+    "set": "set",
+    "List": "list",
+    "Dict": "dict",
+    "Tuple": "tuple",
+    "Set": "set",
+    "None": "None",
 }
 WRAPPERS = {"Annotated", "Final", "Required", "NotRequired"}
 
@@ -93,7 +104,9 @@ def _collect(index: SourceIndex, module: str, node: ast.expr, facts: TypeFacts, 
         facts.leaves.add("other")
 
 
-def _collect_subscript(index: SourceIndex, module: str, node: ast.Subscript, facts: TypeFacts, seen: frozenset) -> None:
+def _collect_subscript(
+    index: SourceIndex, module: str, node: ast.Subscript, facts: TypeFacts, seen: frozenset
+) -> None:
     """Handle ``Literal[...]``, ``Optional[...]``, ``Union[...]``, ``list[...]``..."""
     base, items = last_name(node.value), slice_items(node)
     if base == "Literal":
@@ -109,7 +122,9 @@ def _collect_subscript(index: SourceIndex, module: str, node: ast.Subscript, fac
         _collect(index, module, node.value, facts, seen)
 
 
-def _collect_literals(index: SourceIndex, module: str, items: list[ast.expr], facts: TypeFacts, seen: frozenset) -> None:
+def _collect_literals(
+    index: SourceIndex, module: str, items: list[ast.expr], facts: TypeFacts, seen: frozenset
+) -> None:
     """Add Literal values; nested Literal aliases are flattened like ``typing`` does."""
     for item in items:
         if isinstance(item, ast.Constant):
@@ -153,8 +168,13 @@ def field_kind(facts: TypeFacts, name: str, int_parsers: dict[str, str]) -> str:
         return "json"
     if leaves == {"bool", "str", "None"}:
         return "optional_value"
-    for leaf, kind in (("bool", "bool"), ("Literal", "choice"), ("tuple", "multi"),
-                       ("list", "multi"), ("set", "multi")):
+    for leaf, kind in (
+        ("bool", "bool"),
+        ("Literal", "choice"),
+        ("tuple", "multi"),
+        ("list", "multi"),
+        ("set", "multi"),
+    ):
         if leaf in leaves:
             return kind
     if "int" in leaves:
@@ -213,7 +233,9 @@ class ServeParser:
             raise SystemExit(f"{class_name}.add_cli_args not found: vLLM's layout changed")
         return self.walk(*method, found)
 
-    def argument(self, module: str, call: ast.Call, env: dict, muts: dict, owner: Owner | None) -> list[Option]:
+    def argument(
+        self, module: str, call: ast.Call, env: dict, muts: dict, owner: Owner | None
+    ) -> list[Option]:
         """Turn one ``add_argument`` call into options (several in the field loop)."""
         if any(isinstance(arg, ast.JoinedStr) for arg in call.args):
             return self.field_loop(owner)
@@ -221,8 +243,7 @@ class ServeParser:
         if not strings:
             return []
         keywords = {k.arg: k.value for k in call.keywords if k.arg}
-        ref = next((r for k in call.keywords if k.arg is None
-                    for r in [_field_ref(k.value, env)] if r), None)
+        ref = next((r for k in call.keywords if k.arg is None for r in [_field_ref(k.value, env)] if r), None)
         mut = muts.get(ref[:2], {}) if ref else {}
         field_spec = self.resolve_field(module, ref, owner) if ref else None
         return [self.make_option(module, strings, keywords, mut, field_spec)]
@@ -255,8 +276,9 @@ class ServeParser:
             raise SystemExit(f"{class_name} has no field {name}: vLLM's layout changed")
         return (*fields[name], name)
 
-    def make_option(self, module: str, strings: list[str], keywords: dict, mut: dict,
-                    field_spec: tuple | None) -> Option:
+    def make_option(
+        self, module: str, strings: list[str], keywords: dict, mut: dict, field_spec: tuple | None
+    ) -> Option:
         """Decide value kind and choices, then add the negations of booleans."""
         facts = type_facts(self.index, *field_spec[:2]) if field_spec else TypeFacts()
         kind = self.kind(keywords, mut, facts, field_spec)
@@ -327,7 +349,11 @@ def _two_level(node: ast.AST) -> tuple[str, str, str] | None:
     if not (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Subscript)):
         return None
     inner, key, field_name = node.value, node.slice, node.value.slice
-    if isinstance(inner.value, ast.Name) and isinstance(key, ast.Constant) and isinstance(field_name, ast.Constant):
+    if (
+        isinstance(inner.value, ast.Name)
+        and isinstance(key, ast.Constant)
+        and isinstance(field_name, ast.Constant)
+    ):
         return inner.value.id, field_name.value, key.value
     return None
 

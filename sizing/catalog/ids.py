@@ -20,7 +20,7 @@ SHOWN_CHARS = 80
 def shown(name: str) -> str:
     """``name`` as an error message quotes it: repr, cut to :data:`SHOWN_CHARS` characters."""
     text = repr(name)
-    return text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS - 1] + "…"
+    return text if len(text) <= SHOWN_CHARS else text[: SHOWN_CHARS - 1] + "…"
 
 
 def suggestions(name: str, ids: Iterable[str]) -> list[str]:
@@ -55,8 +55,10 @@ def resolve(flag: str, name: str, ids: Iterable[str], kind: str) -> str:
     same = [i for i in ids if i.lower() == name.lower()]
     if len(same) == 1:
         return same[0]
-    raise UsageError(f"{flag}: unknown {kind} {shown(name)}{did_you_mean(name, ids)}; "
-                     f"`python -m sizing list {kind_list(kind)}` lists them")
+    raise UsageError(
+        f"{flag}: unknown {kind} {shown(name)}{did_you_mean(name, ids)}; "
+        f"`python -m sizing list {kind_list(kind)}` lists them"
+    )
 
 
 def kind_list(kind: str) -> str:

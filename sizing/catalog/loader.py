@@ -15,10 +15,21 @@ from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
 from sizing import safeio
 from sizing.catalog import plans
+from sizing.catalog.schema import (
+    Assumption,
+    Example,
+    FieldProblem,
+    Fraction,
+    Gpu,
+    Model,
+    PosFloat,
+    PosInt,
+    PrecisionSpec,
+    Server,
+    Text,
+)
 from sizing.errors import CatalogError
 from sizing.kvdtypes import CatalogKvDtype
-from sizing.catalog.schema import Assumption, Example, FieldProblem, Fraction, Gpu, Model, PosFloat, PosInt, PrecisionSpec, \
-    Server, Text
 
 DEFAULT_DIR = Path(__file__).resolve().parents[2] / "catalog"
 FILES: dict[str, type[BaseModel]] = {
@@ -83,8 +94,9 @@ def validate_entry(model: type[M], raw: Any, label: str, entry: str) -> M:
         first = exc.errors()[0]
         cross = (first.get("ctx") or {}).get("error")
         if isinstance(cross, FieldProblem):
-            raise CatalogError(label, entry, ".".join(str(p) for p in (*first["loc"], cross.field)),
-                               cross.problem) from None
+            raise CatalogError(
+                label, entry, ".".join(str(p) for p in (*first["loc"], cross.field)), cross.problem
+            ) from None
         field = ".".join(str(part) for part in first["loc"])
         raise CatalogError(label, entry, field, _describe(first)) from None
 
@@ -116,7 +128,9 @@ def load_section(stem: str, text: str, label: str) -> dict[str, BaseModel]:
 
 def load_catalog(directory: str | Path = DEFAULT_DIR) -> Catalog:
     """Read, validate and cross-check every catalog file in ``directory``."""
-    sections: dict[str, Any] = {stem: load_section(stem, *_read_file(Path(directory), stem)) for stem in FILES}
+    sections: dict[str, Any] = {
+        stem: load_section(stem, *_read_file(Path(directory), stem)) for stem in FILES
+    }
     catalog = Catalog(**sections)
     check_references(catalog)
     return catalog
@@ -124,7 +138,9 @@ def load_catalog(directory: str | Path = DEFAULT_DIR) -> Catalog:
 
 def catalog_from_texts(texts: Mapping[str, str]) -> Catalog:
     """Build a catalog from ``{stem: yaml text}`` (used to evaluate other git revisions)."""
-    sections: dict[str, Any] = {stem: load_section(stem, texts[stem], f"catalog/{stem}.yaml") for stem in FILES}
+    sections: dict[str, Any] = {
+        stem: load_section(stem, texts[stem], f"catalog/{stem}.yaml") for stem in FILES
+    }
     catalog = Catalog(**sections)
     check_references(catalog)
     return catalog
@@ -154,8 +170,13 @@ def _require(ok: bool, label: str, entry: str, field: str, problem: str) -> None
 
 def _check_servers(cat: Catalog) -> None:
     for sid, server in cat.servers.items():
-        _require(server.gpu in cat.gpus, "catalog/servers.yaml", sid, "gpu",
-                 f"unknown GPU {server.gpu!r} (not in catalog/gpus.yaml)")
+        _require(
+            server.gpu in cat.gpus,
+            "catalog/servers.yaml",
+            sid,
+            "gpu",
+            f"unknown GPU {server.gpu!r} (not in catalog/gpus.yaml)",
+        )
 
 
 def _check_models(cat: Catalog) -> None:
@@ -163,13 +184,28 @@ def _check_models(cat: Catalog) -> None:
     for mid, model in cat.models.items():
         for i, ckpt in enumerate(model.checkpoints):
             field = f"checkpoints.{i}"
-            _require(ckpt.precision in cat.precisions, "catalog/models.yaml", mid, f"{field}.precision",
-                     f"unknown precision {ckpt.precision!r} (not in catalog/precisions.yaml)")
-            _require(ckpt.id not in seen, "catalog/models.yaml", mid, f"{field}.id",
-                     f"duplicate checkpoint id {ckpt.id!r} (also under {seen.get(ckpt.id)})")
+            _require(
+                ckpt.precision in cat.precisions,
+                "catalog/models.yaml",
+                mid,
+                f"{field}.precision",
+                f"unknown precision {ckpt.precision!r} (not in catalog/precisions.yaml)",
+            )
+            _require(
+                ckpt.id not in seen,
+                "catalog/models.yaml",
+                mid,
+                f"{field}.id",
+                f"duplicate checkpoint id {ckpt.id!r} (also under {seen.get(ckpt.id)})",
+            )
             seen[ckpt.id] = mid
-        _require(model.attention_heads % model.kv_heads == 0, "catalog/models.yaml", mid, "kv_heads",
-                 f"must divide attention_heads ({model.attention_heads}), got {model.kv_heads}")
+        _require(
+            model.attention_heads % model.kv_heads == 0,
+            "catalog/models.yaml",
+            mid,
+            "kv_heads",
+            f"must divide attention_heads ({model.attention_heads}), got {model.kv_heads}",
+        )
 
 
 def _check_examples(cat: Catalog) -> None:
@@ -178,30 +214,53 @@ def _check_examples(cat: Catalog) -> None:
         _require(ex.model in cat.models, label, eid, "model", f"unknown model {ex.model!r}")
         _require(ex.server in cat.servers, label, eid, "server", f"unknown server {ex.server!r}")
         ids = [c.id for c in cat.models[ex.model].checkpoints]
-        _require(ex.checkpoint in ids, label, eid, "checkpoint",
-                 f"{ex.checkpoint!r} is not a checkpoint of {ex.model}")
+        _require(
+            ex.checkpoint in ids,
+            label,
+            eid,
+            "checkpoint",
+            f"{ex.checkpoint!r} is not a checkpoint of {ex.model}",
+        )
         _check_example_plan(cat, eid, ex)
 
 
 def _check_example_plan(cat: Catalog, eid: str, ex: Example) -> None:
     """An example's length fits its model, and its TP × PP × DP plan fits its server and heads."""
     model, server, label = cat.models[ex.model], cat.servers[ex.server], "catalog/examples.yaml"
-    _require(ex.max_model_len <= model.max_context, label, eid, "max_model_len",
-             f"must be at most the model's context ({model.max_context}), got {ex.max_model_len}")
-    _require(not (ex.speculative and ex.speculative.method == "mtp" and not model.mtp_layers), label, eid,
-             "speculative.method", f"mtp needs MTP layers; {ex.model} has mtp_layers 0")
-    _require(not (ex.speculative and ex.speculative.method == "eagle3" and model.eagle3 is None), label, eid,
-             "speculative.method", f"eagle3 needs the model's EAGLE-3 head; {ex.model} has none")
+    _require(
+        ex.max_model_len <= model.max_context,
+        label,
+        eid,
+        "max_model_len",
+        f"must be at most the model's context ({model.max_context}), got {ex.max_model_len}",
+    )
+    _require(
+        not (ex.speculative and ex.speculative.method == "mtp" and not model.mtp_layers),
+        label,
+        eid,
+        "speculative.method",
+        f"mtp needs MTP layers; {ex.model} has mtp_layers 0",
+    )
+    _require(
+        not (ex.speculative and ex.speculative.method == "eagle3" and model.eagle3 is None),
+        label,
+        eid,
+        "speculative.method",
+        f"eagle3 needs the model's EAGLE-3 head; {ex.model} has none",
+    )
     sizes = {"tp": ex.tensor_parallel_size, "pp": ex.pipeline_parallel_size, "dp": ex.data_parallel_size}
-    found = plans.problem({**plans.model_sizes(model), **sizes, "gpus": server.gpus_per_node * server.nodes},
-                          ex.server)
+    found = plans.problem(
+        {**plans.model_sizes(model), **sizes, "gpus": server.gpus_per_node * server.nodes}, ex.server
+    )
     if found:
         raise CatalogError(label, eid, *found)
 
 
 def _check_assumptions(cat: Catalog) -> None:
     for key, adapter in ASSUMPTION_TYPES.items():
-        _require(key in cat.assumptions, "catalog/assumptions.yaml", key, "", "required assumption is missing")
+        _require(
+            key in cat.assumptions, "catalog/assumptions.yaml", key, "", "required assumption is missing"
+        )
         try:
             adapter.validate_python(cat.assumptions[key].value, strict=True)
         except ValidationError as exc:
@@ -217,30 +276,57 @@ def check_references(cat: Catalog) -> None:
     _check_examples(cat)
     _check_assumptions(cat)
     for pid, spec in cat.precisions.items():
-        _require(spec.online_from is None or spec.online_from in cat.precisions, "catalog/precisions.yaml",
-                 pid, "online_from", f"unknown precision {spec.online_from!r}")
+        _require(
+            spec.online_from is None or spec.online_from in cat.precisions,
+            "catalog/precisions.yaml",
+            pid,
+            "online_from",
+            f"unknown precision {spec.online_from!r}",
+        )
 
 
 _NonNeg = Annotated[float, Field(ge=0, le=1e12, allow_inf_nan=False)]
 BAND_CLASSES = ("dense", "moe", "mla", "hybrid", "multimodal")
 """The architecture classes that each carry their own available-KV error band (``kv_band_<end>_<class>``)."""
 _ASSUMPTION_TYPES: dict[str, Any] = {
-    "gpu_memory_utilization": Fraction, "max_model_len": PosInt, "nvme_read_gbs": PosFloat,
+    "gpu_memory_utilization": Fraction,
+    "max_model_len": PosInt,
+    "nvme_read_gbs": PosFloat,
     "contexts": Annotated[list[PosInt], Field(min_length=1)],
     "vllm_version": Annotated[str, Field(pattern=r"^\d+\.\d+(\.\d+)?$")],
     "kv_cache_dtypes": Annotated[list[CatalogKvDtype], Field(min_length=1)],
-    **dict.fromkeys(("act_hidden_factor", "act_mlp_factor", "nontorch_mib", "nccl_mib", "nvls_mib",
-                     "consumed_mib", "cudagraph_mib_per_capture", "cuda_context_mib", "extensible_margin_gib"), _NonNeg),
+    **dict.fromkeys(
+        (
+            "act_hidden_factor",
+            "act_mlp_factor",
+            "nontorch_mib",
+            "nccl_mib",
+            "nvls_mib",
+            "consumed_mib",
+            "cudagraph_mib_per_capture",
+            "cuda_context_mib",
+            "extensible_margin_gib",
+        ),
+        _NonNeg,
+    ),
     "kv_band_optimistic": Annotated[float, Field(ge=0, lt=1, allow_inf_nan=False)],
     "kv_band_pessimistic": Annotated[float, Field(gt=-1, le=0, allow_inf_nan=False)],
-    **{f"kv_band_optimistic_{name}": Annotated[float, Field(ge=0, lt=1, allow_inf_nan=False)]
-       for name in BAND_CLASSES},
-    **{f"kv_band_pessimistic_{name}": Annotated[float, Field(gt=-1, le=0, allow_inf_nan=False)]
-       for name in BAND_CLASSES},
-    "cpu_cores_recommended": Annotated[list[Annotated[list[PosInt], Field(min_length=3, max_length=3)]],
-                                       Field(min_length=1)],
-    "serve_host": Text, "serve_port": Annotated[int, Field(gt=0, le=65535)], "max_num_seqs_floor": PosInt,
-    "dp_min_capacity_share": Fraction, "gpu_memory_utilization_max": Fraction,
+    **{
+        f"kv_band_optimistic_{name}": Annotated[float, Field(ge=0, lt=1, allow_inf_nan=False)]
+        for name in BAND_CLASSES
+    },
+    **{
+        f"kv_band_pessimistic_{name}": Annotated[float, Field(gt=-1, le=0, allow_inf_nan=False)]
+        for name in BAND_CLASSES
+    },
+    "cpu_cores_recommended": Annotated[
+        list[Annotated[list[PosInt], Field(min_length=3, max_length=3)]], Field(min_length=1)
+    ],
+    "serve_host": Text,
+    "serve_port": Annotated[int, Field(gt=0, le=65535)],
+    "max_num_seqs_floor": PosInt,
+    "dp_min_capacity_share": Fraction,
+    "gpu_memory_utilization_max": Fraction,
     "tight_below_sequences": PosInt,
     "kv_band_quantiles": Annotated[list[Fraction], Field(min_length=2, max_length=2)],
     "hours_per_month": Annotated[float, Field(gt=0, le=744, allow_inf_nan=False)],

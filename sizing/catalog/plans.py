@@ -56,21 +56,39 @@ def _gpus(c: Columns) -> Any:
 Rule = tuple[str, Callable[[Columns], Any], str]
 TP_RULES: tuple[Rule, ...] = (
     ("tensor_parallel_size", _heads, "must divide the model's {attention_heads} attention heads, got {tp}"),
-    ("tensor_parallel_size", _kv_heads, "must divide, or be a multiple of, the model's {kv_heads} KV heads, "
-                                        "got {tp}"),
-    ("tensor_parallel_size", _linear_heads, "must divide the model's {la_value_heads} linear-attention value "
-                                            "heads, got {tp}"),
-    ("tensor_parallel_size", _experts, "must divide the experts' intermediate size {expert_intermediate}, "
-                                       "got {tp}"),
-    ("data_parallel_size", _expert_ranks, "expert parallelism needs the model's {experts} routed experts to "
-                                          "divide over {ep} ranks"),
+    (
+        "tensor_parallel_size",
+        _kv_heads,
+        "must divide, or be a multiple of, the model's {kv_heads} KV heads, got {tp}",
+    ),
+    (
+        "tensor_parallel_size",
+        _linear_heads,
+        "must divide the model's {la_value_heads} linear-attention value heads, got {tp}",
+    ),
+    (
+        "tensor_parallel_size",
+        _experts,
+        "must divide the experts' intermediate size {expert_intermediate}, got {tp}",
+    ),
+    (
+        "data_parallel_size",
+        _expert_ranks,
+        "expert parallelism needs the model's {experts} routed experts to divide over {ep} ranks",
+    ),
 )
 """Rules a TP size alone must pass for a model (no GPU count needed): the matrix filter."""
 RULES: tuple[Rule, ...] = TP_RULES + (
-    ("pipeline_parallel_size", _layers, "must be at most the model's {layers} layers (a pipeline stage needs "
-                                        "one), got {pp}"),
-    ("data_parallel_size", _gpus, "tensor × pipeline × data parallel = {tp} × {pp} × {dp} = {needed} GPUs, "
-                                  "but {where} has {gpus}"),
+    (
+        "pipeline_parallel_size",
+        _layers,
+        "must be at most the model's {layers} layers (a pipeline stage needs one), got {pp}",
+    ),
+    (
+        "data_parallel_size",
+        _gpus,
+        "tensor × pipeline × data parallel = {tp} × {pp} × {dp} = {needed} GPUs, but {where} has {gpus}",
+    ),
 )
 """Every rule, in the order a refusal is reported; messages name the value, the caller names the field."""
 
@@ -111,6 +129,11 @@ def flag_problem(c: Columns, where: str = "the hardware given") -> str | None:
 def model_sizes(model: Model) -> dict[str, int]:
     """The columns the rules read from one catalog model (heads, layers, expert slice)."""
     la, moe = model.linear_attention, model.moe
-    return {"attention_heads": model.attention_heads, "kv_heads": model.kv_heads, "layers": model.layers,
-            "la_value_heads": la.num_value_heads if la else 0, "linear_layers": la.layers if la else 0,
-            "expert_intermediate": moe.expert_intermediate_size if moe else 0}
+    return {
+        "attention_heads": model.attention_heads,
+        "kv_heads": model.kv_heads,
+        "layers": model.layers,
+        "la_value_heads": la.num_value_heads if la else 0,
+        "linear_layers": la.layers if la else 0,
+        "expert_intermediate": moe.expert_intermediate_size if moe else 0,
+    }

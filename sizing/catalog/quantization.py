@@ -9,18 +9,28 @@ are accepted, in any case; a method the catalog has no format for is refused wit
 
 from __future__ import annotations
 
+from sizing.catalog.ids import did_you_mean, shown
 from sizing.catalog.loader import Catalog
 from sizing.errors import UsageError
-from sizing.catalog.ids import did_you_mean, shown
 from sizing.flaglists import FlagListMissing, quantization_methods
 
 VLLM_METHODS: dict[str, tuple[str, ...]] = {
-    "awq": ("int4-awq",), "awq_marlin": ("int4-awq",), "auto_awq": ("int4-awq",),
-    "gptq": ("int4-gptq",), "gptq_marlin": ("int4-gptq",), "auto_gptq": ("int4-gptq",),
-    "fp8": ("fp8",), "fbgemm_fp8": ("fp8",), "fp8_per_block": ("fp8",), "fp8_per_channel": ("fp8",),
-    "fp8_per_tensor": ("fp8",), "modelopt": ("fp8",),
-    "modelopt_fp4": ("nvfp4",), "modelopt_mixed": ("nvfp4", "fp8"),
-    "mxfp4": ("mxfp4",), "gpt_oss_mxfp4": ("mxfp4",),
+    "awq": ("int4-awq",),
+    "awq_marlin": ("int4-awq",),
+    "auto_awq": ("int4-awq",),
+    "gptq": ("int4-gptq",),
+    "gptq_marlin": ("int4-gptq",),
+    "auto_gptq": ("int4-gptq",),
+    "fp8": ("fp8",),
+    "fbgemm_fp8": ("fp8",),
+    "fp8_per_block": ("fp8",),
+    "fp8_per_channel": ("fp8",),
+    "fp8_per_tensor": ("fp8",),
+    "modelopt": ("fp8",),
+    "modelopt_fp4": ("nvfp4",),
+    "modelopt_mixed": ("nvfp4", "fp8"),
+    "mxfp4": ("mxfp4",),
+    "gpt_oss_mxfp4": ("mxfp4",),
     "compressed-tensors": ("int8", "fp8", "int4-gptq", "nvfp4"),
 }
 """vLLM method -> catalog formats it loads, in the order a checkpoint is preferred.
@@ -50,12 +60,16 @@ def formats_for(cat: Catalog, name: str) -> tuple[str, ...]:
         return own
     known = [*VLLM_METHODS, *cat.precisions]
     if key in vllm_methods(cat):
-        raise UsageError(f"--quantization {shown(name)}: the catalog models no checkpoint of this method; "
-                         f"it models {', '.join(sorted(VLLM_METHODS))}")
+        raise UsageError(
+            f"--quantization {shown(name)}: the catalog models no checkpoint of this method; "
+            f"it models {', '.join(sorted(VLLM_METHODS))}"
+        )
     raise UsageError(f"--quantization: unknown method {shown(name)}{did_you_mean(name, known)}")
 
 
 def missing_message(name: str, model_id: str, have: list[str]) -> str:
     """The refusal when the model has no checkpoint of the format asked for: what it does have."""
-    return (f"--quantization {shown(name)}: the catalog has no such checkpoint of {model_id}; "
-            f"it has {', '.join(have)}")
+    return (
+        f"--quantization {shown(name)}: the catalog has no such checkpoint of {model_id}; "
+        f"it has {', '.join(have)}"
+    )

@@ -14,10 +14,15 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, m
 from sizing.kvdtypes import CatalogKvDtype
 
 Text = Annotated[str, Field(min_length=1, max_length=500)]
-PrimarySource = Annotated[str, Field(
-    pattern=r"^https://[^\s;]+$", max_length=300,
-    description="one URL of the primary source: the vendor's datasheet or product page, the model's card or "
-                "its repository's config.json")]
+PrimarySource = Annotated[
+    str,
+    Field(
+        pattern=r"^https://[^\s;]+$",
+        max_length=300,
+        description="one URL of the primary source: the vendor's datasheet or product page, the model's card or "
+        "its repository's config.json",
+    ),
+]
 Slug = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9.\-]*$", max_length=80)]
 PosInt = Annotated[int, Field(gt=0, le=10**12), Field(strict=True)]
 NonNegInt = Annotated[int, Field(ge=0, le=10**12), Field(strict=True)]
@@ -77,7 +82,9 @@ class Gpu(Strict):
     interconnect: Interconnect
     primary_source: PrimarySource | None = None
     source: Text
-    tflops_dense: DenseTflops | None = Field(None, description="dense peak TFLOP/s per dtype (throughput estimate)")
+    tflops_dense: DenseTflops | None = Field(
+        None, description="dense peak TFLOP/s per dtype (throughput estimate)"
+    )
 
 
 class Cpu(Strict):
@@ -119,7 +126,9 @@ class Mla(Strict):
     v_head_dim: PosInt
     q_lora_rank: PosInt | None = None
     index_head_dim: PosInt | None = Field(
-        None, description="sparse MLA (DeepSeek-V3.2): the lightning indexer's key size; its K cache is per layer")
+        None,
+        description="sparse MLA (DeepSeek-V3.2): the lightning indexer's key size; its K cache is per layer",
+    )
     index_topk: PosInt | None = Field(None, description="sparse MLA: tokens each query attends to")
 
 
@@ -133,15 +142,20 @@ class GlobalAttention(Strict):
 
     kv_heads: PosInt
     head_dim: PosInt
-    k_eq_v: StrictBool = Field(False, description="keys double as values: the checkpoint has no v_proj weights "
-                               "(vLLM still allocates the value slots and loads the keys into them; the cache holds both)")
+    k_eq_v: StrictBool = Field(
+        False,
+        description="keys double as values: the checkpoint has no v_proj weights "
+        "(vLLM still allocates the value slots and loads the keys into them; the cache holds both)",
+    )
 
 
 class KvSharing(Strict):
     """Trailing layers that reuse an earlier layer's KV (``num_kv_shared_layers``): they own no cache."""
 
     layers: PosInt
-    sliding_layers: NonNegInt = Field(0, description="how many of the sharing layers are sliding-window layers")
+    sliding_layers: NonNegInt = Field(
+        0, description="how many of the sharing layers are sliding-window layers"
+    )
 
 
 class VisionTower(Strict):
@@ -155,7 +169,9 @@ class VisionTower(Strict):
     merge_size: PosInt = Field(1, description="spatial merge: one output token per merge_size^2 patches")
     mergers: PosInt = Field(1, description="projectors (Qwen3-VL: one plus one per deepstack layer)")
     gated_mlp: StrictBool = False
-    max_tokens_per_item: PosInt = Field(description="encoder output tokens of the largest image vLLM profiles with")
+    max_tokens_per_item: PosInt = Field(
+        description="encoder output tokens of the largest image vLLM profiles with"
+    )
 
 
 class LinearAttention(Strict):
@@ -175,9 +191,12 @@ class LinearAttention(Strict):
     key_head_dim: PosInt = Field(description="GDN/KDA key head size; Mamba-2: ssm_state_size")
     value_head_dim: PosInt = Field(description="GDN/KDA value head size; Mamba-2: head_dim")
     conv_kernel: PosInt
-    ssm_dtype_bytes: PosInt = Field(2, description="bytes per value of the recurrent (temporal) state: 4 when it is "
-                                                   "float32 (config mamba_ssm_dtype / mamba_ssm_cache_dtype; KDA "
-                                                   "always)")
+    ssm_dtype_bytes: PosInt = Field(
+        2,
+        description="bytes per value of the recurrent (temporal) state: 4 when it is "
+        "float32 (config mamba_ssm_dtype / mamba_ssm_cache_dtype; KDA "
+        "always)",
+    )
 
 
 class Moe(Strict):
@@ -186,10 +205,16 @@ class Moe(Strict):
     expert_intermediate_size: PosInt
     shared_experts: NonNegInt = 0
     shared_intermediate_size: NonNegInt = 0
-    dense_layers: NonNegInt = Field(0, description="MLP-carrying layers with a dense MLP instead of the MoE "
-                                                   "(first_k_dense_replace, interleave_moe_layer_step, ...)")
-    latent_size: PosInt | None = Field(None, description="latent MoE (Nemotron-H moe_latent_size): routed "
-                                                         "experts work in this width between two projections")
+    dense_layers: NonNegInt = Field(
+        0,
+        description="MLP-carrying layers with a dense MLP instead of the MoE "
+        "(first_k_dense_replace, interleave_moe_layer_step, ...)",
+    )
+    latent_size: PosInt | None = Field(
+        None,
+        description="latent MoE (Nemotron-H moe_latent_size): routed "
+        "experts work in this width between two projections",
+    )
 
 
 Precision = Slug
@@ -215,8 +240,9 @@ class Checkpoint(Strict):
     id: Annotated[str, Field(pattern=r"^[A-Za-z0-9][\w.\-]*/[\w.\-]+$", max_length=120)]
     precision: Precision
     keeps_bf16: list[KeepPart] = Field(default_factory=list)
-    keeps_fp8: list[KeepPart] = Field(default_factory=list, description="parts a modelopt MIXED_PRECISION "
-                                                                         "checkpoint stores in FP8")
+    keeps_fp8: list[KeepPart] = Field(
+        default_factory=list, description="parts a modelopt MIXED_PRECISION checkpoint stores in FP8"
+    )
     file_gb: PosFloat | None = Field(None, description="published size on the Hub, decimal GB")
 
 
@@ -235,9 +261,12 @@ class Model(Strict):
     vocab_size: PosInt
     tie_embeddings: StrictBool
     max_context: PosInt
-    rotary_dim: NonNegInt | None = Field(None, description="rotary dimensions per head where RoPE covers part of it "
-                                         "(head_dim x partial_rotary_factor; 0: no RoPE); default: head_dim "
-                                         "(MLA: qk_rope_head_dim)")
+    rotary_dim: NonNegInt | None = Field(
+        None,
+        description="rotary dimensions per head where RoPE covers part of it "
+        "(head_dim x partial_rotary_factor; 0: no RoPE); default: head_dim "
+        "(MLA: qk_rope_head_dim)",
+    )
     attention_bias: StrictBool = False
     mla: Mla | None = None
     sliding_window: SlidingWindow | None = None
@@ -246,15 +275,24 @@ class Model(Strict):
     kv_sharing: KvSharing | None = None
     vision: VisionTower | None = None
     moe: Moe | None = None
-    mtp_layers: NonNegInt = Field(0, description="MTP (next-n) layers the checkpoint ships: config.json "
-                                                 "num_nextn_predict_layers or mtp_num_hidden_layers")
-    attention_output_gate: StrictBool = Field(False, description="attn_output_gate: q_proj also yields a gate "
-                                                                 "(Qwen3-Next/3.5/3.6), doubling its outputs")
+    mtp_layers: NonNegInt = Field(
+        0,
+        description="MTP (next-n) layers the checkpoint ships: config.json "
+        "num_nextn_predict_layers or mtp_num_hidden_layers",
+    )
+    attention_output_gate: StrictBool = Field(
+        False,
+        description="attn_output_gate: q_proj also yields a gate (Qwen3-Next/3.5/3.6), doubling its outputs",
+    )
     eagle3: DraftHead | None = None
     mlp_only_layers: NonNegInt = Field(
-        0, description="blocks holding only an MLP or MoE, no attention or state (Nemotron-H's '-' and 'E'); "
-                       "when set, the other blocks hold no MLP")
-    gated_mlp: StrictBool = Field(True, description="gate, up and down projections; False: up and down only (ReLU^2)")
+        0,
+        description="blocks holding only an MLP or MoE, no attention or state (Nemotron-H's '-' and 'E'); "
+        "when set, the other blocks hold no MLP",
+    )
+    gated_mlp: StrictBool = Field(
+        True, description="gate, up and down projections; False: up and down only (ReLU^2)"
+    )
     checkpoints: Annotated[list[Checkpoint], Field(min_length=1)]
     primary_source: PrimarySource | None = None
     source: Text
@@ -262,18 +300,30 @@ class Model(Strict):
 
     @model_validator(mode="after")
     def _layers_add_up(self) -> "Model":
-        special = sum(x.layers for x in (self.sliding_window, self.linear_attention) if x) + self.mlp_only_layers
+        special = (
+            sum(x.layers for x in (self.sliding_window, self.linear_attention) if x) + self.mlp_only_layers
+        )
         if special >= self.layers:
             field = "linear_attention.layers" if self.linear_attention else "sliding_window.layers"
-            raise FieldProblem(field, f"sliding-window, linear-attention and MLP-only layers ({special}) must leave at least "
-                                      f"one full-attention layer of {self.layers}")
+            raise FieldProblem(
+                field,
+                f"sliding-window, linear-attention and MLP-only layers ({special}) must leave at least "
+                f"one full-attention layer of {self.layers}",
+            )
         shared = self.kv_sharing
-        if shared and (shared.sliding_layers > (self.sliding_window.layers if self.sliding_window else 0)
-                       or shared.layers - shared.sliding_layers >= self.layers - special):
-            raise FieldProblem("kv_sharing", "sharing layers must leave at least one full-attention layer with its "
-                                             "own cache and at most the sliding layers there are")
+        if shared and (
+            shared.sliding_layers > (self.sliding_window.layers if self.sliding_window else 0)
+            or shared.layers - shared.sliding_layers >= self.layers - special
+        ):
+            raise FieldProblem(
+                "kv_sharing",
+                "sharing layers must leave at least one full-attention layer with its "
+                "own cache and at most the sliding layers there are",
+            )
         if self.moe and self.moe.dense_layers > self.layers:
-            raise FieldProblem("moe.dense_layers", f"must be at most layers ({self.layers}), got {self.moe.dense_layers}")
+            raise FieldProblem(
+                "moe.dense_layers", f"must be at most layers ({self.layers}), got {self.moe.dense_layers}"
+            )
         return self
 
 
@@ -284,7 +334,9 @@ class PrecisionSpec(Strict):
     scale_bits: NonNegInt = 0
     zero_bits: NonNegInt = 0
     needs_hw: Literal["fp8", "fp4"] | None = None
-    min_sm: PosInt | None = Field(None, description="lowest compute capability x 10 vLLM runs it on (75 = sm_75)")
+    min_sm: PosInt | None = Field(
+        None, description="lowest compute capability x 10 vLLM runs it on (75 = sm_75)"
+    )
     vllm_quantization: Text | None = Field(None, description="--quantization value for online quantization")
     online_from: Precision | None = None
 

@@ -34,9 +34,22 @@ GPU_COUNTS = (1, 2, 4, 8, 16, 32, 64)
 STEP = 1024
 CHANGES = ("", "gpu-memory-utilization", "max-model-len", "kv-fp8", "checkpoint", "more-gpus")
 CODE = {change: number for number, change in enumerate(CHANGES)}
-GPU_COLUMNS = ["budget_bytes", "activation_bytes", "nontorch_bytes", "cudagraph_bytes", "is_mla", "kv_heads",
-               "head_dim", "mla_dim", "kv_bytes", "full_layers", "sliding_layers", "max_model_len", "w_total",
-               "server_gpus"]
+GPU_COLUMNS = [
+    "budget_bytes",
+    "activation_bytes",
+    "nontorch_bytes",
+    "cudagraph_bytes",
+    "is_mla",
+    "kv_heads",
+    "head_dim",
+    "mla_dim",
+    "kv_bytes",
+    "full_layers",
+    "sliding_layers",
+    "max_model_len",
+    "w_total",
+    "server_gpus",
+]
 """The columns :func:`_gpus_needed` reads (of the rows advised more GPUs only)."""
 Rows = dict[str, np.ndarray]
 """Columns of some rows, one array each."""
@@ -88,9 +101,15 @@ def _smaller_checkpoint(df: pd.DataFrame, at: np.ndarray, by: Grouping) -> np.nd
 def _checkpoint_labels(df: pd.DataFrame, rows: np.ndarray) -> tuple[np.ndarray, list[str]]:
     """(code of each of the rows ``rows``, the 'checkpoint (precision)' texts the codes index): each text made once."""
     pairs = df[["checkpoint", "precision"]].iloc[rows]
-    _, first, codes = np.unique(group_ids(pairs, ["checkpoint", "precision"])[0], return_index=True,
-                                return_inverse=True)
-    label = pairs["checkpoint"].iloc[first].astype("str") + " (" + pairs["precision"].iloc[first].astype("str") + ")"
+    _, first, codes = np.unique(
+        group_ids(pairs, ["checkpoint", "precision"])[0], return_index=True, return_inverse=True
+    )
+    label = (
+        pairs["checkpoint"].iloc[first].astype("str")
+        + " ("
+        + pairs["precision"].iloc[first].astype("str")
+        + ")"
+    )
     return codes.ravel(), label.tolist()
 
 
@@ -112,8 +131,9 @@ def _gpus_needed(rows: Rows, kv_band_optimistic: float) -> np.ndarray:
     needed = np.zeros(len(free), dtype=np.int64)
     for gpus in (g for g in GPU_COUNTS if g > 1):
         enough_gpus = gpus > rows["server_gpus"]
-        per_layer = kv.attention_bytes_per_token_layer(rows["is_mla"], rows["kv_heads"], rows["head_dim"],
-                                                       rows["mla_dim"], gpus, rows["kv_bytes"])
+        per_layer = kv.attention_bytes_per_token_layer(
+            rows["is_mla"], rows["kv_heads"], rows["head_dim"], rows["mla_dim"], gpus, rows["kv_bytes"]
+        )
         enough = cautious_free(free - rows["w_total"] / gpus, kv_band_optimistic) >= per_layer * tokens
         needed[enough & enough_gpus & (needed == 0)] = gpus
     return np.where(needed > 0, needed, GPU_COUNTS[-1] * 2)
@@ -129,22 +149,35 @@ Texts = list[tuple[np.ndarray, np.ndarray, list[str]]]
 """Per change: its advised rows, their codes and the distinct texts the codes index."""
 
 
-def _argument_texts(df: pd.DataFrame, at: np.ndarray, change: np.ndarray, shorter: np.ndarray, smaller: np.ndarray,
-                    kv_band_optimistic: float, utilization: float) -> Texts:
+def _argument_texts(
+    df: pd.DataFrame,
+    at: np.ndarray,
+    change: np.ndarray,
+    shorter: np.ndarray,
+    smaller: np.ndarray,
+    kv_band_optimistic: float,
+    utilization: float,
+) -> Texts:
     """Per change: (its advised rows, as positions in ``at``, their codes, the distinct texts the codes index) of
     the argument: the utilisation, tokens, fp8, 'checkpoint (precision)' or GPUs."""
     pick = {name: np.flatnonzero(change == CODE[name]) for name in CHANGES[1:]}
     more = _gpus_needed(_columns_at(df, GPU_COLUMNS, at[pick["more-gpus"]]), kv_band_optimistic)
-    return [(pick["gpu-memory-utilization"], np.zeros(len(pick["gpu-memory-utilization"]), dtype=np.int64),
-             [f"{utilization:.2f}"]),
-            (pick["max-model-len"], *_number_texts(shorter[pick["max-model-len"]])),
-            (pick["kv-fp8"], np.zeros(len(pick["kv-fp8"]), dtype=np.int64), ["fp8"]),
-            (pick["checkpoint"], *_checkpoint_labels(df, smaller[pick["checkpoint"]])),
-            (pick["more-gpus"], *_number_texts(more))]
+    return [
+        (
+            pick["gpu-memory-utilization"],
+            np.zeros(len(pick["gpu-memory-utilization"]), dtype=np.int64),
+            [f"{utilization:.2f}"],
+        ),
+        (pick["max-model-len"], *_number_texts(shorter[pick["max-model-len"]])),
+        (pick["kv-fp8"], np.zeros(len(pick["kv-fp8"]), dtype=np.int64), ["fp8"]),
+        (pick["checkpoint"], *_checkpoint_labels(df, smaller[pick["checkpoint"]])),
+        (pick["more-gpus"], *_number_texts(more)),
+    ]
 
 
-def _text_column(parts: list[tuple[np.ndarray, np.ndarray, list[str]]], at: np.ndarray,
-                 length: int) -> pd.Categorical:
+def _text_column(
+    parts: list[tuple[np.ndarray, np.ndarray, list[str]]], at: np.ndarray, length: int
+) -> pd.Categorical:
     """A text column (categorical) of ``length`` rows: at the rows ``at[picked]`` of each part, its texts by
     code; "" elsewhere (each text made once)."""
     texts, column = [""], np.zeros(length, dtype=np.int64)
@@ -154,8 +187,9 @@ def _text_column(parts: list[tuple[np.ndarray, np.ndarray, list[str]]], at: np.n
     return text_categorical(column, texts)
 
 
-def starts_at_utilization(df: pd.DataFrame, rows: np.ndarray, utilization: float, rules: Rules,
-                          coef: Coefficients) -> np.ndarray:
+def starts_at_utilization(
+    df: pd.DataFrame, rows: np.ndarray, utilization: float, rules: Rules, coef: Coefficients
+) -> np.ndarray:
     """Whether each of the rows ``rows`` starts with ``--gpu-memory-utilization utilization``, everything else
     unchanged: the budget, the available-KV band and the blocks recomputed by the engine's own rules
     (:func:`sizing.engine.memory.add_budget`, :func:`sizing.engine.memory.add_capacity`)."""
@@ -168,11 +202,33 @@ def starts_at_utilization(df: pd.DataFrame, rows: np.ndarray, utilization: float
     return part["fits"].to_numpy(dtype=bool)
 
 
-BUDGET_INPUTS = ("total_bytes", "weights_bytes", "activation_bytes", "nontorch_bytes", "cudagraph_bytes",
-                 "kv_cache_memory_bytes", "bytes_per_block", "max_model_len", "max_context", "block_size",
-                 "block_size_full", "block_size_sliding", "groups_full", "groups_sliding", "groups_linear",
-                 "kv_groups", "window", "max_num_batched_tokens", "pp", "spec_tokens", "prefix_caching",
-                 "is_moe", "is_mla", "linear_layers", "vision_tokens")
+BUDGET_INPUTS = (
+    "total_bytes",
+    "weights_bytes",
+    "activation_bytes",
+    "nontorch_bytes",
+    "cudagraph_bytes",
+    "kv_cache_memory_bytes",
+    "bytes_per_block",
+    "max_model_len",
+    "max_context",
+    "block_size",
+    "block_size_full",
+    "block_size_sliding",
+    "groups_full",
+    "groups_sliding",
+    "groups_linear",
+    "kv_groups",
+    "window",
+    "max_num_batched_tokens",
+    "pp",
+    "spec_tokens",
+    "prefix_caching",
+    "is_moe",
+    "is_mla",
+    "linear_layers",
+    "vision_tokens",
+)
 """The columns :func:`sizing.engine.memory.add_budget` (the class band's among them) and
 :func:`~sizing.engine.memory.add_capacity` read."""
 
@@ -186,8 +242,9 @@ def could_start(df: pd.DataFrame, rows: np.ndarray, utilization: float) -> np.nd
     return df["kv_cache_bytes"].to_numpy()[rows] + gain >= request
 
 
-def _utilization_plans(df: pd.DataFrame, at: np.ndarray, by: Grouping, utilization: float, rules: Rules,
-                       coef: Coefficients) -> np.ndarray:
+def _utilization_plans(
+    df: pd.DataFrame, at: np.ndarray, by: Grouping, utilization: float, rules: Rules, coef: Coefficients
+) -> np.ndarray:
     """Of the rows ``at`` (one per combination ``by``): the row of the plan that starts at ``utilization`` —
     the row's own if it does, else the simplest (lowest rank) of its combination — or -1 if none does."""
     wanted = np.zeros(by.bound, dtype=bool)
@@ -213,8 +270,9 @@ def _plan_texts(df: pd.DataFrame, at: np.ndarray, target: np.ndarray) -> pd.Cate
     return _text_column([(other, np.arange(len(other)), labels)], at, len(df))
 
 
-def add_nearest_change(df: pd.DataFrame, coef: Coefficients, rules: Rules, utilization: float,
-                       groups: Groups | None = None) -> None:
+def add_nearest_change(
+    df: pd.DataFrame, coef: Coefficients, rules: Rules, utilization: float, groups: Groups | None = None
+) -> None:
     """Add ``change`` (a code), ``change_value`` (its argument) and ``change_plan`` (the suggested case's plan
     when it differs) to recommended rows that do not start.
 
@@ -228,9 +286,11 @@ def add_nearest_change(df: pd.DataFrame, coef: Coefficients, rules: Rules, utili
     shorter = _shorter_context(df["longest_context"].to_numpy()[at])
     smaller = _smaller_checkpoint(df, at, groups.model_server_kv)
     fp8 = _fp8_kv_fits(df, at, groups.checkpoint_server)
-    change = np.select([target >= 0, shorter > 0, fp8, smaller >= 0],
-                       [CODE[n] for n in ("gpu-memory-utilization", "max-model-len", "kv-fp8", "checkpoint")],
-                       CODE["more-gpus"])
+    change = np.select(
+        [target >= 0, shorter > 0, fp8, smaller >= 0],
+        [CODE[n] for n in ("gpu-memory-utilization", "max-model-len", "kv-fp8", "checkpoint")],
+        CODE["more-gpus"],
+    )
     df["change"] = text_categorical(spread(change, at, len(df), CODE[""]), CHANGES)
     texts = _argument_texts(df, at, change, shorter, smaller, coef.kv_band_optimistic, utilization)
     df["change_value"] = _text_column(texts, at, len(df))

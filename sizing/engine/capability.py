@@ -20,7 +20,6 @@ from typing import Any
 
 import numpy as np
 
-
 FP8_KV_MIN_SM = 80
 """The lowest compute capability (x 10) with an attention backend for an FP8 KV cache."""
 

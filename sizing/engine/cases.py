@@ -17,9 +17,10 @@ from sizing.catalog.loader import Catalog
 from sizing.catalog.schema import Checkpoint, Gpu, Model, PrecisionSpec, Server
 from sizing.engine.frames import Grouping
 from sizing.engine.profile_columns import profile_columns
-from sizing.units import MiB
 from sizing.engine.versions import max_capture_size
 from sizing.engine.weights import part_sizes, rope_cache_bytes, split_of
+from sizing.units import MiB
+
 
 @dataclass(frozen=True)
 class Knobs:
@@ -40,24 +41,44 @@ class Knobs:
 def model_columns(m: Model) -> dict[str, object]:
     """Architecture columns of one model (counts, sizes, flags)."""
     la, sw, moe = m.linear_attention, m.sliding_window, m.moe
-    inter = (moe.experts_per_token * moe.expert_intermediate_size
-             + moe.shared_experts * moe.shared_intermediate_size) if moe else m.intermediate_size
+    inter = (
+        (
+            moe.experts_per_token * moe.expert_intermediate_size
+            + moe.shared_experts * moe.shared_intermediate_size
+        )
+        if moe
+        else m.intermediate_size
+    )
     special = (sw.layers if sw else 0) + (la.layers if la else 0) + m.mlp_only_layers
     return {
-        "layers": m.layers, "hidden_size": m.hidden_size, "vocab_size": m.vocab_size,
-        "attention_heads": m.attention_heads, "kv_heads": m.kv_heads, "head_dim": m.head_dim,
-        "is_mla": m.mla is not None, "mla_dim": (m.mla.kv_lora_rank + m.mla.qk_rope_head_dim) if m.mla else 0,
+        "layers": m.layers,
+        "hidden_size": m.hidden_size,
+        "vocab_size": m.vocab_size,
+        "attention_heads": m.attention_heads,
+        "kv_heads": m.kv_heads,
+        "head_dim": m.head_dim,
+        "is_mla": m.mla is not None,
+        "mla_dim": (m.mla.kv_lora_rank + m.mla.qk_rope_head_dim) if m.mla else 0,
         "index_head_dim": (m.mla.index_head_dim or 0) if m.mla else 0,
         **cache_layer_columns(m, special),
-        "window": sw.window if sw else 0, "linear_layers": la.layers if la else 0,
-        "la_key_heads": la.num_key_heads if la else 0, "la_value_heads": la.num_value_heads if la else 0,
-        "la_key_dim": la.key_head_dim if la else 0, "la_value_dim": la.value_head_dim if la else 0,
-        "la_conv_kernel": la.conv_kernel if la else 1, **linear_state_columns(m), "inter_per_token": inter,
-        "max_context": m.max_context, "w_rank_buffers": rope_cache_bytes(m), "model_dtype_bytes": 2,
+        "window": sw.window if sw else 0,
+        "linear_layers": la.layers if la else 0,
+        "la_key_heads": la.num_key_heads if la else 0,
+        "la_value_heads": la.num_value_heads if la else 0,
+        "la_key_dim": la.key_head_dim if la else 0,
+        "la_value_dim": la.value_head_dim if la else 0,
+        "la_conv_kernel": la.conv_kernel if la else 1,
+        **linear_state_columns(m),
+        "inter_per_token": inter,
+        "max_context": m.max_context,
+        "w_rank_buffers": rope_cache_bytes(m),
+        "model_dtype_bytes": 2,
         "is_moe": moe is not None,
         "experts": moe.experts if moe else 0,
-        "active_share": _active_share(m), "expert_intermediate": moe.expert_intermediate_size if moe else 0,
-        **profile_columns(m), **vision_columns(m),
+        "active_share": _active_share(m),
+        "expert_intermediate": moe.expert_intermediate_size if moe else 0,
+        **profile_columns(m),
+        **vision_columns(m),
     }
 
 
@@ -75,9 +96,13 @@ def linear_state_columns(m: Model) -> dict[str, object]:
 def vision_columns(m: Model) -> dict[str, int]:
     """The vision tower's profile geometry (all 0 for a text-only model)."""
     v = m.vision
-    return {"vision_tokens": v.max_tokens_per_item if v else 0, "vision_hidden": v.hidden_size if v else 0,
-            "vision_inter": v.intermediate_size if v else 0, "vision_merge": v.merge_size if v else 1,
-            "vision_out": v.out_hidden_size if v else 0}
+    return {
+        "vision_tokens": v.max_tokens_per_item if v else 0,
+        "vision_hidden": v.hidden_size if v else 0,
+        "vision_inter": v.intermediate_size if v else 0,
+        "vision_merge": v.merge_size if v else 1,
+        "vision_out": v.out_hidden_size if v else 0,
+    }
 
 
 def cache_layer_columns(m: Model, special: int) -> dict[str, int]:
@@ -86,9 +111,12 @@ def cache_layer_columns(m: Model, special: int) -> dict[str, int]:
     shared_sliding = shared.sliding_layers if shared else 0
     shared_full = shared.layers - shared_sliding if shared else 0
     ga = m.global_attention
-    return {"full_layers": m.layers - special - shared_full,
-            "sliding_layers": (m.sliding_window.layers if m.sliding_window else 0) - shared_sliding,
-            "full_kv_heads": ga.kv_heads if ga else m.kv_heads, "full_head_dim": ga.head_dim if ga else m.head_dim}
+    return {
+        "full_layers": m.layers - special - shared_full,
+        "sliding_layers": (m.sliding_window.layers if m.sliding_window else 0) - shared_sliding,
+        "full_kv_heads": ga.kv_heads if ga else m.kv_heads,
+        "full_head_dim": ga.head_dim if ga else m.head_dim,
+    }
 
 
 def _active_share(m: Model) -> float:
@@ -103,11 +131,18 @@ def checkpoint_columns(m: Model, ckpt: Checkpoint, spec: PrecisionSpec, online: 
     experts = sum(size for part, size in sized if part.name == "experts")
     vision = sum(size for part, size in sized if part.name == "vision_tower")
     return {
-        "checkpoint": ckpt.id, "precision": ckpt.precision, "online_quantization": online,
-        "w_layer_sharded": split.layer_sharded, "w_layer_replicated": split.layer_replicated,
-        "w_embeddings": split.embeddings, "w_lm_head": split.lm_head, "w_total": split.total, "w_experts": experts,
+        "checkpoint": ckpt.id,
+        "precision": ckpt.precision,
+        "online_quantization": online,
+        "w_layer_sharded": split.layer_sharded,
+        "w_layer_replicated": split.layer_replicated,
+        "w_embeddings": split.embeddings,
+        "w_lm_head": split.lm_head,
+        "w_total": split.total,
+        "w_experts": experts,
         "w_vision": vision,
-        "needs_hw": spec.needs_hw or "", "min_sm": spec.min_sm or 0,
+        "needs_hw": spec.needs_hw or "",
+        "min_sm": spec.min_sm or 0,
         "w_tensor_bytes": spec.weight_bits / 8,
     }
 
@@ -121,21 +156,32 @@ def sm_version(gpu: Gpu) -> int:
 def gpu_columns(gpu_id: str, gpu: Gpu) -> dict[str, object]:
     """Columns of one GPU type."""
     return {
-        "gpu": gpu_id, "total_bytes": gpu.memory_mib * MiB, "memory_gb": gpu.memory_gb,
-        "bandwidth_gbs": gpu.bandwidth_gbs, "is_a100": "A100" in gpu.name, "hw_fp8": gpu.fp8, "hw_fp4": gpu.fp4,
-        "arch_sm": sm_version(gpu), "max_capture_size": max_capture_size(sm_version(gpu)),
-        "interconnect": gpu.interconnect.kind, "nvswitch": "NVSwitch" in gpu.interconnect.generation,
+        "gpu": gpu_id,
+        "total_bytes": gpu.memory_mib * MiB,
+        "memory_gb": gpu.memory_gb,
+        "bandwidth_gbs": gpu.bandwidth_gbs,
+        "is_a100": "A100" in gpu.name,
+        "hw_fp8": gpu.fp8,
+        "hw_fp4": gpu.fp4,
+        "arch_sm": sm_version(gpu),
+        "max_capture_size": max_capture_size(sm_version(gpu)),
+        "interconnect": gpu.interconnect.kind,
+        "nvswitch": "NVSwitch" in gpu.interconnect.generation,
     }
 
 
 def server_columns(sid: str, s: Server, gpu: Gpu) -> dict[str, object]:
     """Columns of one server (GPU columns included)."""
     return {
-        "server": sid, "gpus_per_node": s.gpus_per_node, "nodes": s.nodes,
-        "server_gpus": s.gpus_per_node * s.nodes, "server_kind": s.kind,
+        "server": sid,
+        "gpus_per_node": s.gpus_per_node,
+        "nodes": s.nodes,
+        "server_gpus": s.gpus_per_node * s.nodes,
+        "server_kind": s.kind,
         "price_monthly": s.price.monthly if s.price else np.nan,
         "currency": s.price.currency if s.price else "",
-        "nvme_read_gbs": s.nvme.read_gbs if s.nvme else np.nan, "ram_gb": s.ram_gb or np.nan,
+        "nvme_read_gbs": s.nvme.read_gbs if s.nvme else np.nan,
+        "ram_gb": s.ram_gb or np.nan,
         **gpu_columns(s.gpu, gpu),
     }
 
@@ -161,8 +207,10 @@ def model_frame(cat: Catalog) -> pd.DataFrame:
     rows = []
     for mid, m in cat.models.items():
         shared = {"model": mid, **model_columns(m)}
-        rows += [{**shared, **checkpoint_columns(m, c, cat.precisions[c.precision], online)}
-                 for c, online in checkpoints_of(cat, m)]
+        rows += [
+            {**shared, **checkpoint_columns(m, c, cat.precisions[c.precision], online)}
+            for c, online in checkpoints_of(cat, m)
+        ]
     return pd.DataFrame(rows)
 
 

@@ -38,7 +38,12 @@ MODEL = (
     _c("vocab_size", "int", "count", "vocabulary size"),
     _c("attention_heads", "int", "count", "query heads"),
     _c("kv_heads", "int", "count", "key/value heads (GQA)"),
-    _c("w_rank_buffers", "int", "bytes", "buffers every rank holds whole in the loaded model (RoPE cos/sin caches)"),
+    _c(
+        "w_rank_buffers",
+        "int",
+        "bytes",
+        "buffers every rank holds whole in the loaded model (RoPE cos/sin caches)",
+    ),
     _c("head_dim", "int", "count", "dimension of one attention head"),
     _c("is_mla", "bool", "", "multi-head latent attention (DeepSeek): one latent per token and layer"),
     _c("mla_dim", "int", "count", "MLA latent plus rope dimension per token and layer (0 without MLA)"),
@@ -51,15 +56,37 @@ MODEL = (
     _c("la_key_dim", "int", "count", "linear-attention key head dimension"),
     _c("la_value_dim", "int", "count", "linear-attention value head dimension"),
     _c("la_conv_kernel", "int", "count", "linear-attention convolution kernel size"),
-    _c("la_ssm_bytes", "int", "bytes", "bytes per element of the linear layers' temporal state (4 when fp32)"),
-    _c("la_widen_groups", "bool", "", "linear-attention key heads are Mamba-2 groups vLLM widens to the TP size"),
-    _c("inter_per_token", "int", "count", "MLP intermediate size of the experts active per token (whole model)"),
+    _c(
+        "la_ssm_bytes", "int", "bytes", "bytes per element of the linear layers' temporal state (4 when fp32)"
+    ),
+    _c(
+        "la_widen_groups",
+        "bool",
+        "",
+        "linear-attention key heads are Mamba-2 groups vLLM widens to the TP size",
+    ),
+    _c(
+        "inter_per_token",
+        "int",
+        "count",
+        "MLP intermediate size of the experts active per token (whole model)",
+    ),
     _c("max_context", "int", "tokens", "the model's own maximum context"),
     _c("model_dtype_bytes", "int", "bytes", "bytes per element of the model's own dtype (bf16)"),
     _c("is_moe", "bool", "", "mixture of experts"),
     _c("active_share", "float", "fraction", "share of expert weights read per token"),
-    _c("index_head_dim", "int", "count", "sparse-MLA indexer key size per token and layer (0 without an indexer)"),
-    _c("full_kv_heads", "int", "count", "KV heads of the full-attention layers where they differ from the sliding ones (Gemma 4)"),
+    _c(
+        "index_head_dim",
+        "int",
+        "count",
+        "sparse-MLA indexer key size per token and layer (0 without an indexer)",
+    ),
+    _c(
+        "full_kv_heads",
+        "int",
+        "count",
+        "KV heads of the full-attention layers where they differ from the sliding ones (Gemma 4)",
+    ),
     _c("full_head_dim", "int", "count", "head size of the full-attention layers (Gemma 4)"),
     _c("experts", "int", "count", "routed experts (0 for dense models)"),
     _c("expert_intermediate", "int", "count", "intermediate size of one expert (0 for dense models)"),
@@ -67,8 +94,18 @@ MODEL = (
     _c("moe_top_k", "int", "count", "experts each token is routed to"),
     _c("moe_inter", "int", "count", "expert intermediate size the fused-MoE workspaces are shaped by"),
     _c("mla_nope_plus_v", "int", "count", "MLA: no-RoPE key plus value head size (decompressed prefill)"),
-    _c("la_profile_units", "int", "count", "projection-wide bf16 tensors a linear layer holds in the profile run (KDA 7; 0 not modelled)"),
-    _c("vision_tokens", "int", "tokens", "tokens of the largest image the encoder profile run uses (0 text-only)"),
+    _c(
+        "la_profile_units",
+        "int",
+        "count",
+        "projection-wide bf16 tensors a linear layer holds in the profile run (KDA 7; 0 not modelled)",
+    ),
+    _c(
+        "vision_tokens",
+        "int",
+        "tokens",
+        "tokens of the largest image the encoder profile run uses (0 text-only)",
+    ),
     _c("vision_hidden", "int", "count", "vision tower hidden size"),
     _c("vision_inter", "int", "count", "vision tower MLP intermediate size"),
     _c("vision_merge", "int", "count", "patches merged into one language token"),
@@ -86,7 +123,12 @@ CHECKPOINT = (
     _c("w_experts", "float", "bytes", "expert weights of all layers (0 for dense models)"),
     _c("needs_hw", "str", "text", "hardware the precision needs: fp8, fp4 or empty"),
     _c("min_sm", "int", "count", "lowest compute capability x 10 vLLM has kernels for (0: any)"),
-    _c("w_tensor_bytes", "float", "bytes", "bytes per parameter of a layer's main weight tensor (scales apart)"),
+    _c(
+        "w_tensor_bytes",
+        "float",
+        "bytes",
+        "bytes per parameter of a layer's main weight tensor (scales apart)",
+    ),
     _c("w_vision", "int", "bytes", "vision tower weights (kept in BF16; 0 without a tower)"),
 )
 HARDWARE = (
@@ -160,7 +202,12 @@ MEMORY = (
     _c("weights_bytes", "float", "bytes", "weights on one GPU"),
     _c("profile_tokens", "int", "tokens", "tokens of vLLM's profiling run"),
     _c("activation_bytes", "float", "bytes", "activation peak of the profiling run, per GPU"),
-    _c("nontorch_bytes", "float", "bytes", "persistent buffers and memory outside PyTorch (NCCL, CUDA), per GPU"),
+    _c(
+        "nontorch_bytes",
+        "float",
+        "bytes",
+        "persistent buffers and memory outside PyTorch (NCCL, CUDA), per GPU",
+    ),
     _c("cudagraph_bytes", "float", "bytes", "CUDA graph memory counted in the budget, per GPU"),
     _c("cudagraph_after_bytes", "float", "bytes", "CUDA graph memory taken after the KV cache, per GPU"),
     _c("budget_bytes", "float", "bytes", "gpu_memory_utilization × total memory, per GPU"),
@@ -173,25 +220,73 @@ MEMORY = (
     _c("fits", "bool", "", "the engine starts and holds one max_model_len request"),
     _c("fits_optimistic", "bool", "", "it starts at the optimistic end of the available-KV band"),
     _c("moe_workspace_bytes", "float", "bytes", "fused-MoE workspaces of the profile run, per GPU"),
-    _c("mla_prefill_bytes", "float", "bytes", "MLA decompressed-prefill buffers of the profile run (V0), per GPU"),
+    _c(
+        "mla_prefill_bytes",
+        "float",
+        "bytes",
+        "MLA decompressed-prefill buffers of the profile run (V0), per GPU",
+    ),
     _c("sampler_bytes", "float", "bytes", "the sampler's dummy run over max_num_seqs rows, per GPU"),
-    _c("sampler_phase_bytes", "float", "bytes",
-       "the profile run's sampler phase: the sampler plus the forward pass's output hidden states, per GPU"),
+    _c(
+        "sampler_phase_bytes",
+        "float",
+        "bytes",
+        "the profile run's sampler phase: the sampler plus the forward pass's output hidden states, per GPU",
+    ),
     _c("runner_v2", "bool", "", "vLLM runs the model with Model Runner V2"),
-    _c("split_rounding_bytes", "float", "bytes", "what the allocator counts beyond the weight tensors (0.21+), per GPU"),
-    _c("runner_buffers_bytes", "float", "bytes", "Model Runner V2's persistent sampler buffers charged to the budget, per GPU"),
-    _c("cudagraph_budgeted", "bool", "", "the printed available KV memory already subtracts the CUDA-graph estimate"),
+    _c(
+        "split_rounding_bytes",
+        "float",
+        "bytes",
+        "what the allocator counts beyond the weight tensors (0.21+), per GPU",
+    ),
+    _c(
+        "runner_buffers_bytes",
+        "float",
+        "bytes",
+        "Model Runner V2's persistent sampler buffers charged to the budget, per GPU",
+    ),
+    _c(
+        "cudagraph_budgeted",
+        "bool",
+        "",
+        "the printed available KV memory already subtracts the CUDA-graph estimate",
+    ),
     _c("cudagraph_captured_bytes", "float", "bytes", "memory the captured CUDA graphs take, per GPU"),
-    _c("linear_profile_bytes", "float", "bytes", "linear-attention projections live in the profile run (KDA), per GPU"),
+    _c(
+        "linear_profile_bytes",
+        "float",
+        "bytes",
+        "linear-attention projections live in the profile run (KDA), per GPU",
+    ),
     _c("encoder_profile_bytes", "float", "bytes", "the vision encoder's share of the profile run, per GPU"),
-    _c("available_kv_low_bytes", "float", "bytes", "cautious end of the available-KV band (leave-one-out errors)"),
+    _c(
+        "available_kv_low_bytes",
+        "float",
+        "bytes",
+        "cautious end of the available-KV band (leave-one-out errors)",
+    ),
     _c("available_kv_high_bytes", "float", "bytes", "optimistic end of the available-KV band"),
-    _c("kv_cache_point_bytes", "float", "bytes", "memory blocks are cut from at the point estimate (the blocks use the low end)"),
+    _c(
+        "kv_cache_point_bytes",
+        "float",
+        "bytes",
+        "memory blocks are cut from at the point estimate (the blocks use the low end)",
+    ),
 )
 PER_CONTEXT = (
-    _c("concurrency_<ctx>", "float", "count", "requests of <ctx> tokens one engine holds (NaN beyond the model)"),
-    _c("sequences_<ctx>", "float", "count",
-       "whole sequences of <ctx> tokens the server holds launched with --max-model-len <ctx> (0 where none)"),
+    _c(
+        "concurrency_<ctx>",
+        "float",
+        "count",
+        "requests of <ctx> tokens one engine holds (NaN beyond the model)",
+    ),
+    _c(
+        "sequences_<ctx>",
+        "float",
+        "count",
+        "whole sequences of <ctx> tokens the server holds launched with --max-model-len <ctx> (0 where none)",
+    ),
     _c("starts_optimistic_<ctx>", "bool", "", "--max-model-len <ctx> starts at the band's optimistic end"),
     _c("decode_tps_<ctx>", "float", "tokens/s", "decode ceiling of one sequence at <ctx> tokens"),
 )
@@ -212,8 +307,18 @@ CHOICE = (
     _c("change_plan", "str", "text", "the suggested case's plan, <plan>-tp<N>-pp<N>-dp<N>, when it differs"),
 )
 
-COLUMNS: tuple[Column, ...] = (*MODEL, *CHECKPOINT, *HARDWARE, *PLAN, *SETTINGS, *KV_GEOMETRY, *MEMORY,
-                               *PER_CONTEXT, *SERVICE, *CHOICE)
+COLUMNS: tuple[Column, ...] = (
+    *MODEL,
+    *CHECKPOINT,
+    *HARDWARE,
+    *PLAN,
+    *SETTINGS,
+    *KV_GEOMETRY,
+    *MEMORY,
+    *PER_CONTEXT,
+    *SERVICE,
+    *CHOICE,
+)
 """Every matrix column, in the order the engine writes them."""
 
 REQUEST_ONLY = (
@@ -222,7 +327,12 @@ REQUEST_ONLY = (
     _c("spec_draft", "str", "id", "the draft checkpoint (EAGLE-3 head), empty otherwise"),
     _c("w_draft", "float", "bytes", "the drafter's own weights (MTP layers or EAGLE-3 head), all ranks"),
     _c("draft_kv_layers", "int", "count", "attention layers the drafter adds to the KV cache"),
-    _c("draft_weights_bytes", "float", "bytes", "the drafter's own weights per GPU (included in weights_bytes)"),
+    _c(
+        "draft_weights_bytes",
+        "float",
+        "bytes",
+        "the drafter's own weights per GPU (included in weights_bytes)",
+    ),
     _c("prefix_caching", "bool", "flag", "--enable-prefix-caching (Mamba/GDN groups keep one more block)"),
 )
 """Columns only ``estimate`` frames carry (the published matrix runs without speculation)."""
@@ -232,7 +342,12 @@ THROUGHPUT = (
     _c("input_len", "int", "tokens", "--random-input-len: prompt tokens per request"),
     _c("output_len", "int", "tokens", "--random-output-len: output tokens per request (--ignore-eos)"),
     _c("concurrency", "int", "count", "--max-concurrency: clients in a closed loop, whole server"),
-    _c("tp_class", "str", "text", "architecture class the constants were fitted for: dense, moe, mla-moe, hybrid"),
+    _c(
+        "tp_class",
+        "str",
+        "text",
+        "architecture class the constants were fitted for: dense, moe, mla-moe, hybrid",
+    ),
     _c("calibrated", "bool", "", "the class has fitted constants and a band (else the roofline bound only)"),
     _c("refused", "str", "text", "why the row cannot be estimated (empty when it can)"),
     _c("running", "float", "count", "sequences running at once, whole server"),
@@ -249,22 +364,65 @@ THROUGHPUT = (
     _c("request_rate", "float", "requests/s", "completed requests per second, whole server"),
     _c("total_tps", "float", "tokens/s", "prompt plus output tokens per second, whole server"),
     _c("limited_by", "str", "text", "bandwidth, compute, interconnect, host, kv-pool or max-num-seqs"),
-    _c("usd_per_mtok", "float", "money", "price per million output tokens at output_tps (NaN without a price)"),
+    _c(
+        "usd_per_mtok",
+        "float",
+        "money",
+        "price per million output tokens at output_tps (NaN without a price)",
+    ),
     _c("usd_per_mtok_low", "float", "money", "optimistic end of the cost band (at output_tps_high)"),
     _c("usd_per_mtok_high", "float", "money", "cautious end of the cost band (at output_tps_low)"),
-    _c("within_target", "bool", "", "cautious TPOT and TTFT meet the speed target (assumption speed_target_ms)"),
+    _c(
+        "within_target",
+        "bool",
+        "",
+        "cautious TPOT and TTFT meet the speed target (assumption speed_target_ms)",
+    ),
 )
 """Columns of a throughput frame (:func:`sizing.engine.throughput_frame.ladder`): one row per evaluated row
 × workload × concurrency, next to the evaluated row's id columns (model, checkpoint, server, plan)."""
 
-PER_CLASS_ONLY = frozenset({
-    "vocab_size", "la_key_heads", "la_key_dim", "la_value_dim", "la_conv_kernel", "la_ssm_bytes", "la_widen_groups",
-    "inter_per_token", "w_rank_buffers", "model_dtype_bytes", "index_head_dim", "full_kv_heads", "full_head_dim",
-    "dense_inter", "moe_top_k", "moe_inter", "mla_nope_plus_v", "la_profile_units", "vision_hidden", "vision_inter",
-    "vision_merge", "vision_out", "active_share", "w_layer_sharded", "w_layer_replicated", "w_embeddings",
-    "w_lm_head", "w_experts", "w_tensor_bytes", "w_vision", "is_a100", "arch_sm", "min_sm",
-    "max_capture_size", "nvswitch", "block_size_override", "block_size_attention",
-})
+PER_CLASS_ONLY = frozenset(
+    {
+        "vocab_size",
+        "la_key_heads",
+        "la_key_dim",
+        "la_value_dim",
+        "la_conv_kernel",
+        "la_ssm_bytes",
+        "la_widen_groups",
+        "inter_per_token",
+        "w_rank_buffers",
+        "model_dtype_bytes",
+        "index_head_dim",
+        "full_kv_heads",
+        "full_head_dim",
+        "dense_inter",
+        "moe_top_k",
+        "moe_inter",
+        "mla_nope_plus_v",
+        "la_profile_units",
+        "vision_hidden",
+        "vision_inter",
+        "vision_merge",
+        "vision_out",
+        "active_share",
+        "w_layer_sharded",
+        "w_layer_replicated",
+        "w_embeddings",
+        "w_lm_head",
+        "w_experts",
+        "w_tensor_bytes",
+        "w_vision",
+        "is_a100",
+        "arch_sm",
+        "min_sm",
+        "max_capture_size",
+        "nvswitch",
+        "block_size_override",
+        "block_size_attention",
+    }
+)
 """Inputs of the memory arithmetic that :func:`sizing.engine.evaluate.evaluate` reads once per compute class
 and does not repeat on every matrix row (the model's, checkpoint's or GPU's own figures, and the block-size
 settings the KV columns already resolve). Single estimates carry them, for ``explain``."""

@@ -15,25 +15,44 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from sizing.engine.cases import (Knobs, checkpoint_columns, checkpoints_of, gpu_columns, model_columns, plan_frame,
-                          server_columns)
-from sizing.catalog.loader import Catalog
-from sizing.errors import UsageError
-from sizing.engine import memory
-from sizing.catalog import ids
-from sizing.catalog import plans
+from sizing.catalog import ids, plans
 from sizing.catalog import quantization as quant
-from sizing.engine.evaluate import (apply_settings, as_text, coefficients, finish, gpu_memory_utilization,
-                                    resolve_plans)
+from sizing.catalog.loader import Catalog
 from sizing.catalog.schema import Checkpoint, Model, PrecisionSpec
-from sizing.units import MiB
-from sizing.engine.versions import Rules, max_capture_size, rules_for
-from sizing.engine import speculative
+from sizing.engine import memory, speculative
+from sizing.engine.cases import (
+    Knobs,
+    checkpoint_columns,
+    checkpoints_of,
+    gpu_columns,
+    model_columns,
+    plan_frame,
+    server_columns,
+)
+from sizing.engine.evaluate import (
+    apply_settings,
+    as_text,
+    coefficients,
+    finish,
+    gpu_memory_utilization,
+    resolve_plans,
+)
 from sizing.engine.speculative import SpecConfig
+from sizing.engine.versions import Rules, max_capture_size, rules_for
+from sizing.errors import UsageError
+from sizing.units import MiB
 
-
-PLAN_COLUMNS = ("attention_heads", "kv_heads", "la_value_heads", "linear_layers", "expert_intermediate",
-                "layers", "tp", "pp", "dp")
+PLAN_COLUMNS = (
+    "attention_heads",
+    "kv_heads",
+    "la_value_heads",
+    "linear_layers",
+    "expert_intermediate",
+    "layers",
+    "tp",
+    "pp",
+    "dp",
+)
 
 
 @dataclass(frozen=True)
@@ -92,11 +111,14 @@ def find_model(cat: Catalog, name: str) -> tuple[str, Model, str | None]:
     config = _config_path(name)
     if config:
         from sizing.engine.importer import model_from_config_file  # noqa: PLC0415 - only for file paths
+
         model = model_from_config_file(config, cat)
         return model.checkpoints[0].id, model, None
     close = ids.did_you_mean(name, ids.model_names(cat))
-    raise UsageError(f"--model: {ids.shown(name)} is neither a catalog model, a checkpoint id nor a "
-                     f"config.json file{close}")
+    raise UsageError(
+        f"--model: {ids.shown(name)} is neither a catalog model, a checkpoint id nor a "
+        f"config.json file{close}"
+    )
 
 
 def _label(cat: Catalog, ckpt: Checkpoint, online: bool) -> str:
@@ -105,8 +127,9 @@ def _label(cat: Catalog, ckpt: Checkpoint, online: bool) -> str:
     return f"{ckpt.precision} ({how})"
 
 
-def pick_checkpoint(cat: Catalog, model: Model, ckpt_id: str | None, quantization: str | None
-                    ) -> tuple[Checkpoint, bool]:
+def pick_checkpoint(
+    cat: Catalog, model: Model, ckpt_id: str | None, quantization: str | None
+) -> tuple[Checkpoint, bool]:
     """The checkpoint to load: the one named, else one of ``--quantization`` (vLLM's or the catalog's name),
     else the native one."""
     options = checkpoints_of(cat, model)
@@ -115,22 +138,39 @@ def pick_checkpoint(cat: Catalog, model: Model, ckpt_id: str | None, quantizatio
     if not quantization:
         return options[0]
     formats = quant.formats_for(cat, quantization)
-    wanted = sorted(((c, o) for c, o in options if c.precision in formats),
-                    key=lambda option: formats.index(option[0].precision))
+    wanted = sorted(
+        ((c, o) for c, o in options if c.precision in formats),
+        key=lambda option: formats.index(option[0].precision),
+    )
     if not wanted:
         have = [_label(cat, c, o) for c, o in options]
         raise UsageError(quant.missing_message(quantization, model.checkpoints[0].id, have))
     return wanted[0]
 
 
-CUSTOM = {"server_kind": "custom", "price_monthly": float("nan"), "currency": "", "nvme_read_gbs": float("nan"),
-          "ram_gb": float("nan")}
+CUSTOM = {
+    "server_kind": "custom",
+    "price_monthly": float("nan"),
+    "currency": "",
+    "nvme_read_gbs": float("nan"),
+    "ram_gb": float("nan"),
+}
 
 
 def _custom_gpu(mib: int) -> dict[str, object]:
-    return {"gpu": f"{mib} MiB", "total_bytes": mib * MiB, "memory_gb": float("nan"), "bandwidth_gbs": float("nan"),
-            "is_a100": False, "hw_fp8": True, "hw_fp4": False, "arch_sm": 0, "max_capture_size": max_capture_size(0),
-            "interconnect": "pcie", "nvswitch": False}
+    return {
+        "gpu": f"{mib} MiB",
+        "total_bytes": mib * MiB,
+        "memory_gb": float("nan"),
+        "bandwidth_gbs": float("nan"),
+        "is_a100": False,
+        "hw_fp8": True,
+        "hw_fp4": False,
+        "arch_sm": 0,
+        "max_capture_size": max_capture_size(0),
+        "interconnect": "pcie",
+        "nvswitch": False,
+    }
 
 
 def hardware(cat: Catalog, req: Request) -> dict[str, Any]:
@@ -145,8 +185,13 @@ def hardware(cat: Catalog, req: Request) -> dict[str, Any]:
         if req.gpu_memory_mib:  # the GPU type's features with the total memory torch reported
             cols["total_bytes"] = req.gpu_memory_mib * MiB
     elif req.gpu_memory_mib:
-        cols = {**CUSTOM, "server": f"{req.gpu_memory_mib} MiB", **_custom_gpu(req.gpu_memory_mib),
-                "gpus_per_node": 1, "nodes": 1}
+        cols = {
+            **CUSTOM,
+            "server": f"{req.gpu_memory_mib} MiB",
+            **_custom_gpu(req.gpu_memory_mib),
+            "gpus_per_node": 1,
+            "nodes": 1,
+        }
     else:
         raise UsageError("give one of --server, --gpu or --gpu-memory-mib")
     if req.gpus:
@@ -167,8 +212,10 @@ def _gpus_of(req: Request, cols: dict[str, Any]) -> dict[str, int]:
     if gpus > total:
         raise UsageError(f"--gpus {gpus}: server {cols['server']} has {total} GPU{'s' * (total != 1)}")
     if gpus > per_node and gpus % per_node:
-        raise UsageError(f"--gpus {gpus}: server {cols['server']} has {nodes} nodes of {per_node} GPUs; "
-                         f"beyond one node give a multiple of {per_node}")
+        raise UsageError(
+            f"--gpus {gpus}: server {cols['server']} has {nodes} nodes of {per_node} GPUs; "
+            f"beyond one node give a multiple of {per_node}"
+        )
     return {"gpus_per_node": min(gpus, per_node), "nodes": max(gpus // per_node, 1)}
 
 
@@ -189,8 +236,20 @@ def plans_for(req: Request, per_node: int, nodes: int) -> pd.DataFrame:
     tp, pp, dp = (s or 1 for s in sizes)
     ep = req.enable_expert_parallel and pp == 1
     plan = "dp-ep" if ep else ("tp-pp" if pp > 1 else ("tp" if tp > 1 else "dp"))
-    return pd.DataFrame([{"plan": plan, "tp": tp, "pp": pp, "dp": dp, "rank": 0, "expert_parallel": ep,
-                          "ep": tp * dp if ep else 1, "explicit": True}])
+    return pd.DataFrame(
+        [
+            {
+                "plan": plan,
+                "tp": tp,
+                "pp": pp,
+                "dp": dp,
+                "rank": 0,
+                "expert_parallel": ep,
+                "ep": tp * dp if ep else 1,
+                "explicit": True,
+            }
+        ]
+    )
 
 
 def check_plan(row: pd.Series) -> None:
@@ -202,7 +261,9 @@ def check_plan(row: pd.Series) -> None:
         raise UsageError(found)
 
 
-def spec_columns(req: Request, model: Model, mid: str, ckpt: Checkpoint, spec: PrecisionSpec) -> dict[str, object]:
+def spec_columns(
+    req: Request, model: Model, mid: str, ckpt: Checkpoint, spec: PrecisionSpec
+) -> dict[str, object]:
     """The speculative-decoding columns of ``req`` (zeros without ``--speculative-config``); UsageError when the
     model cannot run the method asked for (:func:`sizing.engine.speculative.resolve`)."""
     if req.speculative_config is None:
@@ -220,9 +281,15 @@ def request_frame(cat: Catalog, req: Request) -> pd.DataFrame:
     ckpt, online = pick_checkpoint(cat, model, ckpt_id, req.quantization)
     hw = hardware(cat, req)
     spec = cat.precisions[ckpt.precision]
-    base = {"model": mid, **model_columns(model), **checkpoint_columns(model, ckpt, spec, online), **hw,
-            "kv_cache_dtype": req.kv_cache_dtype, **spec_columns(req, model, mid, ckpt, spec),
-            "prefix_caching": req.enable_prefix_caching}
+    base = {
+        "model": mid,
+        **model_columns(model),
+        **checkpoint_columns(model, ckpt, spec, online),
+        **hw,
+        "kv_cache_dtype": req.kv_cache_dtype,
+        **spec_columns(req, model, mid, ckpt, spec),
+        "prefix_caching": req.enable_prefix_caching,
+    }
     config = _config_path(req.model) if ckpt_id is None and mid not in cat.models else None
     if config is not None:  # a local model: vLLM is given the folder that holds its config.json
         base["checkpoint"] = str(config.parent.resolve())
@@ -247,10 +314,14 @@ def estimate_frame(cat: Catalog, req: Request) -> pd.DataFrame:
     rules = rules_for(version)
     frame = consolidated(apply_settings(request_frame(cat, req), rules, knobs_of(cat, req)))
     if frame.empty:
-        raise UsageError("no valid parallel plan: TP must divide the attention and KV heads and the GPUs per node")
+        raise UsageError(
+            "no valid parallel plan: TP must divide the attention and KV heads and the GPUs per node"
+        )
     if req.max_model_len and req.max_model_len > int(frame["max_context"].iloc[0]):
-        raise UsageError(f"--max-model-len {req.max_model_len} exceeds the model's context "
-                         f"{int(frame['max_context'].iloc[0])}")
+        raise UsageError(
+            f"--max-model-len {req.max_model_len} exceeds the model's context "
+            f"{int(frame['max_context'].iloc[0])}"
+        )
     out = as_text(finish(frame.reset_index(drop=True), cat, rules)).copy()  # one block per dtype
     out["draft_weights_bytes"] = out["w_draft"] / out["tp"]
     out.attrs["vllm_version"] = version
@@ -302,12 +373,16 @@ def refuse_unsupported(row: pd.Series) -> None:
         return
     sm, need = int(row["arch_sm"]), int(row["min_sm"])
     if sm < need:
-        raise UsageError(f"{row['checkpoint']} ({row['precision']}) is not supported on GPU {row['gpu']}: vLLM has "
-                         f"no kernel for {row['precision']} below compute capability {need // 10}.{need % 10} "
-                         f"(this GPU: {sm // 10}.{sm % 10}); pick a BF16 or GPTQ checkpoint")
-    raise UsageError(f"--kv-cache-dtype {row['kv_cache_dtype']} is not supported on GPU {row['gpu']}: vLLM has no "
-                     f"attention backend for an FP8 KV cache below compute capability 8.0 "
-                     f"(this GPU: {sm // 10}.{sm % 10}); use --kv-cache-dtype auto")
+        raise UsageError(
+            f"{row['checkpoint']} ({row['precision']}) is not supported on GPU {row['gpu']}: vLLM has "
+            f"no kernel for {row['precision']} below compute capability {need // 10}.{need % 10} "
+            f"(this GPU: {sm // 10}.{sm % 10}); pick a BF16 or GPTQ checkpoint"
+        )
+    raise UsageError(
+        f"--kv-cache-dtype {row['kv_cache_dtype']} is not supported on GPU {row['gpu']}: vLLM has no "
+        f"attention backend for an FP8 KV cache below compute capability 8.0 "
+        f"(this GPU: {sm // 10}.{sm % 10}); use --kv-cache-dtype auto"
+    )
 
 
 def estimate(cat: Catalog, req: Request) -> pd.Series:

@@ -21,18 +21,16 @@ import numpy as np
 import pandas as pd
 from pandas.api.internals import create_dataframe_from_blocks
 
-from sizing.engine import columns
-from sizing.engine import capability
-from sizing.engine import kvcache as kv
-from sizing.engine import memory
 from sizing.catalog import plans as plan_rules
+from sizing.catalog.loader import Catalog
+from sizing.engine import capability, columns, memory
+from sizing.engine import kvcache as kv
 from sizing.engine.advice import add_nearest_change
 from sizing.engine.cases import COMBINATION, Groups, Knobs, model_frame, plan_frame, server_frame
 from sizing.engine.frames import Grouping, group_ids, repeat_frames, spread, take_block, text_categorical
-from sizing.catalog.loader import Catalog
-from sizing.kvdtypes import KV_CACHE_DTYPE_BYTES
 from sizing.engine.overhead import Coefficients, default_batch, v0_batch
 from sizing.engine.versions import Rules, rules_for
+from sizing.kvdtypes import KV_CACHE_DTYPE_BYTES
 
 KEY = COMBINATION
 
@@ -85,16 +83,20 @@ def apply_settings(df: pd.DataFrame, rules: Rules, knobs: Knobs) -> pd.DataFrame
     """Add the vLLM settings columns (budget fraction, lengths, batch defaults, block size)."""
     df["gpu_memory_utilization"] = knobs.gpu_memory_utilization
     df["max_model_len"] = np.minimum(df["max_context"], knobs.max_model_len or df["max_context"])
-    tokens, seqs = default_batch(df["total_bytes"], df["is_a100"], llm_class=knobs.llm_class, minor=rules.minor)
+    tokens, seqs = default_batch(
+        df["total_bytes"], df["is_a100"], llm_class=knobs.llm_class, minor=rules.minor
+    )
     if rules.engine == "v0":
         tokens, seqs = v0_batch(df["max_model_len"])
     df["max_num_batched_tokens"] = knobs.max_num_batched_tokens or tokens
     df["max_num_seqs"] = knobs.max_num_seqs or seqs
     df["kv_bytes"] = np.asarray(df["kv_cache_dtype"].map(KV_CACHE_DTYPE_BYTES))
     df["block_size_override"] = knobs.block_size or 0
-    mla_bs = np.where(df["arch_sm"] // 10 == 10, rules.mla_block_size_sm100,
-                      np.where(df["arch_sm"] == 90, max(rules.mla_min_block_size_sm90, rules.block_size),
-                               rules.block_size))
+    mla_bs = np.where(
+        df["arch_sm"] // 10 == 10,
+        rules.mla_block_size_sm100,
+        np.where(df["arch_sm"] == 90, max(rules.mla_min_block_size_sm90, rules.block_size), rules.block_size),
+    )
     mla_bs = np.where(df["index_head_dim"] > 0, max(kv.SPARSE_MLA_BLOCK_SIZE, rules.block_size), mla_bs)
     df["block_size_attention"] = np.where(df["is_mla"], mla_bs, rules.block_size)
     df["enforce_eager"] = knobs.enforce_eager
@@ -119,8 +121,17 @@ def plan_takes(models: pd.DataFrame, sp: pd.DataFrame, plans: int) -> np.ndarray
     A case is valid when its server takes the plan and its model splits the plan's TP ways; the KV
     dtype changes neither, so validity is decided per model × server-plan, then repeated per KV dtype.
     """
-    heads = {c: models[c].to_numpy()[:, None] for c in ("attention_heads", "kv_heads", "la_value_heads",
-                                                        "linear_layers", "expert_intermediate", "experts")}
+    heads = {
+        c: models[c].to_numpy()[:, None]
+        for c in (
+            "attention_heads",
+            "kv_heads",
+            "la_value_heads",
+            "linear_layers",
+            "expert_intermediate",
+            "experts",
+        )
+    }
     sizes, size_of = np.unique(sp[["tp", "ep"]].to_numpy(), axis=0, return_inverse=True)
     split = {"tp": sizes[None, :, 0], "ep": sizes[None, :, 1]}
     takes = model_takes({**heads, **split})[:, size_of.ravel()] & sp["ok"].to_numpy()
@@ -150,8 +161,13 @@ def case_groups(takes: np.ndarray, kv_dtypes: int, model_ids: np.ndarray) -> Gro
     model_row, server = np.divmod(row, servers)
     combination = Grouping.runs(counts[used])
     model_server_kv = (model_ids[model_row] * servers + server) * kv_dtypes + kv
-    return Groups(combination, Grouping.runs(per_server[per_server > 0] * kv_dtypes),
-                  Grouping(model_server_kv[combination.ids], (int(model_ids.max(initial=-1)) + 1) * servers * kv_dtypes))
+    return Groups(
+        combination,
+        Grouping.runs(per_server[per_server > 0] * kv_dtypes),
+        Grouping(
+            model_server_kv[combination.ids], (int(model_ids.max(initial=-1)) + 1) * servers * kv_dtypes
+        ),
+    )
 
 
 COMPUTE_KEY = ["gpu", "tp", "pp", "ep", "expert_parallel"]
@@ -160,13 +176,16 @@ model row and the KV dtype have identical inputs there (a server's price, RAM, d
 data-parallel replicas are never read), so their memory columns are computed once per class."""
 
 
-def compute_classes(sp: pd.DataFrame, m: np.ndarray, s: np.ndarray, k: np.ndarray,
-                    kv_dtypes: int) -> tuple[np.ndarray, np.ndarray]:
+def compute_classes(
+    sp: pd.DataFrame, m: np.ndarray, s: np.ndarray, k: np.ndarray, kv_dtypes: int
+) -> tuple[np.ndarray, np.ndarray]:
     """(class of each case row, one representative row per class) for the cases at (m, s, k).
 
     A class is a model row × KV dtype × server-plan class over :data:`COMPUTE_KEY`.
     """
-    plan_class = np.unique(group_ids(sp, COMPUTE_KEY)[0], return_inverse=True)[1]  # dense: a small table below
+    plan_class = np.unique(group_ids(sp, COMPUTE_KEY)[0], return_inverse=True)[
+        1
+    ]  # dense: a small table below
     ids = (m.astype(np.int64) * (int(plan_class.max(initial=0)) + 1) + plan_class[s]) * kv_dtypes + k
     used = np.zeros(int(ids.max(initial=0)) + 1, dtype=bool)
     used[ids] = True
@@ -204,11 +223,18 @@ def case_frame(cat: Catalog, left_out: frozenset[str] = frozenset()) -> tuple[pd
     sp = server_plans(servers, plans)
     takes = plan_takes(models, sp, len(plans))
     m, s, k = case_rows(takes, len(kv_dtypes))
-    parts = [(models, m), (sp[servers.columns], s), (kv_dtypes, k), (sp.drop(columns=[*servers.columns, "ok"]), s)]
+    parts = [
+        (models, m),
+        (sp[servers.columns], s),
+        (kv_dtypes, k),
+        (sp.drop(columns=[*servers.columns, "ok"]), s),
+    ]
     of_row, representative = compute_classes(sp, m, s, k, len(kv_dtypes))
     members = repeat_frames([(frame, at[representative]) for frame, at in parts])
     groups = case_groups(takes, len(kv_dtypes), pd.factorize(models["model"])[0])
-    rows = repeat_frames([(frame.drop(columns=list(left_out & set(frame.columns))), at) for frame, at in parts])
+    rows = repeat_frames(
+        [(frame.drop(columns=list(left_out & set(frame.columns))), at) for frame, at in parts]
+    )
     return rows, Classes(of_row, representative, members, left_out), groups
 
 
@@ -227,8 +253,9 @@ def gpu_memory_utilization(cat: Catalog, requested: float | None = None) -> floa
     return requested or float(cat.assume("gpu_memory_utilization"))
 
 
-def context_columns(df: pd.DataFrame, rules: Rules, contexts: list[int],
-                    per_class: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
+def context_columns(
+    df: pd.DataFrame, rules: Rules, contexts: list[int], per_class: dict[str, np.ndarray] | None = None
+) -> dict[str, np.ndarray]:
     """Concurrency per engine, whole sequences per server (none where vLLM has no kernel for the format on the
     GPU, ``unsupported``) and whether the band's optimistic end starts,
     at each published context length: each context counted as its own ``--max-model-len`` (a row that
@@ -243,7 +270,9 @@ def context_columns(df: pd.DataFrame, rules: Rules, contexts: list[int],
     for ctx in contexts:
         name = f"concurrency_{ctx}"
         out[name] = per_class[name] if per_class else usable_concurrency(df, rules, ctx)
-        out[f"sequences_{ctx}"] = whole_sequences(out[name], (ctx <= max_context) & (out[name] >= 1) & kernel, dp)
+        out[f"sequences_{ctx}"] = whole_sequences(
+            out[name], (ctx <= max_context) & (out[name] >= 1) & kernel, dp
+        )
         optimistic = f"starts_optimistic_{ctx}"
         out[optimistic] = per_class[optimistic] if per_class else memory.starts_at(df, rules, ctx, True)
     return out
@@ -268,8 +297,9 @@ def longest_context(df: pd.DataFrame) -> np.ndarray:
     """Longest single sequence the KV pool holds, tokens (capped at the model's context). The linear
     layers' blocks are those one request holds (:func:`sizing.engine.memory.mamba_blocks`: more with
     speculative decoding or prefix caching)."""
-    fixed = df["groups_sliding"] * kv.sliding_blocks(np.maximum(df["window"], 1), df["max_num_batched_tokens"],
-                                                     df["max_context"], df["block_size_sliding"]) + memory.mamba_blocks(df)
+    fixed = df["groups_sliding"] * kv.sliding_blocks(
+        np.maximum(df["window"], 1), df["max_num_batched_tokens"], df["max_context"], df["block_size_sliding"]
+    ) + memory.mamba_blocks(df)
     spare = np.maximum(df["num_gpu_blocks"] - fixed, 0)
     full = np.floor(spare / np.maximum(df["groups_full"], 1)) * df["block_size_full"]
     length = np.where(df["groups_full"] > 0, full, np.where(spare > 0, df["max_context"], 0))
@@ -279,7 +309,9 @@ def longest_context(df: pd.DataFrame) -> np.ndarray:
 def decode_columns(df: pd.DataFrame, contexts: list[int]) -> dict[str, np.ndarray]:
     """Weight bytes read per decode step and the decode ceilings (tokens/s), bare and at each context."""
     bandwidth = df["bandwidth_gbs"].to_numpy() * 1e9
-    experts_idle = (1 - df["active_share"]) * df["w_experts"] * kv.stage_count(df["layers"], df["pp"]) / df["layers"]
+    experts_idle = (
+        (1 - df["active_share"]) * df["w_experts"] * kv.stage_count(df["layers"], df["pp"]) / df["layers"]
+    )
     read = (df["weights_bytes"] - experts_idle / memory.expert_ranks(df)).to_numpy()
     out = {"weights_read_bytes": read, "decode_tps_ceiling": bandwidth / read}
     per_token = df["kv_bytes_per_token"].to_numpy()
@@ -287,20 +319,35 @@ def decode_columns(df: pd.DataFrame, contexts: list[int]) -> dict[str, np.ndarra
     return out
 
 
-def service_columns(df: pd.DataFrame, contexts: list[int], nvme_default_gbs: float,
-                    per_class: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
+def service_columns(
+    df: pd.DataFrame,
+    contexts: list[int],
+    nvme_default_gbs: float,
+    per_class: dict[str, np.ndarray] | None = None,
+) -> dict[str, np.ndarray]:
     """Decode ceilings, longest context, price per GB of VRAM, load time, minimum CPU cores.
 
     ``per_class``: the decode columns and the longest context already computed (:func:`class_columns`).
     """
     known = per_class or {**decode_columns(df, contexts), "longest_context": longest_context(df)}
-    out = {name: known[name] for name in ("weights_read_bytes", "decode_tps_ceiling",
-                                          *(f"decode_tps_{ctx}" for ctx in contexts), "longest_context")}
+    out = {
+        name: known[name]
+        for name in (
+            "weights_read_bytes",
+            "decode_tps_ceiling",
+            *(f"decode_tps_{ctx}" for ctx in contexts),
+            "longest_context",
+        )
+    }
     vram_gb = df["memory_gb"].to_numpy() * df["server_gpus"].to_numpy()
     out["price_per_gb_month"] = df["price_monthly"].to_numpy() / vram_gb
     out["cpu_cores_min"] = 2 + df["gpus_per_node"].to_numpy()
-    out["load_time_s"] = load_seconds(df["w_total"].to_numpy(), df["nvme_read_gbs"].to_numpy(), nvme_default_gbs)
-    out["ram_per_vram"] = np.divide(df["ram_gb"].to_numpy(), vram_gb, out=vram_gb)  # vram_gb is not needed after
+    out["load_time_s"] = load_seconds(
+        df["w_total"].to_numpy(), df["nvme_read_gbs"].to_numpy(), nvme_default_gbs
+    )
+    out["ram_per_vram"] = np.divide(
+        df["ram_gb"].to_numpy(), vram_gb, out=vram_gb
+    )  # vram_gb is not needed after
     return out
 
 
@@ -311,8 +358,16 @@ def load_seconds(weights: np.ndarray, read_gbs: np.ndarray, default_gbs: float) 
     return np.divide(weights, seconds, out=seconds)
 
 
-REASONS = ("", "no-fit", "fits-one-gpu", "tp-needed", "tp-for-capacity", "pp-across-nodes", "ep-needed",
-           "ep-for-capacity")
+REASONS = (
+    "",
+    "no-fit",
+    "fits-one-gpu",
+    "tp-needed",
+    "tp-for-capacity",
+    "pp-across-nodes",
+    "ep-needed",
+    "ep-for-capacity",
+)
 """Why a row is the chosen plan of its combination ("" for the rows not chosen)."""
 
 
@@ -342,11 +397,17 @@ def plan_reasons(df: pd.DataFrame, tp_for_capacity: np.ndarray) -> pd.Categorica
     """The reason of each chosen row; ``tp_for_capacity``: a simpler plan fits, this one serves enough more."""
     code = {reason: np.int8(number) for number, reason in enumerate(REASONS)}
     chosen = np.flatnonzero(df["chosen"].to_numpy())
-    plan, more = df["plan"].iloc[chosen], tp_for_capacity[chosen]  # compared as categorical codes when it is one
+    plan, more = (
+        df["plan"].iloc[chosen],
+        tp_for_capacity[chosen],
+    )  # compared as categorical codes when it is one
     tp_reason = np.where(more, code["tp-for-capacity"], code["tp-needed"])
     ep_reason = np.where(more, code["ep-for-capacity"], code["ep-needed"])
-    reason = np.select([~df["fits"].to_numpy()[chosen], plan == "dp", plan == "tp", plan == "dp-ep"],
-                       [code["no-fit"], code["fits-one-gpu"], tp_reason, ep_reason], code["pp-across-nodes"])
+    reason = np.select(
+        [~df["fits"].to_numpy()[chosen], plan == "dp", plan == "tp", plan == "dp-ep"],
+        [code["no-fit"], code["fits-one-gpu"], tp_reason, ep_reason],
+        code["pp-across-nodes"],
+    )
     return text_categorical(spread(reason, chosen, len(df), code[""]), REASONS)
 
 
@@ -362,13 +423,17 @@ def class_columns(df: pd.DataFrame, rules: Rules, coef: Coefficients, contexts: 
     out = memory.compute(df, rules, coef)
     kv_fp8 = out["kv_cache_dtype"].astype(str).str.startswith("fp8").to_numpy()
     no_kernel = capability.unsupported(out["arch_sm"], out["min_sm"], kv_fp8)  # vLLM stops: nothing fits
-    out = out.assign(fits=out["fits"].to_numpy() & ~no_kernel,
-                     fits_optimistic=out["fits_optimistic"].to_numpy() & ~no_kernel)
+    out = out.assign(
+        fits=out["fits"].to_numpy() & ~no_kernel,
+        fits_optimistic=out["fits_optimistic"].to_numpy() & ~no_kernel,
+    )
     extra = {f"concurrency_{ctx}": usable_concurrency(out, rules, ctx) for ctx in contexts}
     extra.update({f"starts_optimistic_{ctx}": memory.starts_at(out, rules, ctx, True) for ctx in contexts})
     extra["longest_context"] = longest_context(out)
     extra.update(decode_columns(out, contexts))
-    return out.assign(unsupported=no_kernel, **{f"{EXTRA}{name}": np.asarray(values) for name, values in extra.items()})
+    return out.assign(
+        unsupported=no_kernel, **{f"{EXTRA}{name}": np.asarray(values) for name, values in extra.items()}
+    )
 
 
 def expand_classes(df: pd.DataFrame, computed: pd.DataFrame, classes: np.ndarray) -> pd.DataFrame:
@@ -377,8 +442,13 @@ def expand_classes(df: pd.DataFrame, computed: pd.DataFrame, classes: np.ndarray
     by_dtype: dict[np.dtype, list[str]] = {}
     for name in new:
         by_dtype.setdefault(computed[name].dtype, []).append(name)
-    blocks = [(take_block([(computed[name].to_numpy(), classes) for name in names], dtype, len(classes)),
-               np.array([new.index(n) for n in names])) for dtype, names in by_dtype.items()]
+    blocks = [
+        (
+            take_block([(computed[name].to_numpy(), classes) for name in names], dtype, len(classes)),
+            np.array([new.index(n) for n in names]),
+        )
+        for dtype, names in by_dtype.items()
+    ]
     added = create_dataframe_from_blocks(blocks, index=df.index, columns=pd.Index(new))
     return pd.concat([df, added], axis=1)
 
@@ -394,8 +464,14 @@ def take_columns(columns: dict[str, np.ndarray], rows: np.ndarray) -> dict[str, 
     return {name: out[name] for name in columns}
 
 
-def finish(df: pd.DataFrame, cat: Catalog, rules: Rules, classes: Classes | None = None,
-           knobs: Knobs | None = None, groups: Groups | None = None) -> pd.DataFrame:
+def finish(
+    df: pd.DataFrame,
+    cat: Catalog,
+    rules: Rules,
+    classes: Classes | None = None,
+    knobs: Knobs | None = None,
+    groups: Groups | None = None,
+) -> pd.DataFrame:
     """Compute a case frame and add contexts, service metrics, chosen plans and advice.
 
     ``classes`` (:class:`Classes`): compute the settings (``knobs``, when the frame has none
@@ -406,16 +482,26 @@ def finish(df: pd.DataFrame, cat: Catalog, rules: Rules, classes: Classes | None
     coef = coefficients(cat)
     if classes is None:
         df = class_columns(df, rules, coef, contexts).copy()  # one block per dtype: a small frame
-        per_class = {name[len(EXTRA):]: df.pop(name).to_numpy().copy() for name in list(df.columns)
-                     if name.startswith(EXTRA)}
+        per_class = {
+            name[len(EXTRA) :]: df.pop(name).to_numpy().copy()
+            for name in list(df.columns)
+            if name.startswith(EXTRA)
+        }
     else:
         members = apply_settings(classes.members, rules, knobs) if knobs else classes.members
         computed = class_columns(members, rules, coef, contexts)
         extra = [name for name in computed.columns if name.startswith(EXTRA)]
-        per_class = take_columns({name[len(EXTRA):]: computed[name].to_numpy() for name in extra}, classes.of_row)
+        per_class = take_columns(
+            {name[len(EXTRA) :]: computed[name].to_numpy() for name in extra}, classes.of_row
+        )
         df = expand_classes(df, computed.drop(columns=[*extra, *classes.left_out]), classes.of_row)
-    df = append_columns(df, {**context_columns(df, rules, contexts, per_class),
-                             **service_columns(df, contexts, float(cat.assume("nvme_read_gbs")), per_class)})
+    df = append_columns(
+        df,
+        {
+            **context_columns(df, rules, contexts, per_class),
+            **service_columns(df, contexts, float(cat.assume("nvme_read_gbs")), per_class),
+        },
+    )
     groups = groups or Groups.of(df)
     choose_plans(df, float(cat.assume("dp_min_capacity_share")), groups.combination)
     add_nearest_change(df, coef, rules, float(cat.assume("gpu_memory_utilization_max")), groups)
@@ -442,18 +528,26 @@ def as_text(df: pd.DataFrame) -> pd.DataFrame:
     Costs a string reference per row and column: take the rows you need first.
     """
     names = _text_names(df)
-    text = append_columns(df.drop(columns=names), {name: df[name].cat.categories.array.take(
-        df[name].cat.codes.to_numpy(), allow_fill=True) for name in names})
+    text = append_columns(
+        df.drop(columns=names),
+        {
+            name: df[name].cat.categories.array.take(df[name].cat.codes.to_numpy(), allow_fill=True)
+            for name in names
+        },
+    )
     text = text[list(df.columns)] if list(text.columns) != list(df.columns) else text
     text.attrs.update(df.attrs)
     return text
 
 
-def append_columns(df: pd.DataFrame, columns: dict[str, np.ndarray | pd.api.extensions.ExtensionArray]
-                   ) -> pd.DataFrame:
+def append_columns(
+    df: pd.DataFrame, columns: dict[str, np.ndarray | pd.api.extensions.ExtensionArray]
+) -> pd.DataFrame:
     """``df`` with ``columns`` (one value per row each) appended in order, without copying them."""
-    blocks = [(values.reshape(1, -1) if isinstance(values, np.ndarray) else values, np.array([position]))
-              for position, values in enumerate(columns.values())]
+    blocks = [
+        (values.reshape(1, -1) if isinstance(values, np.ndarray) else values, np.array([position]))
+        for position, values in enumerate(columns.values())
+    ]
     added = create_dataframe_from_blocks(blocks, index=df.index, columns=pd.Index(list(columns)))
     return pd.concat([df, added], axis=1)
 

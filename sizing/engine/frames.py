@@ -30,16 +30,24 @@ def repeat_frames(parts: list[tuple[pd.DataFrame, np.ndarray]]) -> pd.DataFrame:
     for position, (_, column, _) in enumerate(columns):
         if isinstance(column.dtype, np.dtype):
             by_dtype.setdefault(column.dtype, []).append(position)
-    others = [position for position, (_, column, _) in enumerate(columns)
-              if not isinstance(column.dtype, np.dtype)]
+    others = [
+        position for position, (_, column, _) in enumerate(columns) if not isinstance(column.dtype, np.dtype)
+    ]
     with ThreadPoolExecutor(GATHER_THREADS) as pool:
-        blocks: list[Any] = list(pool.map(lambda p: (_repeat_extension(*columns[p][1:]), np.array([p])),
-                                          others))
+        blocks: list[Any] = list(
+            pool.map(lambda p: (_repeat_extension(*columns[p][1:]), np.array([p])), others)
+        )
     rows_count = len(parts[0][1])
-    blocks += [(take_block([(columns[p][1].to_numpy(), columns[p][2]) for p in positions], dtype, rows_count),
-                np.array(positions)) for dtype, positions in by_dtype.items()]
-    return create_dataframe_from_blocks(blocks, index=pd.RangeIndex(rows_count),
-                                        columns=pd.Index([name for name, _, _ in columns]))
+    blocks += [
+        (
+            take_block([(columns[p][1].to_numpy(), columns[p][2]) for p in positions], dtype, rows_count),
+            np.array(positions),
+        )
+        for dtype, positions in by_dtype.items()
+    ]
+    return create_dataframe_from_blocks(
+        blocks, index=pd.RangeIndex(rows_count), columns=pd.Index([name for name, _, _ in columns])
+    )
 
 
 def _repeat_extension(column: pd.Series, rows: np.ndarray) -> pd.api.extensions.ExtensionArray:
@@ -55,8 +63,9 @@ def text_categorical(codes: np.ndarray, texts: list[str] | tuple[str, ...]) -> p
     """A categorical of ``texts[code]`` per row, its categories the distinct texts in text order (so that it
     sorts and groups as the text would); ``texts`` may repeat a text."""
     categories, renumber = np.unique(np.asarray(texts, dtype=object), return_inverse=True)
-    return pd.Categorical.from_codes(renumber.ravel()[codes], pd.Index(categories, dtype="str"),
-                                     validate=False)
+    return pd.Categorical.from_codes(
+        renumber.ravel()[codes], pd.Index(categories, dtype="str"), validate=False
+    )
 
 
 GATHER_THREADS = min(2, os.cpu_count() or 1)
@@ -126,8 +135,9 @@ def spread(values: np.ndarray, at: np.ndarray, length: int, fill: object) -> np.
     return column
 
 
-def group_table(reduce: np.ufunc, values: np.ndarray, ids: np.ndarray, bound: int,
-                fill: object = np.nan) -> np.ndarray:
+def group_table(
+    reduce: np.ufunc, values: np.ndarray, ids: np.ndarray, bound: int, fill: object = np.nan
+) -> np.ndarray:
     """``reduce`` of ``values`` (``np.fmax``/``np.fmin`` on floats, NaN skipped) over each group, per group
     id; ``fill`` for the ids no row has."""
     out = np.full(bound, fill, dtype=values.dtype)

@@ -121,7 +121,13 @@ def _shown(value: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-NESTED_UNREAD = ("text_config", "vision_config", "quantization_config", "rope_parameters", "linear_attn_config")
+NESTED_UNREAD = (
+    "text_config",
+    "vision_config",
+    "quantization_config",
+    "rope_parameters",
+    "linear_attn_config",
+)
 """Modelled keys holding objects whose own fields are checked where they are read (or not read at all)."""
 
 

@@ -116,7 +116,9 @@ def precision_of(qc: dict[str, Any] | None, label: str = "config") -> str:
         return MODELOPT_ALGOS[algo]
     if method == "compressed-tensors":
         return compressed_tensors_precision(qc.get("config_groups", {}))
-    what = f"quant_method {shown(method)}" + (f" with quant_algo {shown(algo)}" if method == "modelopt" else "")
+    what = f"quant_method {shown(method)}" + (
+        f" with quant_algo {shown(algo)}" if method == "modelopt" else ""
+    )
     raise UsageError(f"{label}: quantization_config: unsupported {what}")
 
 

@@ -18,7 +18,6 @@ import yaml
 from sizing import safeio
 from sizing.catalog.ids import shown
 from sizing.catalog.loader import Catalog, validate_entry
-from sizing.errors import UsageError
 from sizing.catalog.schema import Model
 from sizing.engine.config_keys import MODELLED, check_keys, quant_notes
 from sizing.engine.hf_config import Config, as_count, as_fraction, check_finite, check_heads, check_layer_list
@@ -26,6 +25,7 @@ from sizing.engine.hf_linear import block_counts, block_pattern, linear_attentio
 from sizing.engine.hf_quant import checkpoint_formats
 from sizing.engine.hf_vision import vision
 from sizing.engine.weights import total_params
+from sizing.errors import UsageError
 
 TIED_DEFAULT = {"gemma3_text": True, "gemma3": True, "gemma2": True, "gemma4_text": True, "gemma4": True}
 UNTIED_TYPES = {
@@ -118,8 +118,10 @@ def mla(cfg: Config) -> dict[str, Any] | None:
     optional = {key: cfg.count_or(key, 0) or None for key in ("q_lora_rank", "index_head_dim", "index_topk")}
     nope, rope = cfg.count("qk_nope_head_dim"), cfg.count("qk_rope_head_dim")
     if cfg.count_or("qk_head_dim", nope + rope) != nope + rope:
-        raise cfg.refuse("qk_head_dim", f"must be qk_nope_head_dim + qk_rope_head_dim ({nope + rope}), "
-                                        f"got {cfg.get('qk_head_dim')}")
+        raise cfg.refuse(
+            "qk_head_dim",
+            f"must be qk_nope_head_dim + qk_rope_head_dim ({nope + rope}), got {cfg.get('qk_head_dim')}",
+        )
     return {
         "kv_lora_rank": cfg.count("kv_lora_rank"),
         "qk_rope_head_dim": rope,

@@ -23,8 +23,14 @@ def kv_heads_per_rank(kv_heads: ArrayLike, tp: ArrayLike) -> np.ndarray:
     return np.maximum(1, np.asarray(kv_heads) // np.asarray(tp))
 
 
-def attention_bytes_per_token_layer(is_mla: ArrayLike, kv_heads: ArrayLike, head_dim: ArrayLike,
-                                    mla_dim: ArrayLike, tp: ArrayLike, kv_bytes: ArrayLike) -> np.ndarray:
+def attention_bytes_per_token_layer(
+    is_mla: ArrayLike,
+    kv_heads: ArrayLike,
+    head_dim: ArrayLike,
+    mla_dim: ArrayLike,
+    tp: ArrayLike,
+    kv_bytes: ArrayLike,
+) -> np.ndarray:
     """KV bytes one token costs in ONE attention layer on one rank.
 
     GQA/MHA: ``2 × kv_heads_per_rank × head_dim × dtype bytes`` (K and V).
@@ -55,9 +61,17 @@ def stage_count(count: ArrayLike, pp: ArrayLike) -> np.ndarray:
     return cdiv(count, pp)
 
 
-def recurrent_state_bytes(key_heads: ArrayLike, value_heads: ArrayLike, key_dim: ArrayLike, value_dim: ArrayLike,
-                          conv_kernel: ArrayLike, tp: ArrayLike, conv_bytes: ArrayLike,
-                          ssm_bytes: ArrayLike, spec_tokens: ArrayLike = 0) -> np.ndarray:
+def recurrent_state_bytes(
+    key_heads: ArrayLike,
+    value_heads: ArrayLike,
+    key_dim: ArrayLike,
+    value_dim: ArrayLike,
+    conv_kernel: ArrayLike,
+    tp: ArrayLike,
+    conv_bytes: ArrayLike,
+    ssm_bytes: ArrayLike,
+    spec_tokens: ArrayLike = 0,
+) -> np.ndarray:
     """State of ONE linear-attention layer per rank per sequence: conv state + temporal state, bytes.
 
     One form covers vLLM's Gated-DeltaNet, KDA and Mamba-2 shapes (``vllm/model_executor/layers/
@@ -75,14 +89,23 @@ def recurrent_state_bytes(key_heads: ArrayLike, value_heads: ArrayLike, key_dim:
     return (conv + ssm).astype(np.int64)
 
 
-def gdn_state_bytes(key_heads: ArrayLike, value_heads: ArrayLike, key_dim: ArrayLike, value_dim: ArrayLike,
-                    conv_kernel: ArrayLike, tp: ArrayLike, state_bytes: ArrayLike, spec_tokens: ArrayLike = 0,
-                    ssm_bytes: ArrayLike | None = None) -> np.ndarray:
+def gdn_state_bytes(
+    key_heads: ArrayLike,
+    value_heads: ArrayLike,
+    key_dim: ArrayLike,
+    value_dim: ArrayLike,
+    conv_kernel: ArrayLike,
+    tp: ArrayLike,
+    state_bytes: ArrayLike,
+    spec_tokens: ArrayLike = 0,
+    ssm_bytes: ArrayLike | None = None,
+) -> np.ndarray:
     """Recurrent state of ONE Gated-DeltaNet layer per rank per sequence, bytes: :func:`recurrent_state_bytes`
     with the temporal state in ``ssm_bytes`` (``mamba_ssm_dtype``; default ``state_bytes``)."""
     ssm = state_bytes if ssm_bytes is None else ssm_bytes
-    return recurrent_state_bytes(key_heads, value_heads, key_dim, value_dim, conv_kernel, tp, state_bytes, ssm,
-                                 spec_tokens)
+    return recurrent_state_bytes(
+        key_heads, value_heads, key_dim, value_dim, conv_kernel, tp, state_bytes, ssm, spec_tokens
+    )
 
 
 def mamba2_groups(n_groups: ArrayLike, tp: ArrayLike) -> np.ndarray:
@@ -127,9 +150,16 @@ def sliding_blocks(window: ArrayLike, in_flight: ArrayLike, context: ArrayLike, 
     return cdiv(span, bs) + 1
 
 
-def blocks_per_request(context: ArrayLike, bs: ArrayLike, g_full: ArrayLike, g_sliding: ArrayLike,
-                       g_mamba: ArrayLike, window: ArrayLike, in_flight: ArrayLike,
-                       bs_sliding: ArrayLike | None = None) -> np.ndarray:
+def blocks_per_request(
+    context: ArrayLike,
+    bs: ArrayLike,
+    g_full: ArrayLike,
+    g_sliding: ArrayLike,
+    g_mamba: ArrayLike,
+    window: ArrayLike,
+    in_flight: ArrayLike,
+    bs_sliding: ArrayLike | None = None,
+) -> np.ndarray:
     """Blocks one request of ``context`` tokens needs from the shared pool, over all groups.
 
     ``bs`` is the full-attention groups' block size, ``bs_sliding`` the sliding groups' (default ``bs``):
@@ -141,13 +171,16 @@ def blocks_per_request(context: ArrayLike, bs: ArrayLike, g_full: ArrayLike, g_s
     return full + sliding + np.asarray(g_mamba)
 
 
-def page_bytes_per_token(per_full: ArrayLike, per_sliding: ArrayLike, sliding_layers: ArrayLike) -> np.ndarray:
+def page_bytes_per_token(
+    per_full: ArrayLike, per_sliding: ArrayLike, sliding_layers: ArrayLike
+) -> np.ndarray:
     """Bytes per token of the largest attention page: every group's page is made this size."""
     return np.maximum(np.asarray(per_full), np.where(np.asarray(sliding_layers) > 0, per_sliding, 0))
 
 
-def unified_block_sizes(bs: ArrayLike, page_per_token: ArrayLike, per_full: ArrayLike,
-                        per_sliding: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+def unified_block_sizes(
+    bs: ArrayLike, page_per_token: ArrayLike, per_full: ArrayLike, per_sliding: ArrayLike
+) -> tuple[np.ndarray, np.ndarray]:
     """(full, sliding) block sizes once vLLM makes every attention page the same size.
 
     The layer kind with the largest bytes per token keeps ``bs``; a kind with smaller pages gets a

@@ -13,7 +13,9 @@ from __future__ import annotations
 from sizing.catalog.schema import Model
 
 
-def attention_layer_params(hidden: int, heads: int, kv_heads: int, head_dim: int, k_eq_v: bool = False) -> int:
+def attention_layer_params(
+    hidden: int, heads: int, kv_heads: int, head_dim: int, k_eq_v: bool = False
+) -> int:
     """q, k, v and o projections of one GQA layer: ``hidden x (2 x heads x hd + (1|2) x kv x hd)``."""
     return hidden * (2 * heads * head_dim + (1 if k_eq_v else 2) * kv_heads * head_dim)
 

@@ -15,8 +15,8 @@ from sizing.engine import kvcache as kv
 from sizing.engine import overhead as oh
 from sizing.engine import towers
 from sizing.engine import weights as wt
-from sizing.units import GiB, MiB
 from sizing.engine.versions import Rules
+from sizing.units import GiB, MiB
 
 
 def _col(df: pd.DataFrame, name: str) -> np.ndarray:
@@ -53,11 +53,16 @@ def weights_per_gpu(df: pd.DataFrame, rules: Rules) -> np.ndarray:
     stage_share = kv.stage_count(df["layers"], df["pp"]) / df["layers"]
     ranks = expert_ranks(df)
     tower = df["w_vision"] * df["language_model_only"]  # --language-model-only: the tower is not loaded
-    sharded = ((df["w_layer_sharded"] - df["w_experts"] - tower) / df["tp"] + df["w_experts"] / ranks
-               + expert_padding(df, rules) * df["tp"] / ranks)
+    sharded = (
+        (df["w_layer_sharded"] - df["w_experts"] - tower) / df["tp"]
+        + df["w_experts"] / ranks
+        + expert_padding(df, rules) * df["tp"] / ranks
+    )
     layers = (sharded + df["w_layer_replicated"]) * stage_share
     tied_copy = np.where(df["w_lm_head"] > 0, df["w_lm_head"], df["w_embeddings"])
-    ends = np.where(df["pp"] > 1, np.maximum(df["w_embeddings"], tied_copy), df["w_embeddings"] + df["w_lm_head"])
+    ends = np.where(
+        df["pp"] > 1, np.maximum(df["w_embeddings"], tied_copy), df["w_embeddings"] + df["w_lm_head"]
+    )
     buffers = df["w_rank_buffers"].to_numpy()
     return (layers + ends / df["tp"]).to_numpy() + spec_col(df, "w_draft") / df["tp"].to_numpy() + buffers
 
@@ -73,7 +78,10 @@ def split_rounding(df: pd.DataFrame, rules: Rules) -> np.ndarray:
     if not rules.scoped_weight_split:
         return np.zeros(len(df))
     tp, hidden, b = _col(df, "tp"), _col(df, "hidden_size").astype(np.float64), _col(df, "w_tensor_bytes")
-    q, kv_width = _col(df, "attention_heads") * _col(df, "head_dim"), 2 * _col(df, "kv_heads") * _col(df, "head_dim")
+    q, kv_width = (
+        _col(df, "attention_heads") * _col(df, "head_dim"),
+        2 * _col(df, "kv_heads") * _col(df, "head_dim"),
+    )
     attention = wt.split_rounding(hidden * (q + kv_width) * b / tp) + wt.split_rounding(q * hidden * b / tp)
     attention_layers = np.where(_col(df, "is_mla"), 0, _col(df, "full_layers") + _col(df, "sliding_layers"))
     inter = _col(df, "dense_inter") / tp
@@ -83,7 +91,8 @@ def split_rounding(df: pd.DataFrame, rules: Rules) -> np.ndarray:
     mlp = wt.split_rounding(2 * width) + wt.split_rounding(width)
     share = np.asarray(kv.stage_count(df["layers"], df["pp"])) / _col(df, "layers")
     heads = wt.split_rounding(_col(df, "vocab_size") * hidden * wt.BF16_BYTES / tp) * np.where(
-        _col(df, "w_lm_head") > 0, 2, 1)
+        _col(df, "w_lm_head") > 0, 2, 1
+    )
     return (attention * attention_layers + mlp * _col(df, "layers")) * share + heads
 
 
@@ -92,9 +101,18 @@ def encoder_profile(df: pd.DataFrame) -> np.ndarray:
     budget = np.maximum(df["max_num_batched_tokens"], df["vision_tokens"])
     limited = df["limit_mm_set"] | df["language_model_only"]
     limit = np.where(df["language_model_only"], 0, df["limit_mm_per_prompt"])
-    items = np.where(df["vision_tokens"] > 0, towers.profiled_items(budget, df["vision_tokens"], limit, limited), 0)
-    return towers.encoder_profile_bytes(items, df["vision_tokens"], df["vision_merge"], df["vision_hidden"],
-                                        df["vision_inter"] / df["tp"], df["vision_out"], towers.PROFILE_FACTOR)
+    items = np.where(
+        df["vision_tokens"] > 0, towers.profiled_items(budget, df["vision_tokens"], limit, limited), 0
+    )
+    return towers.encoder_profile_bytes(
+        items,
+        df["vision_tokens"],
+        df["vision_merge"],
+        df["vision_hidden"],
+        df["vision_inter"] / df["tp"],
+        df["vision_out"],
+        towers.PROFILE_FACTOR,
+    )
 
 
 def add_kv_geometry(df: pd.DataFrame, rules: Rules) -> None:
@@ -102,24 +120,39 @@ def add_kv_geometry(df: pd.DataFrame, rules: Rules) -> None:
     df["full_on_stage"] = kv.stage_count(df["full_layers"] + spec_col(df, "draft_kv_layers"), df["pp"])
     df["sliding_on_stage"] = kv.stage_count(df["sliding_layers"], df["pp"])
     df["linear_on_stage"] = kv.stage_count(df["linear_layers"], df["pp"])
-    per_layer = kv.attention_bytes_per_token_layer(df["is_mla"], df["kv_heads"], df["head_dim"], df["mla_dim"],
-                                                   df["tp"], df["kv_bytes"])
+    per_layer = kv.attention_bytes_per_token_layer(
+        df["is_mla"], df["kv_heads"], df["head_dim"], df["mla_dim"], df["tp"], df["kv_bytes"]
+    )
     per_layer = per_layer + kv.indexer_bytes_per_token_layer(df["index_head_dim"])
-    per_full = kv.attention_bytes_per_token_layer(df["is_mla"], df["full_kv_heads"], df["full_head_dim"],
-                                                  df["mla_dim"], df["tp"], df["kv_bytes"])
+    per_full = kv.attention_bytes_per_token_layer(
+        df["is_mla"], df["full_kv_heads"], df["full_head_dim"], df["mla_dim"], df["tp"], df["kv_bytes"]
+    )
     per_full = per_full + kv.indexer_bytes_per_token_layer(df["index_head_dim"])
     page_per_token = kv.page_bytes_per_token(per_full, per_layer, df["sliding_on_stage"])
     df["kv_bytes_per_token_layer"] = page_per_token
     df["kv_bytes_per_token"] = per_full * df["full_on_stage"] + per_layer * df["sliding_on_stage"]
-    groups = np.where(df["la_widen_groups"], kv.mamba2_groups(df["la_key_heads"], df["tp"]), df["la_key_heads"])
-    state = kv.recurrent_state_bytes(groups, df["la_value_heads"], df["la_key_dim"], df["la_value_dim"],
-                                     df["la_conv_kernel"], df["tp"], df["model_dtype_bytes"], df["la_ssm_bytes"],
-                                     spec_col(df, "spec_tokens"))
+    groups = np.where(
+        df["la_widen_groups"], kv.mamba2_groups(df["la_key_heads"], df["tp"]), df["la_key_heads"]
+    )
+    state = kv.recurrent_state_bytes(
+        groups,
+        df["la_value_heads"],
+        df["la_key_dim"],
+        df["la_value_dim"],
+        df["la_conv_kernel"],
+        df["tp"],
+        df["model_dtype_bytes"],
+        df["la_ssm_bytes"],
+        spec_col(df, "spec_tokens"),
+    )
     df["linear_state_bytes"] = np.where(df["linear_layers"] > 0, state, 0)
-    default_bs = np.where(df["block_size_override"] > 0, df["block_size_override"], df["block_size_attention"])
+    default_bs = np.where(
+        df["block_size_override"] > 0, df["block_size_override"], df["block_size_attention"]
+    )
     df["block_size"] = kv.hybrid_block_size(default_bs, df["linear_state_bytes"], page_per_token)
-    df["block_size_full"], df["block_size_sliding"] = kv.unified_block_sizes(df["block_size"], page_per_token,
-                                                                              per_full, per_layer)
+    df["block_size_full"], df["block_size_sliding"] = kv.unified_block_sizes(
+        df["block_size"], page_per_token, per_full, per_layer
+    )
     df["group_size"] = kv.group_size(df["full_on_stage"], df["sliding_on_stage"], df["linear_on_stage"])
     df["page_bytes"] = df["block_size"] * page_per_token
     df["bytes_per_block"] = df["group_size"] * df["page_bytes"]
@@ -146,11 +179,19 @@ def overhead_bases(df: pd.DataFrame, rules: Rules) -> dict[str, np.ndarray]:
     Needs ``profile_tokens``; calibration fits against these, :func:`add_overheads` multiplies them.
     """
     tokens, tp = _col(df, "profile_tokens"), _col(df, "tp")
-    bases = {"act_hidden_factor": oh.hidden_activation_basis(tokens, _col(df, "hidden_size")),
-             "act_mlp_factor": oh.dense_mlp_basis(tokens, _col(df, "dense_inter") / tp)}
+    bases = {
+        "act_hidden_factor": oh.hidden_activation_basis(tokens, _col(df, "hidden_size")),
+        "act_mlp_factor": oh.dense_mlp_basis(tokens, _col(df, "dense_inter") / tp),
+    }
     nvls = (_col(df, "arch_sm") >= 90) & _col(df, "nvswitch").astype(bool)
-    bases.update(oh.nontorch_basis(tp * _col(df, "pp"), nvls, oh.distributed_init_charged(rules.engine, rules.minor),
-                                   oh.free_memory_charged(rules.engine, rules.minor)))
+    bases.update(
+        oh.nontorch_basis(
+            tp * _col(df, "pp"),
+            nvls,
+            oh.distributed_init_charged(rules.engine, rules.minor),
+            oh.free_memory_charged(rules.engine, rules.minor),
+        )
+    )
     return bases
 
 
@@ -163,7 +204,11 @@ def graph_bases(df: pd.DataFrame, rules: Rules) -> tuple[np.ndarray, np.ndarray]
     captured graphs instead of estimating them.
     """
     decode_rows = _col(df, "max_num_seqs") * (1 + spec_col(df, "spec_tokens"))
-    mnbt, cap, eager = _col(df, "max_num_batched_tokens"), _col(df, "max_capture_size"), _col(df, "enforce_eager")
+    mnbt, cap, eager = (
+        _col(df, "max_num_batched_tokens"),
+        _col(df, "max_capture_size"),
+        _col(df, "enforce_eager"),
+    )
     captures = oh.capture_sizes(decode_rows, mnbt, cap)
     captured = oh.cudagraph_basis(captures, eager)
     if rules.extensible_kv_cache:
@@ -176,18 +221,21 @@ def add_fixed_terms(df: pd.DataFrame, rules: Rules) -> None:
     Model Runner V2's persistent buffers."""
     tokens, tp = _col(df, "profile_tokens"), _col(df, "tp")
     split = np.where(df["expert_parallel"].to_numpy(bool), 1, tp) if "expert_parallel" in df else tp
-    df["moe_workspace_bytes"] = oh.moe_workspace(tokens, _col(df, "moe_top_k"), _col(df, "moe_inter"),
-                                                 _col(df, "hidden_size"), split)
+    df["moe_workspace_bytes"] = oh.moe_workspace(
+        tokens, _col(df, "moe_top_k"), _col(df, "moe_inter"), _col(df, "hidden_size"), split
+    )
     heads = np.maximum(_col(df, "attention_heads") // tp, 1)
     df["mla_prefill_bytes"] = oh.mla_prefill(tokens, heads, _col(df, "mla_nope_plus_v"), rules.engine == "v0")
     v2 = oh.runner_v2(rules.engine, rules.minor, _col(df, "is_moe"), _col(df, "linear_layers"))
     df["runner_v2"] = v2
-    df["sampler_bytes"] = oh.sampler_peak(_col(df, "max_num_seqs"), tokens, _col(df, "vocab_size"),
-                                          oh.sampler_bytes_per_logit(rules.minor, v2))
+    df["sampler_bytes"] = oh.sampler_peak(
+        _col(df, "max_num_seqs"), tokens, _col(df, "vocab_size"), oh.sampler_bytes_per_logit(rules.minor, v2)
+    )
     charged = v2 & oh.free_memory_charged(rules.engine, rules.minor)
     df["runner_buffers_bytes"] = oh.runner_buffers(_col(df, "max_num_seqs"), _col(df, "vocab_size"), charged)
-    df["linear_profile_bytes"] = oh.linear_profile(tokens, _col(df, "la_value_heads") // tp, _col(df, "la_value_dim"),
-                                                   _col(df, "la_profile_units"))
+    df["linear_profile_bytes"] = oh.linear_profile(
+        tokens, _col(df, "la_value_heads") // tp, _col(df, "la_value_dim"), _col(df, "la_profile_units")
+    )
 
 
 def add_overheads(df: pd.DataFrame, rules: Rules, coef: oh.Coefficients) -> None:
@@ -197,16 +245,28 @@ def add_overheads(df: pd.DataFrame, rules: Rules, coef: oh.Coefficients) -> None
     df["profile_tokens"] = profile_tokens(df, rules)
     add_fixed_terms(df, rules)
     term = {name: getattr(coef, name) * basis for name, basis in overhead_bases(df, rules).items()}
-    forward = (term["act_hidden_factor"] + term["act_mlp_factor"] + _col(df, "mla_prefill_bytes")
-               + _col(df, "linear_profile_bytes"))
+    forward = (
+        term["act_hidden_factor"]
+        + term["act_mlp_factor"]
+        + _col(df, "mla_prefill_bytes")
+        + _col(df, "linear_profile_bytes")
+    )
     df["encoder_profile_bytes"] = encoder_profile(df)
-    df["sampler_phase_bytes"], peak = oh.profile_peak(forward, _col(df, "sampler_bytes"), _col(df, "profile_tokens"),
-                                                      _col(df, "hidden_size"))
+    df["sampler_phase_bytes"], peak = oh.profile_peak(
+        forward, _col(df, "sampler_bytes"), _col(df, "profile_tokens"), _col(df, "hidden_size")
+    )
     df["activation_bytes"] = peak + _col(df, "moe_workspace_bytes") + df["encoder_profile_bytes"]
-    df["nontorch_bytes"] = (term["nontorch_mib"] + term["nccl_mib"] + term["nvls_mib"] + term["consumed_mib"]
-                            + _col(df, "runner_buffers_bytes"))
+    df["nontorch_bytes"] = (
+        term["nontorch_mib"]
+        + term["nccl_mib"]
+        + term["nvls_mib"]
+        + term["consumed_mib"]
+        + _col(df, "runner_buffers_bytes")
+    )
     captured, estimated = (coef.cudagraph_mib_per_capture * basis for basis in graph_bases(df, rules))
-    df["cudagraph_budgeted"] = oh.cudagraphs_estimated(rules.cudagraphs_budgeted, rules.minor, _col(df, "runner_v2"))
+    df["cudagraph_budgeted"] = oh.cudagraphs_estimated(
+        rules.cudagraphs_budgeted, rules.minor, _col(df, "runner_v2")
+    )
     df["cudagraph_bytes"] = np.where(df["cudagraph_budgeted"], estimated, 0.0)
     df["cudagraph_captured_bytes"] = captured
     df["cudagraph_after_bytes"] = np.where(df["cudagraph_budgeted"], 0.0, captured)
@@ -227,7 +287,9 @@ def add_budget(df: pd.DataFrame, rules: Rules, coef: oh.Coefficients) -> None:
     printed = df["budget_bytes"] - non_kv - (0 if rules.extensible_kv_cache else df["cudagraph_bytes"])
     effective = printed - (df["cudagraph_bytes"] if rules.extensible_kv_cache else 0)
     if rules.extensible_kv_cache:
-        margin = np.maximum(coef.extensible_margin_gib * GiB, rules.extensible_activation_share * df["activation_bytes"])
+        margin = np.maximum(
+            coef.extensible_margin_gib * GiB, rules.extensible_activation_share * df["activation_bytes"]
+        )
         headroom = df["total_bytes"] - coef.cuda_context_mib * MiB - non_kv - df["cudagraph_bytes"] - margin
         effective = np.minimum(effective, headroom)
     classes = oh.band_classes(df["is_moe"], df["is_mla"], df["linear_layers"], df["vision_tokens"])
@@ -252,16 +314,24 @@ def mamba_blocks(df: pd.DataFrame) -> np.ndarray:
     return _col(df, "groups_linear") * (1 + align + spec_col(df, "spec_tokens"))
 
 
-def concurrency_at(df: pd.DataFrame, rules: Rules, context: np.ndarray | int,
-                   blocks: np.ndarray | None = None) -> np.ndarray:
+def concurrency_at(
+    df: pd.DataFrame, rules: Rules, context: np.ndarray | int, blocks: np.ndarray | None = None
+) -> np.ndarray:
     """Maximum concurrency vLLM prints for requests of ``context`` tokens (``blocks``: instead of the
     frame's ``num_gpu_blocks``)."""
     blocks = df["num_gpu_blocks"] if blocks is None else blocks
     if rules.concurrency_rule == "tokens":
         return blocks * df["block_size"] / context
-    needed = kv.blocks_per_request(context, df["block_size_full"], df["groups_full"], df["groups_sliding"],
-                                   mamba_blocks(df), df["window"], df["max_num_batched_tokens"] * df["pp"],
-                                   df["block_size_sliding"])
+    needed = kv.blocks_per_request(
+        context,
+        df["block_size_full"],
+        df["groups_full"],
+        df["groups_sliding"],
+        mamba_blocks(df),
+        df["window"],
+        df["max_num_batched_tokens"] * df["pp"],
+        df["block_size_sliding"],
+    )
     return blocks / needed
 
 
@@ -278,13 +348,23 @@ def add_capacity(df: pd.DataFrame, rules: Rules) -> None:
     """Blocks, printed tokens, concurrency at max_model_len, and the fit verdict."""
     df["num_gpu_blocks"] = kv.num_blocks(df["kv_cache_bytes"], df["bytes_per_block"])
     df["blocks_per_request"] = kv.blocks_per_request(
-        df["max_model_len"], df["block_size_full"], df["groups_full"], df["groups_sliding"], mamba_blocks(df),
-        df["window"], df["max_num_batched_tokens"] * df["pp"], df["block_size_sliding"])
+        df["max_model_len"],
+        df["block_size_full"],
+        df["groups_full"],
+        df["groups_sliding"],
+        mamba_blocks(df),
+        df["window"],
+        df["max_num_batched_tokens"] * df["pp"],
+        df["block_size_sliding"],
+    )
     df["max_concurrency"] = concurrency_at(df, rules, df["max_model_len"])
     df["kv_cache_tokens"] = printed_tokens(df, rules)
-    df["fits"] = (df["kv_cache_bytes"] > 0) & (df["max_concurrency"] >= 1) & (df["max_model_len"] <= df["max_context"])
-    df["fits_optimistic"] = df["fits"] | ((optimistic_blocks(df) >= df["blocks_per_request"])
-                                          & (df["max_model_len"] <= df["max_context"]))
+    df["fits"] = (
+        (df["kv_cache_bytes"] > 0) & (df["max_concurrency"] >= 1) & (df["max_model_len"] <= df["max_context"])
+    )
+    df["fits_optimistic"] = df["fits"] | (
+        (optimistic_blocks(df) >= df["blocks_per_request"]) & (df["max_model_len"] <= df["max_context"])
+    )
 
 
 def optimistic_blocks(df: pd.DataFrame) -> np.ndarray:

@@ -29,9 +29,16 @@ from dataclasses import dataclass, fields
 import numpy as np
 
 from sizing.catalog.loader import BAND_CLASSES
+from sizing.engine.versions import (
+    BATCH_DEFAULTS,
+    FREE_MEMORY_PROFILER_MINOR,
+    SNAPSHOT_AFTER_DISTRIBUTED_MINOR,
+    SORT_SAMPLER_MINORS,
+    V2_ALL_MINOR,
+    V2_DENSE_MINOR,
+    V2_SAMPLER_WARMUP_MINOR,
+)
 from sizing.units import GiB, MiB
-from sizing.engine.versions import (BATCH_DEFAULTS, FREE_MEMORY_PROFILER_MINOR, SNAPSHOT_AFTER_DISTRIBUTED_MINOR,
-                                    SORT_SAMPLER_MINORS, V2_ALL_MINOR, V2_DENSE_MINOR, V2_SAMPLER_WARMUP_MINOR)
 
 ACT_BYTES = 2
 """Bytes per activation element: the bf16/fp16 compute dtype of every profiled forward pass."""
@@ -80,13 +87,16 @@ class Coefficients:
     def from_assumptions(cls, values: dict[str, float]) -> "Coefficients":
         """Pick this class's fields out of the catalog's assumption values (``kv_band_<end>_<class>``)."""
         scalars = {f.name: float(values[f.name]) for f in fields(cls) if f.name != "class_bands"}
-        bands = tuple((float(values[f"kv_band_optimistic_{name}"]), float(values[f"kv_band_pessimistic_{name}"]))
-                      for name in BAND_CLASSES)
+        bands = tuple(
+            (float(values[f"kv_band_optimistic_{name}"]), float(values[f"kv_band_pessimistic_{name}"]))
+            for name in BAND_CLASSES
+        )
         return cls(**scalars, class_bands=bands)
 
 
-def default_batch(total_bytes: np.ndarray, is_a100: np.ndarray, llm_class: bool,
-                  minor: int = BATCH_DEFAULTS.big_from_minor) -> tuple[np.ndarray, np.ndarray]:
+def default_batch(
+    total_bytes: np.ndarray, is_a100: np.ndarray, llm_class: bool, minor: int = BATCH_DEFAULTS.big_from_minor
+) -> tuple[np.ndarray, np.ndarray]:
     """vLLM's default (max_num_batched_tokens, max_num_seqs) by device memory under release 0.``minor``.
 
     Source: ``vllm/engine/arg_utils.py`` ``EngineArgs.get_batch_defaults`` (``_set_default_args`` before
@@ -98,8 +108,15 @@ def default_batch(total_bytes: np.ndarray, is_a100: np.ndarray, llm_class: bool,
     total = np.asarray(total_bytes, dtype=np.float64)
     big = (total >= b.big_gib * GiB) & (minor >= b.big_from_minor)
     large = (total >= b.large_gib * GiB) & ~np.asarray(is_a100, dtype=bool)
-    tokens = np.where(big, b.big_tokens, np.where(large, b.large_tokens_llm if llm_class else b.large_tokens,
-                                                   b.small_tokens_llm if llm_class else b.small_tokens))
+    tokens = np.where(
+        big,
+        b.big_tokens,
+        np.where(
+            large,
+            b.large_tokens_llm if llm_class else b.large_tokens,
+            b.small_tokens_llm if llm_class else b.small_tokens,
+        ),
+    )
     seqs = np.where(big | large, b.large_seqs, b.small_seqs)
     return tokens.astype(np.int64), seqs.astype(np.int64)
 
@@ -170,8 +187,13 @@ def dense_mlp_basis(tokens: np.ndarray, inter_per_rank: np.ndarray) -> np.ndarra
     return np.asarray(tokens, dtype=np.float64) * 3 * np.asarray(inter_per_rank) * ACT_BYTES
 
 
-def moe_workspace(tokens: np.ndarray, top_k: np.ndarray, expert_inter: np.ndarray, hidden: np.ndarray,
-                  experts_split: np.ndarray) -> np.ndarray:
+def moe_workspace(
+    tokens: np.ndarray,
+    top_k: np.ndarray,
+    expert_inter: np.ndarray,
+    hidden: np.ndarray,
+    experts_split: np.ndarray,
+) -> np.ndarray:
     """Persistent fused-MoE workspaces of the largest profiled batch, bytes (0 for dense models).
 
     Source: ``vllm/model_executor/layers/fused_moe/modular_kernel.py``
@@ -187,8 +209,9 @@ def moe_workspace(tokens: np.ndarray, top_k: np.ndarray, expert_inter: np.ndarra
     return np.where(np.asarray(top_k) > 0, m * per_token * ACT_BYTES, 0.0)
 
 
-def mla_prefill(tokens: np.ndarray, heads_per_rank: np.ndarray, nope_plus_v: np.ndarray,
-                attention_profiled: bool) -> np.ndarray:
+def mla_prefill(
+    tokens: np.ndarray, heads_per_rank: np.ndarray, nope_plus_v: np.ndarray, attention_profiled: bool
+) -> np.ndarray:
     """MLA's decompressed prefill K/V for the profiled tokens, bytes (0 where attention is skipped).
 
     Source: ``vllm/attention/backends/mla/common.py`` ``MLACommonImpl._forward_prefill``:
@@ -202,8 +225,9 @@ def mla_prefill(tokens: np.ndarray, heads_per_rank: np.ndarray, nope_plus_v: np.
     return np.asarray(tokens, dtype=np.float64) * width * ACT_BYTES
 
 
-def linear_profile(tokens: np.ndarray, heads_per_rank: np.ndarray, head_dim: np.ndarray,
-                   units: np.ndarray) -> np.ndarray:
+def linear_profile(
+    tokens: np.ndarray, heads_per_rank: np.ndarray, head_dim: np.ndarray, units: np.ndarray
+) -> np.ndarray:
     """Linear-attention projections live in the profile run, bytes: ``tokens x heads/TP x head_dim x units x 2 B``.
 
     ``units`` comes from :func:`sizing.engine.profile_columns.linear_profile_units` (7 for KDA, whose
@@ -256,12 +280,18 @@ def sampler_bytes_per_logit(minor: int, v2: np.ndarray) -> np.ndarray:
     profiler's torch peak counts them: 8 + 4 + 8 B on top of the 18 B of logits and sort outputs.
     """
     v1 = SORT_SAMPLER_BYTES_PER_LOGIT if minor in SORT_SAMPLER_MINORS else SAMPLER_BYTES_PER_LOGIT
-    v2_bytes = V2_SAMPLER_WARMUP_BYTES_PER_LOGIT if minor >= V2_SAMPLER_WARMUP_MINOR else V2_SAMPLER_BYTES_PER_LOGIT
+    v2_bytes = (
+        V2_SAMPLER_WARMUP_BYTES_PER_LOGIT if minor >= V2_SAMPLER_WARMUP_MINOR else V2_SAMPLER_BYTES_PER_LOGIT
+    )
     return np.where(np.asarray(v2, dtype=bool), v2_bytes, v1)
 
 
-def sampler_peak(max_num_seqs: np.ndarray, tokens: np.ndarray, vocab: np.ndarray,
-                 bytes_per_logit: np.ndarray | int = SAMPLER_BYTES_PER_LOGIT) -> np.ndarray:
+def sampler_peak(
+    max_num_seqs: np.ndarray,
+    tokens: np.ndarray,
+    vocab: np.ndarray,
+    bytes_per_logit: np.ndarray | int = SAMPLER_BYTES_PER_LOGIT,
+) -> np.ndarray:
     """The sampler dummy run's live buffers, bytes: ``min(max_num_seqs, tokens) × vocab × bytes per logit``.
 
     Source: ``vllm/v1/worker/gpu_model_runner.py`` ``GPUModelRunner._dummy_run`` schedules
@@ -272,8 +302,9 @@ def sampler_peak(max_num_seqs: np.ndarray, tokens: np.ndarray, vocab: np.ndarray
     return rows.astype(np.float64) * np.asarray(vocab) * np.asarray(bytes_per_logit)
 
 
-def profile_peak(forward: np.ndarray, sampler: np.ndarray, tokens: np.ndarray,
-                 hidden: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def profile_peak(
+    forward: np.ndarray, sampler: np.ndarray, tokens: np.ndarray, hidden: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """(sampler phase, the larger of the two phases), bytes: ``max(forward, sampler + output hidden states)``.
 
     Source: ``vllm/v1/worker/gpu_model_runner.py`` ``GPUModelRunner.profile_run`` calls ``_dummy_run`` (the
@@ -353,8 +384,9 @@ NVLS_MIN_RANKS = 3
 vllm-project/vllm#9699 measured the NVLS buffers on H100 NVSwitch nodes at TP 4 and 8, and none at TP 2."""
 
 
-def nontorch_basis(world: np.ndarray, nvls: np.ndarray, init_charged: bool = True,
-                   free_charged: bool = False) -> dict[str, np.ndarray]:
+def nontorch_basis(
+    world: np.ndarray, nvls: np.ndarray, init_charged: bool = True, free_charged: bool = False
+) -> dict[str, np.ndarray]:
     """Bases (bytes per coefficient MiB) of the non-torch growth during the profile run.
 
     Source: ``vllm/v1/worker/gpu_worker.py`` ``Worker.determine_available_memory`` charges the growth
@@ -372,10 +404,12 @@ def nontorch_basis(world: np.ndarray, nvls: np.ndarray, init_charged: bool = Tru
     """
     multi = np.asarray(world) > 1
     nvls_on = np.asarray(world) > NVLS_MIN_RANKS - 1
-    return {"nontorch_mib": np.full(np.shape(world), float(MiB)),
-            "nccl_mib": np.where(multi & init_charged, float(MiB), 0.0),
-            "nvls_mib": np.where(nvls_on & np.asarray(nvls, dtype=bool), float(MiB), 0.0),
-            "consumed_mib": np.full(np.shape(world), float(MiB) if free_charged else 0.0)}
+    return {
+        "nontorch_mib": np.full(np.shape(world), float(MiB)),
+        "nccl_mib": np.where(multi & init_charged, float(MiB), 0.0),
+        "nvls_mib": np.where(nvls_on & np.asarray(nvls, dtype=bool), float(MiB), 0.0),
+        "consumed_mib": np.full(np.shape(world), float(MiB) if free_charged else 0.0),
+    }
 
 
 def cudagraph_basis(captures: np.ndarray, eager: np.ndarray) -> np.ndarray:
@@ -406,13 +440,18 @@ def cudagraph_estimate_basis(captures: np.ndarray, full_sizes: np.ndarray, eager
     return cudagraph_basis(np.asarray(captures) + np.asarray(full_sizes), eager)
 
 
-def band_classes(is_moe: np.ndarray, is_mla: np.ndarray, linear_layers: np.ndarray,
-                 vision_tokens: np.ndarray) -> np.ndarray:
+def band_classes(
+    is_moe: np.ndarray, is_mla: np.ndarray, linear_layers: np.ndarray, vision_tokens: np.ndarray
+) -> np.ndarray:
     """Each row's classes of :data:`BAND_CLASSES` as a bit code (MoE 1, MLA 2, hybrid 4, multimodal 8; a row
     can be in several, and code 0 is ``dense``): linear-attention layers make a hybrid, an encoder profile run
     a multimodal model."""
-    return (np.asarray(is_moe, dtype=np.int8) | np.asarray(is_mla, dtype=np.int8) << 1
-            | (np.asarray(linear_layers) > 0).astype(np.int8) << 2 | (np.asarray(vision_tokens) > 0).astype(np.int8) << 3)
+    return (
+        np.asarray(is_moe, dtype=np.int8)
+        | np.asarray(is_mla, dtype=np.int8) << 1
+        | (np.asarray(linear_layers) > 0).astype(np.int8) << 2
+        | (np.asarray(vision_tokens) > 0).astype(np.int8) << 3
+    )
 
 
 def classes_in(code: int) -> tuple[str, ...]:
@@ -423,13 +462,16 @@ def classes_in(code: int) -> tuple[str, ...]:
 def band_table(c: Coefficients) -> tuple[np.ndarray, np.ndarray]:
     """(optimistic, pessimistic) for each of the 16 class codes: the widest of the classes in the code."""
     bands = dict(zip(BAND_CLASSES, c.class_bands))
-    ends = [(max(bands[n][0] for n in classes_in(code)), min(bands[n][1] for n in classes_in(code)))
-            for code in range(16)]
+    ends = [
+        (max(bands[n][0] for n in classes_in(code)), min(bands[n][1] for n in classes_in(code)))
+        for code in range(16)
+    ]
     return np.array([e[0] for e in ends]), np.array([e[1] for e in ends])
 
 
-def kv_band(printed: np.ndarray, c: Coefficients,
-            classes: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+def kv_band(
+    printed: np.ndarray, c: Coefficients, classes: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """(low, high) of the printed available KV memory from the leave-one-model-out error quantiles of each
     row's classes (a :func:`band_classes` code; the widest band of the classes in it, :func:`band_table`),
     or without ``classes`` (or class bands), the scalar band.

@@ -39,9 +39,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from sizing import safeio
-from sizing.errors import CatalogError
 from sizing.catalog.schema import Checkpoint, Model, PrecisionSpec
 from sizing.engine.weights import BF16_BYTES, attention_params
+from sizing.errors import CatalogError
 
 ArrayLike = np.ndarray | int | float
 MODELLED = ("mtp", "eagle3", "ngram")
@@ -67,13 +67,21 @@ def parse_speculative_config(text: str) -> SpecConfig:
     try:
         raw = safeio.parse_json(text, "--speculative-config")  # bounded depth, finite numbers
     except CatalogError as exc:
-        raise ValueError(f"not a JSON object such as '{{\"method\": \"mtp\", \"num_speculative_tokens\": 1}}' "
-                         f"({exc.problem}): {text[:80]!r}") from None
+        raise ValueError(
+            f'not a JSON object such as \'{{"method": "mtp", "num_speculative_tokens": 1}}\' '
+            f"({exc.problem}): {text[:80]!r}"
+        ) from None
     if not isinstance(raw, dict) or not isinstance(raw.get("method"), str):
-        raise ValueError(f"expected a JSON object with a \"method\" such as '{{\"method\": \"mtp\"}}', got {text!r}")
+        raise ValueError(
+            f'expected a JSON object with a "method" such as \'{{"method": "mtp"}}\', got {text!r}'
+        )
     method = "mtp" if raw["method"] in MTP_ALIASES else raw["method"]
     if method not in MODELLED:
-        known = "a vLLM method the sizing engine does not model" if method in KNOWN_UNMODELLED else "unknown method"
+        known = (
+            "a vLLM method the sizing engine does not model"
+            if method in KNOWN_UNMODELLED
+            else "unknown method"
+        )
         raise ValueError(f"method {raw['method']!r}: {known} (modelled: {', '.join(MODELLED)})")
     k = raw.get("num_speculative_tokens")
     if k is not None and (not isinstance(k, int) or isinstance(k, bool) or not 0 < k <= 64):
@@ -167,9 +175,13 @@ def columns(m: Model, ckpt: Checkpoint, spec: PrecisionSpec, cfg: SpecConfig | N
     """The speculative-decoding columns of a case (all 0 when ``cfg`` is None: speculation off)."""
     if cfg is None:
         return {"spec_method": "", "spec_tokens": 0, "spec_draft": "", "w_draft": 0.0, "draft_kv_layers": 0}
-    return {"spec_method": cfg.method, "spec_tokens": int(cfg.num_speculative_tokens or 0),
-            "spec_draft": cfg.model or "", "w_draft": draft_weight_bytes(m, ckpt, spec, cfg),
-            "draft_kv_layers": draft_kv_layers(m, cfg)}
+    return {
+        "spec_method": cfg.method,
+        "spec_tokens": int(cfg.num_speculative_tokens or 0),
+        "spec_draft": cfg.model or "",
+        "w_draft": draft_weight_bytes(m, ckpt, spec, cfg),
+        "draft_kv_layers": draft_kv_layers(m, cfg),
+    }
 
 
 def decode_tokens_per_seq(spec_tokens: ArrayLike) -> np.ndarray:

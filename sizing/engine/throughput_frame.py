@@ -116,8 +116,10 @@ def ladder(
     names = list(dict.fromkeys(s.workload for s in shapes))
     columns: dict[str, np.ndarray | pd.Categorical] = {
         "workload": _categorical(np.tile([names.index(s.workload) for s in shapes], len(df)), names),
-        **{name: np.tile([getattr(s, name) for s in shapes], len(df)).astype(np.int64)
-           for name in ("input_len", "output_len", "concurrency")},
+        **{
+            name: np.tile([getattr(s, name) for s in shapes], len(df)).astype(np.int64)
+            for name in ("input_len", "output_len", "concurrency")
+        },
         "tp_class": _categorical(np.repeat(base["class"], n), CLASSES),
         "calibrated": np.repeat(base["calibrated"], n),
         "refused": _categorical(np.repeat(base["refused"], n), reasons),

@@ -47,15 +47,16 @@ def limit_flag(limit: int) -> str:
 def vision_params(v: VisionTower) -> int:
     """Parameters of the tower: blocks (q, k, v, o and a 2- or 3-matrix MLP), patch embedding, projectors."""
     mlp = (3 if v.gated_mlp else 2) * v.hidden_size * v.intermediate_size
-    blocks = v.layers * (4 * v.hidden_size ** 2 + mlp)
-    patch = 3 * 2 * v.patch_size ** 2 * v.hidden_size  # RGB, two temporal frames per patch (video-ready)
-    merged = v.hidden_size * v.merge_size ** 2
+    blocks = v.layers * (4 * v.hidden_size**2 + mlp)
+    patch = 3 * 2 * v.patch_size**2 * v.hidden_size  # RGB, two temporal frames per patch (video-ready)
+    merged = v.hidden_size * v.merge_size**2
     projector = v.mergers * (merged * merged + merged * v.out_hidden_size)
     return blocks + patch + projector
 
 
-def profiled_items(budget_tokens: ArrayLike, item_tokens: ArrayLike, limit: ArrayLike,
-                   limited: ArrayLike) -> np.ndarray:
+def profiled_items(
+    budget_tokens: ArrayLike, item_tokens: ArrayLike, limit: ArrayLike, limited: ArrayLike
+) -> np.ndarray:
     """How many dummy items the profile run encodes: the budget's worth of largest items, at most ``limit``.
 
     ``limit`` applies where ``limited`` (a ``--limit-mm-per-prompt`` was given); 0 skips the encoder
@@ -65,8 +66,15 @@ def profiled_items(budget_tokens: ArrayLike, item_tokens: ArrayLike, limit: Arra
     return np.where(np.asarray(limited, dtype=bool), np.minimum(fits, limit), fits).astype(np.int64)
 
 
-def encoder_profile_bytes(items: ArrayLike, item_tokens: ArrayLike, merge: ArrayLike, hidden: ArrayLike,
-                          inter: ArrayLike, out_hidden: ArrayLike, factor: float) -> np.ndarray:
+def encoder_profile_bytes(
+    items: ArrayLike,
+    item_tokens: ArrayLike,
+    merge: ArrayLike,
+    hidden: ArrayLike,
+    inter: ArrayLike,
+    out_hidden: ArrayLike,
+    factor: float,
+) -> np.ndarray:
     """Peak memory of the encoder's profile pass above the weights, bytes (0 for 0 items or no tower).
 
     The items' patches (``tokens × merge²``) run through one tower block at a time: ``factor`` ×

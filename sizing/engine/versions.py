@@ -132,11 +132,15 @@ def refusal(version: str) -> str | None:
     major, minor = parse_version(version)
     patch = re.match(r"\d+\.\d+\.(\d+)", version.strip())
     if (major, minor, int(patch[1]) if patch else 0) < OLDEST:
-        return (f"--vllm-version {version}: releases before 0.6.4 profiled memory without the non-torch "
-                "term (PR #9352) and are not modelled; use 0.6.4 or newer")
+        return (
+            f"--vllm-version {version}: releases before 0.6.4 profiled memory without the non-torch "
+            "term (PR #9352) and are not modelled; use 0.6.4 or newer"
+        )
     if (major, minor) > NEWEST:
-        return (f"--vllm-version {version}: newer than the newest release line modelled "
-                f"({NEWEST[0]}.{NEWEST[1]}); its memory accounting is unknown")
+        return (
+            f"--vllm-version {version}: newer than the newest release line modelled "
+            f"({NEWEST[0]}.{NEWEST[1]}); its memory accounting is unknown"
+        )
     return None
 
 

@@ -107,8 +107,9 @@ def mlp_parts(m: Model) -> list[Part]:
     return [
         Part("dense_mlp", gated * m.intermediate_size * e.dense_layers, True, True),
         Part("experts", routed * e.experts * moe_layers, True, True),
-        Part("shared_experts", gated * e.shared_intermediate_size * e.shared_experts * moe_layers, True,
-             True),
+        Part(
+            "shared_experts", gated * e.shared_intermediate_size * e.shared_experts * moe_layers, True, True
+        ),
         Part("router", m.hidden_size * e.experts * moe_layers, False, True),
         Part("latent_projections", 2 * m.hidden_size * (e.latent_size or 0) * moe_layers, False, True),
     ]
@@ -120,8 +121,12 @@ def attention_parts(m: Model) -> list[Part]:
     sharded, replicated = attention_params(m)
     full_layers = m.layers - linear_layers - m.mlp_only_layers
     return [
-        Part("attention", sharded * full_layers + linear_attention_params(m) * linear_layers
-             + global_attention_delta(m), True, True),
+        Part(
+            "attention",
+            sharded * full_layers + linear_attention_params(m) * linear_layers + global_attention_delta(m),
+            True,
+            True,
+        ),
         Part("attention_replicated", replicated * full_layers, False, True),
         Part("attention_value_slots", value_slot_params(m), True, True, in_checkpoint=False),
     ]
@@ -187,13 +192,16 @@ def mxfp4_alignment(arch_sm: np.ndarray, minor: int) -> tuple[np.ndarray, np.nda
     """(intermediate, hidden) alignment of the MXFP4 MoE backend vLLM picks on each GPU row."""
     sm = np.asarray(arch_sm)
     hopper_triton = (sm >= 90) & (sm < 100) & (minor >= 12)
-    picks = [np.where(sm >= 100, fi, np.where(hopper_triton, tr, ma))
-             for fi, tr, ma in zip(MXFP4_FLASHINFER, MXFP4_TRITON, MXFP4_MARLIN)]
+    picks = [
+        np.where(sm >= 100, fi, np.where(hopper_triton, tr, ma))
+        for fi, tr, ma in zip(MXFP4_FLASHINFER, MXFP4_TRITON, MXFP4_MARLIN)
+    ]
     return picks[0], picks[1]
 
 
-def padded_expert_factor(inter: np.ndarray, hidden: np.ndarray, split: np.ndarray,
-                         align_i: np.ndarray, align_h: np.ndarray) -> np.ndarray:
+def padded_expert_factor(
+    inter: np.ndarray, hidden: np.ndarray, split: np.ndarray, align_i: np.ndarray, align_h: np.ndarray
+) -> np.ndarray:
     """Growth of each rank's routed-expert bytes when vLLM pads ``inter / split`` and ``hidden``.
 
     ``split`` is the tensor-parallel size (1 with expert parallelism, where each rank holds whole

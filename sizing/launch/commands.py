@@ -23,27 +23,67 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
 from sizing.catalog.loader import Catalog
-from sizing.launch.address import valid_host, valid_port
 from sizing.engine.speculative import SpecConfig, flag_value
 from sizing.engine.towers import limit_flag
 from sizing.errors import CatalogError, UsageError
+from sizing.launch.address import valid_host, valid_port
 
 VLLM_FLAGS = (
-    "--tensor-parallel-size", "--pipeline-parallel-size", "--data-parallel-size", "--max-model-len",
-    "--gpu-memory-utilization", "--kv-cache-dtype", "--quantization", "--max-num-seqs",
-    "--distributed-executor-backend", "--host", "--port", "--api-key", "--dtype", "--enable-expert-parallel",
-    "--limit-mm-per-prompt", "--language-model-only", "--enable-prefix-caching", "--speculative-config",
-    "--enforce-eager", "--block-size", "--max-num-batched-tokens", "--kv-cache-memory-bytes",
-    "--data-parallel-size-local", "--data-parallel-address", "--data-parallel-rpc-port", "--headless",
+    "--tensor-parallel-size",
+    "--pipeline-parallel-size",
+    "--data-parallel-size",
+    "--max-model-len",
+    "--gpu-memory-utilization",
+    "--kv-cache-dtype",
+    "--quantization",
+    "--max-num-seqs",
+    "--distributed-executor-backend",
+    "--host",
+    "--port",
+    "--api-key",
+    "--dtype",
+    "--enable-expert-parallel",
+    "--limit-mm-per-prompt",
+    "--language-model-only",
+    "--enable-prefix-caching",
+    "--speculative-config",
+    "--enforce-eager",
+    "--block-size",
+    "--max-num-batched-tokens",
+    "--kv-cache-memory-bytes",
+    "--data-parallel-size-local",
+    "--data-parallel-address",
+    "--data-parallel-rpc-port",
+    "--headless",
     "--data-parallel-start-rank",
 )
 SGLANG_FLAGS = (
-    "--model-path", "--tp-size", "--pp-size", "--dp-size", "--context-length", "--mem-fraction-static",
-    "--kv-cache-dtype", "--quantization", "--nnodes", "--node-rank", "--dist-init-addr", "--host", "--port",
-    "--api-key", "--enable-dp-attention", "--ep-size", "--dtype", "--max-running-requests",
-    "--disable-cuda-graph", "--chunked-prefill-size", "--limit-mm-data-per-request",
-    "--speculative-algorithm", "--speculative-num-steps", "--speculative-eagle-topk",
-    "--speculative-num-draft-tokens", "--speculative-draft-model-path",
+    "--model-path",
+    "--tp-size",
+    "--pp-size",
+    "--dp-size",
+    "--context-length",
+    "--mem-fraction-static",
+    "--kv-cache-dtype",
+    "--quantization",
+    "--nnodes",
+    "--node-rank",
+    "--dist-init-addr",
+    "--host",
+    "--port",
+    "--api-key",
+    "--enable-dp-attention",
+    "--ep-size",
+    "--dtype",
+    "--max-running-requests",
+    "--disable-cuda-graph",
+    "--chunked-prefill-size",
+    "--limit-mm-data-per-request",
+    "--speculative-algorithm",
+    "--speculative-num-steps",
+    "--speculative-eagle-topk",
+    "--speculative-num-draft-tokens",
+    "--speculative-draft-model-path",
 )
 SGLANG_KV = {"fp8": "fp8_e4m3"}
 CONTINUATION = " \\\n  "
@@ -54,9 +94,11 @@ DP_RPC_PORT = 13345
 SGLANG_ALGORITHM = {"mtp": "EAGLE", "eagle3": "EAGLE3", "ngram": "NGRAM"}
 """SGLang's ``--speculative-algorithm`` for each modelled method (docs.sglang.io, "Speculative Decoding":
 MTP heads run through its EAGLE path with no separate draft model; EAGLE-3 takes the draft model path)."""
-VLLM_ONLY = {"language_model_only": "--language-model-only",
-             "kv_cache_memory_bytes": "--kv-cache-memory-bytes",
-             "block_size_override": "--block-size"}
+VLLM_ONLY = {
+    "language_model_only": "--language-model-only",
+    "kv_cache_memory_bytes": "--kv-cache-memory-bytes",
+    "block_size_override": "--block-size",
+}
 """Row settings SGLang has no equivalent for: an SGLang command for such a row is refused by flag."""
 
 
@@ -103,8 +145,12 @@ def host_port(row: Mapping[str, Any], cat: Catalog) -> tuple[str, int]:
     if not valid_host(chosen_host):
         if host:
             raise UsageError(f"--host {chosen_host[:40]!r}: not a host name or an IP address")
-        raise CatalogError("catalog/assumptions.yaml", "serve_host", "value",
-                           f"must be a host name or an IP address, got {chosen_host[:40]!r}")
+        raise CatalogError(
+            "catalog/assumptions.yaml",
+            "serve_host",
+            "value",
+            f"must be a host name or an IP address, got {chosen_host[:40]!r}",
+        )
     if not valid_port(chosen_port):
         raise UsageError(f"--port {chosen_port}: must be a port number from 1 to 65535")
     return chosen_host, chosen_port
@@ -125,12 +171,23 @@ def _parallel_lines(row: Mapping[str, Any], cat: Catalog, node_rank: int) -> lis
     group across nodes prints vLLM's multi-node DP flags, ``--headless`` with its start rank beyond node 0."""
     spans, dp_local = spread(row)
     dp = int(row["dp"]) if spans > 1 or int(row.get("nodes", 1)) == 1 else dp_local
-    sizes = (("--tensor-parallel-size", int(row["tp"])), ("--pipeline-parallel-size", int(row["pp"])),
-             ("--data-parallel-size", dp))
+    sizes = (
+        ("--tensor-parallel-size", int(row["tp"])),
+        ("--pipeline-parallel-size", int(row["pp"])),
+        ("--data-parallel-size", dp),
+    )
     lines: list[list[Arg]] = [[flag, size] for flag, size in sizes if size > 1]
     if spans > 1 and int(row["pp"]) == 1:
-        lines.append(["--data-parallel-size-local", dp_local, "--data-parallel-address", first_host(cat),
-                      "--data-parallel-rpc-port", DP_RPC_PORT])
+        lines.append(
+            [
+                "--data-parallel-size-local",
+                dp_local,
+                "--data-parallel-address",
+                first_host(cat),
+                "--data-parallel-rpc-port",
+                DP_RPC_PORT,
+            ]
+        )
         if node_rank:
             lines.append(["--headless", "--data-parallel-start-rank", node_rank * dp_local])
     if bool(row.get("expert_parallel", False)) or int(row.get("ep", 1)) > 1:
@@ -270,9 +327,12 @@ def _sglang_knobs(row: Mapping[str, Any], cat: Catalog) -> list[list[Arg]]:
 
 def sglang_lines(row: Mapping[str, Any], cat: Catalog, node_rank: int = 0) -> list[list[Arg]]:
     """The arguments of ``python -m sglang.launch_server`` equivalent to ``row``, one list per line."""
-    lines: list[list[Arg]] = [["--model-path", _model_arg(row)], *sglang_parallel(row),
-             ["--context-length", int(row["max_model_len"])],
-             ["--mem-fraction-static", f"{float(row['gpu_memory_utilization']):.2f}"]]
+    lines: list[list[Arg]] = [
+        ["--model-path", _model_arg(row)],
+        *sglang_parallel(row),
+        ["--context-length", int(row["max_model_len"])],
+        ["--mem-fraction-static", f"{float(row['gpu_memory_utilization']):.2f}"],
+    ]
     if str(row.get("dtype") or "auto") != "auto":
         lines.append(["--dtype", str(row["dtype"])])
     if row["kv_cache_dtype"] != "auto":

@@ -14,13 +14,13 @@ from dataclasses import dataclass, replace
 
 import pandas as pd
 
+from sizing.catalog.loader import Catalog
 from sizing.engine.advice import add_nearest_change
 from sizing.engine.cases import checkpoints_of
-from sizing.catalog.loader import Catalog
-from sizing.errors import UsageError
 from sizing.engine.estimate import Request, estimate, estimate_frame, find_model, hardware
 from sizing.engine.evaluate import coefficients
 from sizing.engine.versions import rules_for
+from sizing.errors import UsageError
 
 MAX_STEPS = 3
 
@@ -60,9 +60,14 @@ def advised(cat: Catalog, req: Request) -> pd.Series:
             continue
         frames.append(frame.assign(variant=len(frames)))
     df = pd.concat(frames, ignore_index=True).drop_duplicates(
-        ["model", "checkpoint", "precision", "kv_cache_dtype", "plan", "tp", "pp", "dp"])
-    add_nearest_change(df, coefficients(cat), rules_for(req.vllm_version or str(cat.assume("vllm_version"))),
-                       float(cat.assume("gpu_memory_utilization_max")))
+        ["model", "checkpoint", "precision", "kv_cache_dtype", "plan", "tp", "pp", "dp"]
+    )
+    add_nearest_change(
+        df,
+        coefficients(cat),
+        rules_for(req.vllm_version or str(cat.assume("vllm_version"))),
+        float(cat.assume("gpu_memory_utilization_max")),
+    )
     return df[(df["variant"] == 0) & df["chosen"]].iloc[0]
 
 
@@ -94,9 +99,14 @@ def _utilization(req: Request, value: float, plan: str) -> tuple[Request, str]:
     if not plan:
         return replace(req, gpu_memory_utilization=value), flags
     kind, tp, pp, dp = plan.rsplit("-", 3)
-    changed = replace(req, gpu_memory_utilization=value, enable_expert_parallel=kind == "dp-ep",
-                      tensor_parallel_size=int(tp[2:]), pipeline_parallel_size=int(pp[2:]),
-                      data_parallel_size=int(dp[2:]))
+    changed = replace(
+        req,
+        gpu_memory_utilization=value,
+        enable_expert_parallel=kind == "dp-ep",
+        tensor_parallel_size=int(tp[2:]),
+        pipeline_parallel_size=int(pp[2:]),
+        data_parallel_size=int(dp[2:]),
+    )
     return changed, f"{flags} -tp {int(tp[2:])} -pp {int(pp[2:])}"
 
 
@@ -106,7 +116,9 @@ def _more_gpus(cat: Catalog, req: Request, gpus: int) -> tuple[Request, str] | s
         return "it needs more than 64 of these GPUs"
     if req.server and gpus > int(hw["server_gpus"]):
         return f"it needs {gpus} GPUs and server {hw['server']} has {int(hw['server_gpus'])}"
-    plan = replace(req, gpus=gpus, tensor_parallel_size=None, pipeline_parallel_size=None, data_parallel_size=None)
+    plan = replace(
+        req, gpus=gpus, tensor_parallel_size=None, pipeline_parallel_size=None, data_parallel_size=None
+    )
     return plan, f"{gpus} GPUs"
 
 
@@ -135,4 +147,3 @@ def nearest_launch(cat: Catalog, req: Request) -> Outcome:
 def describe(row: pd.Series) -> str:
     """``model on N × GPU`` for notes and errors."""
     return f"{row['checkpoint']} on {int(row['server_gpus'])} × {row['gpu']}"
-

@@ -14,8 +14,16 @@ from sizing.engine.versions import SUPPORTED as VLLM_VERSION
 from sizing.flaglists import FlagListMissing, canonical_option
 
 SGLANG_VERSION = "0.5.23"
-__all__ = ["SGLANG_VERSION", "VLLM_VERSION", "FlagListMissing", "canonical_option", "known_flags",
-           "known_sglang_flags", "quantization_methods", "vllm_option_specs"]
+__all__ = [
+    "SGLANG_VERSION",
+    "VLLM_VERSION",
+    "FlagListMissing",
+    "canonical_option",
+    "known_flags",
+    "known_sglang_flags",
+    "quantization_methods",
+    "vllm_option_specs",
+]
 
 
 def known_flags(version: str = VLLM_VERSION) -> frozenset[str]:

@@ -103,14 +103,18 @@ def text_width(text: str, font_px: float = FONT_PX) -> float:
 def marker_path(shape: str, x: float, y: float, r: float = 4.0) -> str:
     """The ``d`` of a marker of ``shape`` centred on (x, y)."""
     if shape == "circle":
-        return f"M{_f(x - r)} {_f(y)}a{_f(r)} {_f(r)} 0 1 0 {_f(2 * r)} 0a{_f(r)} {_f(r)} 0 1 0 {_f(-2 * r)} 0Z"
+        return (
+            f"M{_f(x - r)} {_f(y)}a{_f(r)} {_f(r)} 0 1 0 {_f(2 * r)} 0a{_f(r)} {_f(r)} 0 1 0 {_f(-2 * r)} 0Z"
+        )
     if shape == "square":
         s = r * 0.85
         return f"M{_f(x - s)} {_f(y - s)}H{_f(x + s)}V{_f(y + s)}H{_f(x - s)}Z"
     if shape in ("triangle", "triangle-down"):
         k = 1 if shape == "triangle" else -1
-        return (f"M{_f(x)} {_f(y - k * r * 1.2)}L{_f(x + r * 1.1)} {_f(y + k * r * 0.8)}"
-                f"L{_f(x - r * 1.1)} {_f(y + k * r * 0.8)}Z")
+        return (
+            f"M{_f(x)} {_f(y - k * r * 1.2)}L{_f(x + r * 1.1)} {_f(y + k * r * 0.8)}"
+            f"L{_f(x - r * 1.1)} {_f(y + k * r * 0.8)}Z"
+        )
     if shape == "diamond":
         s = r * 1.25
         return f"M{_f(x)} {_f(y - s)}L{_f(x + s)} {_f(y)}L{_f(x)} {_f(y + s)}L{_f(x - s)} {_f(y)}Z"
@@ -122,8 +126,11 @@ def marker_path(shape: str, x: float, y: float, r: float = 4.0) -> str:
 
 def _marker(shape: str, x: float, y: float, title: str | None = None) -> str:
     """A marker path (a cross is stroked, the others filled), with an optional tooltip."""
-    paint = {"fill": "none", "stroke": "currentColor", "stroke_width": "2"} if shape == "cross" else \
-        {"fill": "currentColor", "stroke": "none"}
+    paint = (
+        {"fill": "none", "stroke": "currentColor", "stroke_width": "2"}
+        if shape == "cross"
+        else {"fill": "currentColor", "stroke": "none"}
+    )
     inner = None if title is None else _el("title", _esc(title))
     return _el("path", inner, class_=f"sz-marker sz-marker--{shape}", d=marker_path(shape, x, y), **paint)
 
@@ -131,10 +138,27 @@ def _marker(shape: str, x: float, y: float, title: str | None = None) -> str:
 def _legend_key(index: int) -> str:
     """A small inline SVG showing series ``index``'s dash pattern and marker, for the HTML legend."""
     shape, dash = MARKERS[index], DASHES[index]
-    line = _el("line", x1=_f(1), y1=_f(5), x2=_f(27), y2=_f(5), stroke="currentColor", stroke_width="2",
-               stroke_dasharray=dash or None)
-    return _el("svg", line + _marker(shape, 14, 5), xmlns=SVG_NS, class_=f"sz-key sz-series--{index}",
-               viewBox="0 0 28 10", width=_f(28), height=_f(10), aria_hidden="true", focusable="false")
+    line = _el(
+        "line",
+        x1=_f(1),
+        y1=_f(5),
+        x2=_f(27),
+        y2=_f(5),
+        stroke="currentColor",
+        stroke_width="2",
+        stroke_dasharray=dash or None,
+    )
+    return _el(
+        "svg",
+        line + _marker(shape, 14, 5),
+        xmlns=SVG_NS,
+        class_=f"sz-key sz-series--{index}",
+        viewBox="0 0 28 10",
+        width=_f(28),
+        height=_f(10),
+        aria_hidden="true",
+        focusable="false",
+    )
 
 
 @dataclass(frozen=True)
@@ -175,15 +199,30 @@ def linear_ticks(top: float, target: int = 5) -> tuple[list[float], int]:
 
 
 def _figure(kind: str, svg: str, legend: str, caption: str) -> str:
-    return _el("figure", svg + legend + _el("figcaption", _esc(caption)), class_=f"sz-chart sz-chart--{kind}",
-               data_search_exclude="")
+    return _el(
+        "figure",
+        svg + legend + _el("figcaption", _esc(caption)),
+        class_=f"sz-chart sz-chart--{kind}",
+        data_search_exclude="",
+    )
 
 
 def _svg(ident: str, height: float, title: str, desc: str, body: Iterable[str], **attrs: object) -> str:
     head = _el("title", _esc(title), id=f"{ident}-title") + _el("desc", _esc(desc), id=f"{ident}-desc")
-    return _el("svg", head + "".join(body), xmlns=SVG_NS, id=ident, class_="sz-chart__svg",
-               viewBox=f"0 0 {_f(WIDTH)} {_f(height)}", width=_f(WIDTH), height=_f(height), role="img",
-               aria_labelledby=f"{ident}-title {ident}-desc", font_size=_f(FONT_PX), **attrs)
+    return _el(
+        "svg",
+        head + "".join(body),
+        xmlns=SVG_NS,
+        id=ident,
+        class_="sz-chart__svg",
+        viewBox=f"0 0 {_f(WIDTH)} {_f(height)}",
+        width=_f(WIDTH),
+        height=_f(height),
+        role="img",
+        aria_labelledby=f"{ident}-title {ident}-desc",
+        font_size=_f(FONT_PX),
+        **attrs,
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -203,7 +242,7 @@ def _halves(text: str) -> tuple[str, str]:
     if not spaces:
         return text[:middle], text[middle:]
     cut = min(spaces, key=lambda i: abs(i - middle))
-    return text[:cut], text[cut + 1:]
+    return text[:cut], text[cut + 1 :]
 
 
 def _axis_title(text: str, x: float, y: float, anchor: str | None = None, top: bool = False) -> str:
@@ -213,8 +252,9 @@ def _axis_title(text: str, x: float, y: float, anchor: str | None = None, top: b
     first, second = _halves(text)
     lines = _el("tspan", _esc(first), x=_f(x), y=_f(y - LINE)) + _el("tspan", _esc(second), x=_f(x), y=_f(y))
     wide_y = y - LINE if top else y
-    return (_el("text", _esc(text), class_="sz-axis-label sz-wide", x=_f(x), y=_f(wide_y), text_anchor=anchor)
-            + _el("text", lines, class_="sz-axis-label sz-narrow", x=_f(x), y=_f(y), text_anchor=anchor))
+    return _el(
+        "text", _esc(text), class_="sz-axis-label sz-wide", x=_f(x), y=_f(wide_y), text_anchor=anchor
+    ) + _el("text", lines, class_="sz-axis-label sz-narrow", x=_f(x), y=_f(y), text_anchor=anchor)
 
 
 def _y_axis(values: Sequence[float]) -> tuple[Axis, list[float], list[float], int]:
@@ -244,7 +284,9 @@ def _label_margin(labels: Iterable[str], least: float, pad: float) -> float:
 
 
 def _context_tick(lang: str, tokens: int) -> str:
-    return t(lang, "chart_context_tick", value=fmt_number(tokens / 1024, lang, 0 if tokens % 1024 == 0 else 1))
+    return t(
+        lang, "chart_context_tick", value=fmt_number(tokens / 1024, lang, 0 if tokens % 1024 == 0 else 1)
+    )
 
 
 def concurrency_svg(lang: str, cat: Catalog, server_id: str, series: Sequence[Series], version: str) -> str:
@@ -260,41 +302,112 @@ def concurrency_svg(lang: str, cat: Catalog, server_id: str, series: Sequence[Se
     xa = _x_axis(left)
     right, top, bottom = WIDTH - CONC_RIGHT, CONC_TOP, CONC_HEIGHT - CONC_BOTTOM
     body: list[str] = []
-    grid = [_el("line", class_="sz-grid sz-grid--minor", x1=_f(left), x2=_f(right), y1=_f(ya(v)), y2=_f(ya(v)),
-                stroke="currentColor", stroke_opacity="0.06") for v in minor]
+    grid = [
+        _el(
+            "line",
+            class_="sz-grid sz-grid--minor",
+            x1=_f(left),
+            x2=_f(right),
+            y1=_f(ya(v)),
+            y2=_f(ya(v)),
+            stroke="currentColor",
+            stroke_opacity="0.06",
+        )
+        for v in minor
+    ]
     for v in yticks:
         y = ya(v)
-        grid.append(_el("line", class_="sz-grid", x1=_f(left), x2=_f(right), y1=_f(y), y2=_f(y),
-                        stroke="currentColor", stroke_opacity="0.12", data_value=_f(v)))
-        grid.append(_el("text", _esc(fmt_number(v, lang, decimals)), x=_f(left - 6), y=_f(y + 4),
-                        text_anchor="end"))
+        grid.append(
+            _el(
+                "line",
+                class_="sz-grid",
+                x1=_f(left),
+                x2=_f(right),
+                y1=_f(y),
+                y2=_f(y),
+                stroke="currentColor",
+                stroke_opacity="0.12",
+                data_value=_f(v),
+            )
+        )
+        grid.append(
+            _el("text", _esc(fmt_number(v, lang, decimals)), x=_f(left - 6), y=_f(y + 4), text_anchor="end")
+        )
     for c in CONTEXT_POINTS:
         x = xa(c)
-        grid.append(_el("line", class_="sz-grid", x1=_f(x), x2=_f(x), y1=_f(top), y2=_f(bottom),
-                        stroke="currentColor", stroke_opacity="0.12", data_value=str(c)))
-        grid.append(_el("text", _esc(_context_tick(lang, c)), x=_f(x), y=_f(bottom + 17), text_anchor="middle"))
+        grid.append(
+            _el(
+                "line",
+                class_="sz-grid",
+                x1=_f(x),
+                x2=_f(x),
+                y1=_f(top),
+                y2=_f(bottom),
+                stroke="currentColor",
+                stroke_opacity="0.12",
+                data_value=str(c),
+            )
+        )
+        grid.append(
+            _el("text", _esc(_context_tick(lang, c)), x=_f(x), y=_f(bottom + 17), text_anchor="middle")
+        )
     body.append(_el("g", "".join(grid), class_="sz-axes"))
-    body.append(_el("path", class_="sz-axis", d=f"M{_f(left)} {_f(top)}V{_f(bottom)}H{_f(right)}", fill="none",
-                    stroke="currentColor", stroke_opacity="0.4"))
+    body.append(
+        _el(
+            "path",
+            class_="sz-axis",
+            d=f"M{_f(left)} {_f(top)}V{_f(bottom)}H{_f(right)}",
+            fill="none",
+            stroke="currentColor",
+            stroke_opacity="0.4",
+        )
+    )
     y_label = t(lang, "chart_concurrency_y_log" if ya.log else "chart_concurrency_y")
     body.append(_axis_title(y_label, 4.0, top - 14))
-    body.append(_axis_title(t(lang, "chart_concurrency_x"), (left + right) / 2, CONC_HEIGHT - 4, "middle", top=True))
+    body.append(
+        _axis_title(t(lang, "chart_concurrency_x"), (left + right) / 2, CONC_HEIGHT - 4, "middle", top=True)
+    )
     legend = []
     for i, s in enumerate(series):
-        label = t(lang, "chart_series_label", model=s.name, precision=s.precision,
-                  plan=s.plan or t(lang, "plan_single_gpu"))
+        label = t(
+            lang,
+            "chart_series_label",
+            model=s.name,
+            precision=s.precision,
+            plan=s.plan or t(lang, "plan_single_gpu"),
+        )
         pts = [(xa(c), ya(v)) for c, v in zip(s.contexts, s.values)]
-        parts = [_el("polyline", class_="sz-line", points=" ".join(f"{_f(x)},{_f(y)}" for x, y in pts), fill="none",
-                     stroke="currentColor", stroke_width="2", stroke_linejoin="round",
-                     stroke_dasharray=DASHES[i] or None)]
+        parts = [
+            _el(
+                "polyline",
+                class_="sz-line",
+                points=" ".join(f"{_f(x)},{_f(y)}" for x, y in pts),
+                fill="none",
+                stroke="currentColor",
+                stroke_width="2",
+                stroke_linejoin="round",
+                stroke_dasharray=DASHES[i] or None,
+            )
+        ]
         for (x, y), c, v in zip(pts, s.contexts, s.values):
             whole = math.floor(v)
-            tip = t(lang, "chart_point_title", model=s.name,
-                    sequences=plural(lang, "plural_sequences", whole, fmt_number(whole, lang)),
-                    context=plural(lang, "plural_tokens", c, fmt_number(c, lang)))
+            tip = t(
+                lang,
+                "chart_point_title",
+                model=s.name,
+                sequences=plural(lang, "plural_sequences", whole, fmt_number(whole, lang)),
+                context=plural(lang, "plural_tokens", c, fmt_number(c, lang)),
+            )
             parts.append(_marker(MARKERS[i], x, y, tip))
-        body.append(_el("g", "".join(parts), class_=f"sz-series sz-series--{i}", data_model=s.model,
-                        data_checkpoint=s.checkpoint))
+        body.append(
+            _el(
+                "g",
+                "".join(parts),
+                class_=f"sz-series sz-series--{i}",
+                data_model=s.model,
+                data_checkpoint=s.checkpoint,
+            )
+        )
         legend.append(_el("li", _legend_key(i) + _esc(label)))
     names = join_names([s.name for s in series], lang)
     title = t(lang, "chart_concurrency_title", server=server)
@@ -321,8 +434,11 @@ def price_svg(lang: str, rows: pd.DataFrame) -> str:
     height = PRICE_TOP + BAR_BAND * len(rows) + PRICE_BOTTOM
     left = min(_label_margin(rows["name"], 0.0, 16.0), 300.0)
     currencies = sorted(set(rows["currency"]))
-    shown_values = [fmt_money(float(v), c, lg) for v, c in zip(rows["price_per_gb_month"], rows["currency"])
-                    for lg in LANGS]
+    shown_values = [
+        fmt_money(float(v), c, lg)
+        for v, c in zip(rows["price_per_gb_month"], rows["currency"])
+        for lg in LANGS
+    ]
     right = WIDTH - _label_margin(shown_values, PRICE_RIGHT, 12.0)
     bottom = PRICE_TOP + BAR_BAND * len(rows)
     ticks, decimals = linear_ticks(float(rows["price_per_gb_month"].max()))
@@ -331,9 +447,24 @@ def price_svg(lang: str, rows: pd.DataFrame) -> str:
     grid = []
     for v in ticks:
         x = xa(v)
-        label = fmt_money(v, currencies[0], lang, decimals) if len(currencies) == 1 else fmt_number(v, lang, decimals)
-        grid.append(_el("line", class_="sz-grid", x1=_f(x), x2=_f(x), y1=_f(PRICE_TOP), y2=_f(bottom),
-                        stroke="currentColor", stroke_opacity="0.12", data_value=_f(v)))
+        label = (
+            fmt_money(v, currencies[0], lang, decimals)
+            if len(currencies) == 1
+            else fmt_number(v, lang, decimals)
+        )
+        grid.append(
+            _el(
+                "line",
+                class_="sz-grid",
+                x1=_f(x),
+                x2=_f(x),
+                y1=_f(PRICE_TOP),
+                y2=_f(bottom),
+                stroke="currentColor",
+                stroke_opacity="0.12",
+                data_value=_f(v),
+            )
+        )
         grid.append(_el("text", _esc(label), x=_f(x), y=_f(bottom + 16), text_anchor="middle"))
     body.append(_el("g", "".join(grid), class_="sz-axes"))
     bars = []
@@ -341,24 +472,71 @@ def price_svg(lang: str, rows: pd.DataFrame) -> str:
         y = PRICE_TOP + i * BAR_BAND + (BAR_BAND - BAR_HEIGHT) / 2
         value = float(row["price_per_gb_month"])
         shown = fmt_money(value, row["currency"], lang)
-        tip = t(lang, "chart_price_bar_title", server=row["name"], value=shown,
-                price=fmt_money(row["price_monthly"], row["currency"], lang, 0),
-                memory=f"{fmt_number(row['vram_gb'], lang)}\u00a0{t(lang, 'unit_gb')}")
-        bar = _el("rect", _el("title", _esc(tip)), class_="sz-bar", x=_f(left), y=_f(y),
-                  width=_f(xa(value) - left), height=_f(BAR_HEIGHT), fill="currentColor")
+        tip = t(
+            lang,
+            "chart_price_bar_title",
+            server=row["name"],
+            value=shown,
+            price=fmt_money(row["price_monthly"], row["currency"], lang, 0),
+            memory=f"{fmt_number(row['vram_gb'], lang)}\u00a0{t(lang, 'unit_gb')}",
+        )
+        bar = _el(
+            "rect",
+            _el("title", _esc(tip)),
+            class_="sz-bar",
+            x=_f(left),
+            y=_f(y),
+            width=_f(xa(value) - left),
+            height=_f(BAR_HEIGHT),
+            fill="currentColor",
+        )
         mid = y + BAR_HEIGHT / 2 + 4
-        bars.append(_el("g", bar
-                        + _el("text", _esc(row["name"]), class_="sz-bar-name", x=_f(left - 8), y=_f(mid),
-                              text_anchor="end")
-                        + _el("text", _esc(shown), class_="sz-bar-value", x=_f(xa(value) + 6), y=_f(mid)),
-                        class_="sz-bar-row", data_server=row["server"], data_value=_f(value)))
+        bars.append(
+            _el(
+                "g",
+                bar
+                + _el(
+                    "text",
+                    _esc(row["name"]),
+                    class_="sz-bar-name",
+                    x=_f(left - 8),
+                    y=_f(mid),
+                    text_anchor="end",
+                )
+                + _el("text", _esc(shown), class_="sz-bar-value", x=_f(xa(value) + 6), y=_f(mid)),
+                class_="sz-bar-row",
+                data_server=row["server"],
+                data_value=_f(value),
+            )
+        )
     body.append(_el("g", "".join(bars), class_="sz-bars"))
-    body.append(_el("path", class_="sz-axis", d=f"M{_f(left)} {_f(PRICE_TOP)}V{_f(bottom)}", fill="none",
-                    stroke="currentColor", stroke_opacity="0.4"))
-    body.append(_el("text", _esc(t(lang, "chart_price_x")), class_="sz-axis-label", x=_f((left + right) / 2),
-                    y=_f(height - 6), text_anchor="middle"))
+    body.append(
+        _el(
+            "path",
+            class_="sz-axis",
+            d=f"M{_f(left)} {_f(PRICE_TOP)}V{_f(bottom)}",
+            fill="none",
+            stroke="currentColor",
+            stroke_opacity="0.4",
+        )
+    )
+    body.append(
+        _el(
+            "text",
+            _esc(t(lang, "chart_price_x")),
+            class_="sz-axis-label",
+            x=_f((left + right) / 2),
+            y=_f(height - 6),
+            text_anchor="middle",
+        )
+    )
     title = t(lang, "chart_price_title")
-    listing = join_names([f"{n} {fmt_money(v, c, lang)}" for n, v, c in
-                           zip(rows["name"], rows["price_per_gb_month"], rows["currency"])], lang)
+    listing = join_names(
+        [
+            f"{n} {fmt_money(v, c, lang)}"
+            for n, v, c in zip(rows["name"], rows["price_per_gb_month"], rows["currency"])
+        ],
+        lang,
+    )
     svg = _svg(ident, height, title, t(lang, "chart_price_desc", servers=listing), body)
     return _figure("price", svg, "", title)

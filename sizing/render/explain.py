@@ -14,16 +14,30 @@ from sizing.render.catalog_text import server_name
 from sizing.render.flagtext import flag, message_with_code, plain_text
 from sizing.render.i18n import NBSP, fmt_gib, fmt_kib, fmt_money, fmt_number, t
 from sizing.render.plural import plural
-from sizing.views.steps import Quantity, Step, explain_steps
 from sizing.render.tables import badge, change_label, escape_cell, plan_label, verdict_state, verdict_text
 from sizing.units import GiB, MiB
+from sizing.views.steps import Quantity, Step, explain_steps
 
-__all__ = ["Quantity", "Step", "caption", "explain_markdown", "explain_steps", "explain_text", "fmt_quantity",
-           "step_parts", "verdict_line"]
+__all__ = [
+    "Quantity",
+    "Step",
+    "caption",
+    "explain_markdown",
+    "explain_steps",
+    "explain_text",
+    "fmt_quantity",
+    "step_parts",
+    "verdict_line",
+]
 
 Row = Mapping[str, Any]
-COUNTED = {"tokens": "plural_tokens", "layers": "plural_layers", "kv_heads": "plural_kv_heads",
-           "replicas": "plural_replicas", "blocks": "plural_blocks"}
+COUNTED = {
+    "tokens": "plural_tokens",
+    "layers": "plural_layers",
+    "kv_heads": "plural_kv_heads",
+    "replicas": "plural_replicas",
+    "blocks": "plural_blocks",
+}
 """Units written as a counted noun, through the CLDR plural forms of ``docs/messages``."""
 
 
@@ -48,10 +62,17 @@ def fmt_quantity(q: Quantity, lang: str) -> str:
         return plural(lang, COUNTED[q.unit], v, fmt_number(v, lang))
     if q.unit == "tokens_per_s":
         return plural(lang, "plural_tokens_per_s", Decimal(f"{v:.1f}"), fmt_number(v, lang, 1))
-    simple = {"mib": (v / MiB, 0, "unit_mib"), "bytes": (v, 0, "unit_bytes"), "gb_per_s": (v, 0, "unit_gb_per_s"),
-              "gib_per_s": (v / GiB, 1, "unit_gib_per_s"), "gb": (v / 1e9, 2, "unit_gb"),
-              "ms": (v * 1e3, 1, "unit_ms"), "us": (v * 1e6, 1, "unit_us"), "tflop": (v / 1e12, 2, "unit_tflop"),
-              "tflops": (v / 1e12, 0, "unit_tflops")}
+    simple = {
+        "mib": (v / MiB, 0, "unit_mib"),
+        "bytes": (v, 0, "unit_bytes"),
+        "gb_per_s": (v, 0, "unit_gb_per_s"),
+        "gib_per_s": (v / GiB, 1, "unit_gib_per_s"),
+        "gb": (v / 1e9, 2, "unit_gb"),
+        "ms": (v * 1e3, 1, "unit_ms"),
+        "us": (v * 1e6, 1, "unit_us"),
+        "tflop": (v / 1e12, 2, "unit_tflop"),
+        "tflops": (v / 1e12, 0, "unit_tflops"),
+    }
     if q.unit in ("usd", "usd0"):
         return fmt_money(v, "USD", lang, 3 if q.unit == "usd" else 0)
     if q.unit in simple:
@@ -65,7 +86,11 @@ def fmt_quantity(q: Quantity, lang: str) -> str:
 def step_parts(step: Step, lang: str) -> tuple[str, str, str]:
     """(label, calculation, result) of one step in ``lang``."""
     label = t(lang, step.label_key, **{k: fmt_quantity(q, lang) for k, q in step.label_args})
-    formula = t(lang, step.formula_key, **{k: fmt_quantity(q, lang) for k, q in step.terms}) if step.formula_key else ""
+    formula = (
+        t(lang, step.formula_key, **{k: fmt_quantity(q, lang) for k, q in step.terms})
+        if step.formula_key
+        else ""
+    )
     result = " = ".join(fmt_quantity(q, lang) for q in step.result)
     return label, formula, result
 
@@ -74,13 +99,26 @@ def caption(row: Row, cat: Catalog, lang: str, markdown: bool = False) -> tuple[
     """The example's title (checkpoint, server, plan) and its vLLM settings line, flags raw (as code
     spans when ``markdown``; then the line is escaped for Markdown already)."""
     server = cat.servers[row["server"]].name if row["server"] in cat.servers else str(row["server"])
-    title = t(lang, "example_caption", checkpoint=row["checkpoint"], server=server_name(lang, server),
-              plan=plan_label(row, lang))
-    code = {"max_model_len": flag("--max-model-len", int(row["max_model_len"])),
-            "kv": flag("--kv-cache-dtype", row["kv_cache_dtype"]),
-            "gmu": flag("--gpu-memory-utilization", float(row["gpu_memory_utilization"]))}
-    settings = message_with_code(lang, "explain_settings", code, markdown, escape=escape_cell,
-                                 version=str(row.get("vllm_version") or cat.assume("vllm_version")))
+    title = t(
+        lang,
+        "example_caption",
+        checkpoint=row["checkpoint"],
+        server=server_name(lang, server),
+        plan=plan_label(row, lang),
+    )
+    code = {
+        "max_model_len": flag("--max-model-len", int(row["max_model_len"])),
+        "kv": flag("--kv-cache-dtype", row["kv_cache_dtype"]),
+        "gmu": flag("--gpu-memory-utilization", float(row["gpu_memory_utilization"])),
+    }
+    settings = message_with_code(
+        lang,
+        "explain_settings",
+        code,
+        markdown,
+        escape=escape_cell,
+        version=str(row.get("vllm_version") or cat.assume("vllm_version")),
+    )
     return title, settings
 
 
@@ -116,8 +154,7 @@ def explain_markdown(row: Row, cat: Catalog, lang: str) -> str:
     """The worked example as a Markdown table (step, calculation, result) with its title and verdict."""
     title, settings = caption(row, cat, lang, markdown=True)
     head = [t(lang, k) for k in ("col_step", "col_calculation", "col_result")]
-    lines = [f"**{escape_cell(title)}**  ", settings, "",
-             "| " + " | ".join(head) + " |", "|---|---|---:|"]
+    lines = [f"**{escape_cell(title)}**  ", settings, "", "| " + " | ".join(head) + " |", "|---|---|---:|"]
     for step in explain_steps(row, cat):
         lines.append("| " + " | ".join(escape_cell(part) for part in step_parts(step, lang)) + " |")
     return "\n".join([*lines, "", verdict_line(row, lang, markdown=True)]) + "\n"

@@ -46,4 +46,7 @@ def server_ladders(ctx: SiteContext, lang: str) -> dict[str, list[list[str]]]:
     """Per server (by :func:`file_name`), the strings of each of its ladders, in the neutral rows' order."""
     notes = ladder_notes(ctx, lang)
     by_server, _ = ladder_blocks(ctx)
-    return {file_name(sid, lang): [ladder_strings(b, lang, notes) for b in blocks] for sid, blocks in by_server.items()}
+    return {
+        file_name(sid, lang): [ladder_strings(b, lang, notes) for b in blocks]
+        for sid, blocks in by_server.items()
+    }

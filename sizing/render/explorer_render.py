@@ -35,34 +35,68 @@ from typing import Any
 
 import pandas as pd
 
-from sizing.render import explorer_data as xd
 from sizing.launch.commands import CONTINUATION, vllm_command
+from sizing.render import explorer_data as xd
 from sizing.render.catalog_text import server_name
 from sizing.render.explain import Quantity, fmt_quantity
-from sizing.render.explorer_ladder import HEAD as LADDER_HEAD, file_name, server_ladders
+from sizing.render.explorer_ladder import HEAD as LADDER_HEAD
+from sizing.render.explorer_ladder import file_name, server_ladders
 from sizing.render.explorer_targets import targets
 from sizing.render.i18n import LANGS, fmt_gib, fmt_number, t
-from sizing.views.bundle import SiteContext
 from sizing.render.tables import change_label, context_label, plan_label
+from sizing.units import MiB
 from sizing.views.advice import suggestion
+from sizing.views.bundle import SiteContext
 from sizing.views.throughput import ladder_blocks
 from sizing.views.verdict import STARTS
-from sizing.units import MiB
 
 DEFAULT_CONTEXT = 32768
 CTX_SLOT = "{ctx}"
 _SENTINEL = 987_654_321
 """A --max-model-len no model has, replaced by :data:`CTX_SLOT` in the stored command."""
-LABELS = ("explorer_model", "explorer_precision", "explorer_server", "explorer_context", "explorer_kv",
-          "explorer_verdict", "explorer_plan", "explorer_why", "explorer_sequences", "explorer_decode",
-          "explorer_memory", "explorer_weights", "explorer_overhead", "explorer_kvcache", "explorer_free",
-          "explorer_command", "explorer_change", "explorer_link", "explorer_copy", "explorer_copied",
-          "explorer_budget", "explorer_kv_auto", "explorer_tried", "explorer_settings", "explorer_ladder")
-HEAT_KEYS = {"fits": "heat_fits", "tight": "heat_tight", "borderline": "heat_borderline",
-             "no-fit": "heat_no_fit", "unsupported": "heat_unsupported", "beyond": "heat_beyond"}
-STATUS_KEYS = {"fits": "verdict_fits", "tight": "verdict_tight", "borderline": "verdict_borderline",
-               "no-fit": "verdict_does_not_fit", "unsupported": "verdict_unsupported",
-               "beyond": "explorer_status_beyond"}
+LABELS = (
+    "explorer_model",
+    "explorer_precision",
+    "explorer_server",
+    "explorer_context",
+    "explorer_kv",
+    "explorer_verdict",
+    "explorer_plan",
+    "explorer_why",
+    "explorer_sequences",
+    "explorer_decode",
+    "explorer_memory",
+    "explorer_weights",
+    "explorer_overhead",
+    "explorer_kvcache",
+    "explorer_free",
+    "explorer_command",
+    "explorer_change",
+    "explorer_link",
+    "explorer_copy",
+    "explorer_copied",
+    "explorer_budget",
+    "explorer_kv_auto",
+    "explorer_tried",
+    "explorer_settings",
+    "explorer_ladder",
+)
+HEAT_KEYS = {
+    "fits": "heat_fits",
+    "tight": "heat_tight",
+    "borderline": "heat_borderline",
+    "no-fit": "heat_no_fit",
+    "unsupported": "heat_unsupported",
+    "beyond": "heat_beyond",
+}
+STATUS_KEYS = {
+    "fits": "verdict_fits",
+    "tight": "verdict_tight",
+    "borderline": "verdict_borderline",
+    "no-fit": "verdict_does_not_fit",
+    "unsupported": "verdict_unsupported",
+    "beyond": "explorer_status_beyond",
+}
 
 
 def _index(values: pd.Series) -> list[str]:
@@ -108,8 +142,11 @@ def heatmap(rows: pd.DataFrame, models: list[str], servers: list[str], context: 
 def default_row(ctx: SiteContext, rows: pd.DataFrame) -> int:
     """The row shown before any choice: the catalog's first worked example (else the first row)."""
     for ex in ctx.catalog.examples.values():
-        hit = rows[(rows["checkpoint"] == ex.checkpoint) & (rows["server"] == ex.server)
-                   & (rows["kv_cache_dtype"] == ex.kv_cache_dtype)]
+        hit = rows[
+            (rows["checkpoint"] == ex.checkpoint)
+            & (rows["server"] == ex.server)
+            & (rows["kv_cache_dtype"] == ex.kv_cache_dtype)
+        ]
         if len(hit):
             return int(hit.index[0])
     return 0
@@ -119,30 +156,63 @@ def neutral_payload(ctx: SiteContext, rows: pd.DataFrame) -> dict[str, Any]:
     """The language-neutral explorer file (see the module docstring)."""
     ids = {k: _index(rows[k]) for k in ("model", "server", "precision", "kv_cache_dtype")}
     records, lines = rows.to_dict("records"), dict[str, int]()
-    out = [[ids["model"].index(r["model"]), r["checkpoint"], ids["precision"].index(r["precision"]),
-            ids["server"].index(r["server"]), ids["kv_cache_dtype"].index(r["kv_cache_dtype"]),
+    out = [
+        [
+            ids["model"].index(r["model"]),
+            r["checkpoint"],
+            ids["precision"].index(r["precision"]),
+            ids["server"].index(r["server"]),
+            ids["kv_cache_dtype"].index(r["kv_cache_dtype"]),
             "".join(str(xd.STATUSES.index(r[f"status_{c}"])) for c in ctx.contexts),
-            interned(command_template(r, ctx), lines), bar_widths(r), to, ladder]
-           for r, to, ladder in zip(records, targets(rows, ctx.contexts, ctx.catalog), ladder_blocks(ctx)[1])]
+            interned(command_template(r, ctx), lines),
+            bar_widths(r),
+            to,
+            ladder,
+        ]
+        for r, to, ladder in zip(records, targets(rows, ctx.contexts, ctx.catalog), ladder_blocks(ctx)[1])
+    ]
     table, commands = by_frequency(lines, [r[6] for r in out])
     for r, command in zip(out, commands):
         r[6] = command
     heat = {str(c): heatmap(rows, ids["model"], ids["server"], c) for c in ctx.contexts}
     advice = advice_entries(ctx, records, ids)
-    return {"contexts": ctx.contexts, "default_context": DEFAULT_CONTEXT, "default_row": default_row(ctx, rows),
-            "slot": CTX_SLOT,
-            "joiner": CONTINUATION, "lines": table, "statuses": list(xd.STATUSES),
-            "models": ids["model"], "servers": ids["server"], "precisions": ids["precision"],
-            "kv": ids["kv_cache_dtype"], "rows": out, "heat": heat, "advice": advice}
+    return {
+        "contexts": ctx.contexts,
+        "default_context": DEFAULT_CONTEXT,
+        "default_row": default_row(ctx, rows),
+        "slot": CTX_SLOT,
+        "joiner": CONTINUATION,
+        "lines": table,
+        "statuses": list(xd.STATUSES),
+        "models": ids["model"],
+        "servers": ids["server"],
+        "precisions": ids["precision"],
+        "kv": ids["kv_cache_dtype"],
+        "rows": out,
+        "heat": heat,
+        "advice": advice,
+    }
 
 
-ADVICE_TARGET = ("model", "checkpoint", "precision", "server", "kv", "max_model_len",
-                 "gpu_memory_utilization", "plan", "tp", "pp", "dp")
+ADVICE_TARGET = (
+    "model",
+    "checkpoint",
+    "precision",
+    "server",
+    "kv",
+    "max_model_len",
+    "gpu_memory_utilization",
+    "plan",
+    "tp",
+    "pp",
+    "dp",
+)
 """The fields of a suggested case in ``advice`` (model, precision, server and KV: indices into lists)."""
 
 
-def advice_entries(ctx: SiteContext, records: list[dict[str, Any]],
-                   ids: dict[str, list[str]]) -> dict[str, list[Any]]:
+def advice_entries(
+    ctx: SiteContext, records: list[dict[str, Any]], ids: dict[str, list[str]]
+) -> dict[str, list[Any]]:
     """Row index -> ``[kind, value, target]`` of every row with a nearest change (:mod:`sizing.views.advice`);
     ``target`` lists :data:`ADVICE_TARGET`, null when no catalog server has the GPUs suggested."""
     out: dict[str, list[Any]] = {}
@@ -159,8 +229,9 @@ def target_row(target: dict[str, Any], ids: dict[str, list[str]]) -> list[Any]:
     """A suggested case as :data:`ADVICE_TARGET` values: model, precision, server and KV as list indices."""
     lists = {"model": "model", "precision": "precision", "server": "server", "kv": "kv_cache_dtype"}
     keys = {"kv": "kv_cache_dtype"}
-    return [_position(ids[lists[k]], target[keys.get(k, k)]) if k in lists else target[k]
-            for k in ADVICE_TARGET]
+    return [
+        _position(ids[lists[k]], target[keys.get(k, k)]) if k in lists else target[k] for k in ADVICE_TARGET
+    ]
 
 
 def _position(values: list[str], value: str) -> int:
@@ -197,6 +268,7 @@ def row_note(row: dict[str, Any], context: int, lang: str) -> str:
 def language_row(row: dict[str, Any], contexts: list[int], lang: str, texts: dict[str, int]) -> list[int]:
     """One row's formatted strings, as indices into ``texts``: plan; sequences, decode ceiling and
     note per context; weights, overhead and KV cache of the fullest GPU."""
+
     def seq(c: int) -> str:
         return "—" if row[f"status_{c}"] == "beyond" else fmt_number(int(row[f"sequences_{c}"]), lang)
 
@@ -207,32 +279,53 @@ def language_row(row: dict[str, Any], contexts: list[int], lang: str, texts: dic
 
     memory = [fmt_gib(float(row[k]), lang) for k in ("weights_bytes", "overhead_bytes")]
     memory.append(fmt_gib(max(float(row["kv_cache_bytes"]), 0.0), lang))
-    strings = [plan_label(row, lang), *(seq(c) for c in contexts), *(tps(c) for c in contexts),
-               *(row_note(row, c, lang) for c in contexts), *memory]
+    strings = [
+        plan_label(row, lang),
+        *(seq(c) for c in contexts),
+        *(tps(c) for c in contexts),
+        *(row_note(row, c, lang) for c in contexts),
+        *memory,
+    ]
     return interned(strings, texts)
 
 
 def server_memory(rows: pd.DataFrame, servers: list[str], lang: str) -> list[list[str]]:
     """Per server: vLLM's budget and the total memory of one GPU, formatted."""
     first = rows.drop_duplicates("server").set_index("server")
-    return [[fmt_gib(float(first.loc[s, "budget_bytes"]), lang), fmt_gib(float(first.loc[s, "total_bytes"]), lang)]
-            for s in servers]
+    return [
+        [
+            fmt_gib(float(first.loc[s, "budget_bytes"]), lang),
+            fmt_gib(float(first.loc[s, "total_bytes"]), lang),
+        ]
+        for s in servers
+    ]
 
 
 def server_caption(ctx: SiteContext, server: str, lang: str) -> str:
     """``2 × NVIDIA RTX PRO 6000 …, 94.97 GiB per GPU (nvidia-smi)``."""
     s = ctx.catalog.servers[server]
     gpu = ctx.catalog.gpus[s.gpu]
-    return t(lang, "fit_server_caption", gpus=fmt_number(s.gpus_per_node * s.nodes, lang), gpu=gpu.name,
-             memory=fmt_gib(gpu.memory_mib * MiB, lang))
+    return t(
+        lang,
+        "fit_server_caption",
+        gpus=fmt_number(s.gpus_per_node * s.nodes, lang),
+        gpu=gpu.name,
+        memory=fmt_gib(gpu.memory_mib * MiB, lang),
+    )
 
 
-def language_payload(ctx: SiteContext, rows: pd.DataFrame, neutral: dict[str, Any], lang: str) -> dict[str, Any]:
+def language_payload(
+    ctx: SiteContext, rows: pd.DataFrame, neutral: dict[str, Any], lang: str
+) -> dict[str, Any]:
     """The ``lang`` explorer file: labels, names and every row's formatted strings (same row order)."""
     cat, table = ctx.catalog, dict[str, int]()
-    texts, out = by_frequency(table, [language_row(r, ctx.contexts, lang, table) for r in rows.to_dict("records")])
+    texts, out = by_frequency(
+        table, [language_row(r, ctx.contexts, lang, table) for r in rows.to_dict("records")]
+    )
     return {
-        "lang": lang, "labels": {k: t(lang, k) for k in LABELS}, "ladder_head": [t(lang, k) for k in LADDER_HEAD],
+        "lang": lang,
+        "labels": {k: t(lang, k) for k in LABELS},
+        "ladder_head": [t(lang, k) for k in LADDER_HEAD],
         "status": {s: t(lang, k) for s, k in STATUS_KEYS.items()},
         "heat": {s: t(lang, k) for s, k in HEAT_KEYS.items()},
         "contexts": [context_label(c) for c in ctx.contexts],
@@ -241,12 +334,23 @@ def language_payload(ctx: SiteContext, rows: pd.DataFrame, neutral: dict[str, An
         "server_notes": [server_caption(ctx, s, lang) for s in neutral["servers"]],
         "server_memory": server_memory(rows, neutral["servers"], lang),
         "precisions": [cat.precisions[p].name for p in neutral["precisions"]],
-        "texts": texts, "rows": out,
+        "texts": texts,
+        "rows": out,
     }
 
 
-NEUTRAL_FIELDS = ("model", "checkpoint", "precision", "server", "kv", "status", "command", "bars", "targets",
-                  "ladder")
+NEUTRAL_FIELDS = (
+    "model",
+    "checkpoint",
+    "precision",
+    "server",
+    "kv",
+    "status",
+    "command",
+    "bars",
+    "targets",
+    "ladder",
+)
 """A neutral row's fields: indices into models, checkpoints, precisions, servers and kv; one status
 digit per context; the command's line indices; the memory bar in per cent; per context, the case its
 suggestion leads to, ``[row, context]`` or null (:mod:`sizing.render.explorer_targets`); the index of the
@@ -306,18 +410,31 @@ def rows_of(data: dict[str, Any]) -> list[list[Any]]:
 
 def explorer_files(ctx: SiteContext) -> dict[str, str]:
     """``{file name: JSON text}`` of the explorer's data files (written under ``data/``), column-oriented."""
-    files = {name: data if name.startswith("ladder.") else
-             column_file(data, list(NEUTRAL_FIELDS) if name == "explorer.json" else language_fields(ctx.contexts))
-             for name, data in (ctx.explorer or explorer_payloads(ctx)).items()}
-    return {name: json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n" for name, data in files.items()}
+    files = {
+        name: data
+        if name.startswith("ladder.")
+        else column_file(
+            data, list(NEUTRAL_FIELDS) if name == "explorer.json" else language_fields(ctx.contexts)
+        )
+        for name, data in (ctx.explorer or explorer_payloads(ctx)).items()
+    }
+    return {
+        name: json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n"
+        for name, data in files.items()
+    }
 
 
 # ---------------------------------------------------------------------------------------------
 # The page
 # ---------------------------------------------------------------------------------------------
 
-CONTROLS = (("model", "explorer_model"), ("variant", "explorer_precision"), ("server", "explorer_server"),
-            ("ctx", "explorer_context"), ("kv", "explorer_kv"))
+CONTROLS = (
+    ("model", "explorer_model"),
+    ("variant", "explorer_precision"),
+    ("server", "explorer_server"),
+    ("ctx", "explorer_context"),
+    ("kv", "explorer_kv"),
+)
 """The explorer's choices: form field name and its label's message key (explorer.js fills them)."""
 
 
@@ -349,25 +466,32 @@ def heatmap_table(neutral: dict[str, Any], local: dict[str, Any], context: int) 
     for m, cells in enumerate(neutral["heat"][str(context)]):
         tds = "".join(heat_cell(neutral, local, i, context) for i in cells)
         body.append(f'<tr><th scope="row">{html.escape(local["models"][m])}</th>{tds}</tr>')
-    return (f'<table class="sz-heatmap" data-ctx="{context}"><thead><tr><th scope="col">{html.escape(local["labels"]["explorer_model"])}'
-            f'</th>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>')
+    return (
+        f'<table class="sz-heatmap" data-ctx="{context}"><thead><tr><th scope="col">{html.escape(local["labels"]["explorer_model"])}'
+        f"</th>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+    )
 
 
 def explorer_page(ctx: SiteContext, lang: str, root: str) -> str:
     """The explorer's HTML: controls and result (shown by explorer.js), a no-script note, and the
     heatmap at :data:`DEFAULT_CONTEXT`; ``root`` is the relative path to the site root."""
     neutral, local = page_payloads(ctx, lang)
-    fields = "".join(f'<label class="sz-explorer__field">{html.escape(t(lang, key))}<select name="{name}">'
-                     f"</select></label>" for name, key in CONTROLS)
+    fields = "".join(
+        f'<label class="sz-explorer__field">{html.escape(t(lang, key))}<select name="{name}">'
+        f"</select></label>"
+        for name, key in CONTROLS
+    )
     caption = t(lang, "explorer_heatmap_caption", context=context_label(DEFAULT_CONTEXT))
     ladders = root + "data/" + file_name("{server}", lang)
-    return (f'\n<div id="sz-explorer" class="sz-explorer" data-search-exclude data-matrix="{root}data/explorer.json" '
-            f'data-strings="{root}data/explorer.{lang}.json" data-ladders="{ladders}">'
-            f'<form class="sz-explorer__controls" hidden>{fields}</form>'
-            f'<div class="sz-explorer__result" aria-live="polite" hidden></div>'
-            f'<noscript><p class="sz-explorer__noscript">{html.escape(t(lang, "explorer_noscript"))}</p></noscript>'
-            f'</div>\n\n<figure class="sz-heatmap-figure" data-search-exclude '
-            f'data-scroll-hint="{html.escape(t(lang, "scroll_hint"), quote=True)}">'
-            f'<figcaption data-sz-heat-caption="{html.escape(t(lang, "explorer_heatmap_caption", context="{context}"), quote=True)}">'
-            f'{html.escape(caption)}</figcaption><div class="sz-heatmap-wrap">'
-            f"{heatmap_table(neutral, local, DEFAULT_CONTEXT)}</div></figure>\n")
+    return (
+        f'\n<div id="sz-explorer" class="sz-explorer" data-search-exclude data-matrix="{root}data/explorer.json" '
+        f'data-strings="{root}data/explorer.{lang}.json" data-ladders="{ladders}">'
+        f'<form class="sz-explorer__controls" hidden>{fields}</form>'
+        f'<div class="sz-explorer__result" aria-live="polite" hidden></div>'
+        f'<noscript><p class="sz-explorer__noscript">{html.escape(t(lang, "explorer_noscript"))}</p></noscript>'
+        f'</div>\n\n<figure class="sz-heatmap-figure" data-search-exclude '
+        f'data-scroll-hint="{html.escape(t(lang, "scroll_hint"), quote=True)}">'
+        f'<figcaption data-sz-heat-caption="{html.escape(t(lang, "explorer_heatmap_caption", context="{context}"), quote=True)}">'
+        f'{html.escape(caption)}</figcaption><div class="sz-heatmap-wrap">'
+        f"{heatmap_table(neutral, local, DEFAULT_CONTEXT)}</div></figure>\n"
+    )

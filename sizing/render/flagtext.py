@@ -37,8 +37,14 @@ def _sentinel(i: int) -> str:
     return f"\ue000{i}\ue001"
 
 
-def message_with_code(lang: str, key: str, code: Mapping[str, str], markdown: bool = True,
-                      escape: Callable[[str], str] = html.escape, **plain: str) -> str:
+def message_with_code(
+    lang: str,
+    key: str,
+    code: Mapping[str, str],
+    markdown: bool = True,
+    escape: Callable[[str], str] = html.escape,
+    **plain: str,
+) -> str:
     """The ``lang`` text of ``key``: ``code`` placeholders as code spans, ``plain`` ones as text.
 
     With ``markdown`` the result is escaped by ``escape`` (the table-cell escaper) with each code

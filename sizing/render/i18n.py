@@ -129,8 +129,9 @@ def _placeholder_problems(directory: Path, tables: Mapping[str, Mapping[str, str
             found = _placeholders(tables[lang][key], key)
             if found != reference:
                 shown = _shown(directory / f"{lang}.yaml")
-                problems.append(f"{shown}: {key}: placeholders {sorted(found)} differ from "
-                                f"en.yaml's {sorted(reference)}")
+                problems.append(
+                    f"{shown}: {key}: placeholders {sorted(found)} differ from en.yaml's {sorted(reference)}"
+                )
     return problems
 
 

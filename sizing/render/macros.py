@@ -16,22 +16,35 @@ from __future__ import annotations
 import html
 from typing import Any, Iterable, Mapping
 
-from sizing.views.bundle import CalibrationCheck, LeftOutLog, SiteContext
-from sizing.render.charts import concurrency_svg, price_svg
-from sizing.launch.commands import engine_builder, launch_nodes
+from sizing.catalog.loader import BAND_CLASSES
 from sizing.errors import UsageError
-from sizing.render.explain import Quantity, caption, explain_markdown, fmt_quantity
+from sizing.launch.commands import engine_builder, launch_nodes
 from sizing.render.catalog_text import server_name
+from sizing.render.charts import concurrency_svg, price_svg
+from sizing.render.explain import Quantity, caption, explain_markdown, fmt_quantity
 from sizing.render.explorer_render import explorer_page, server_caption
 from sizing.render.flagtext import flag, message_with_code
-from sizing.catalog.loader import BAND_CLASSES
 from sizing.render.i18n import fmt_number, fmt_percent, t
 from sizing.render.plural import percentile, plural
-from sizing.views.series import check_server, price_rows
-from sizing.render.tables import (VERDICT_WORD, badge, context_label, escape_cell, fit_spec, get_spec, header,
-                                  html_rows_table, html_table, plan_label, settings_note, to_markdown,
-                                  verdict_state, verdict_text)
+from sizing.render.tables import (
+    VERDICT_WORD,
+    badge,
+    context_label,
+    escape_cell,
+    fit_spec,
+    get_spec,
+    header,
+    html_rows_table,
+    html_table,
+    plan_label,
+    settings_note,
+    to_markdown,
+    verdict_state,
+    verdict_text,
+)
+from sizing.views.bundle import CalibrationCheck, LeftOutLog, SiteContext
 from sizing.views.policy import fit_table_servers
+from sizing.views.series import check_server, price_rows
 
 FIT_TABLES_ID = "sz-fit-tables"
 CATALOG_TABLES = ("catalog-gpus", "catalog-servers", "catalog-models", "catalog-precisions", "assumptions")
@@ -66,7 +79,11 @@ def table(lang: str, ctx: SiteContext, table_id: str) -> str:
     """``{{ sz_table("what-fits") }}``: one published table, sortable, with its settings note."""
     markdown = to_markdown(get_spec(ctx, table_id), lang, ctx, badges=True)
     out = sortable(markdown, lang, markdown_rows(markdown))
-    return out.replace('class="sz-sortable"', 'class="sz-sortable sz-catalog"', 1) if table_id in CATALOG_TABLES else out
+    return (
+        out.replace('class="sz-sortable"', 'class="sz-sortable sz-catalog"', 1)
+        if table_id in CATALOG_TABLES
+        else out
+    )
 
 
 def kv_note(lang: str, ctx: SiteContext) -> str:
@@ -92,9 +109,11 @@ def filter_box(lang: str, target: str) -> str:
     the message it shows when no row matches (read by table-filter.js)."""
     label, hint = html.escape(t(lang, "filter_label")), html.escape(t(lang, "filter_placeholder"), quote=True)
     empty = html.escape(t(lang, "filter_no_rows"))
-    return (f'<div class="sz-filter-box"><label class="sz-filter-label">{label} <input class="sz-filter" '
-            f'type="search" data-target="{target}" placeholder="{hint}" aria-label="{label}"></label>'
-            f'<p class="sz-filter-empty" data-for="{target}" role="status" hidden>{empty}</p></div>')
+    return (
+        f'<div class="sz-filter-box"><label class="sz-filter-label">{label} <input class="sz-filter" '
+        f'type="search" data-target="{target}" placeholder="{hint}" aria-label="{label}"></label>'
+        f'<p class="sz-filter-empty" data-for="{target}" role="status" hidden>{empty}</p></div>'
+    )
 
 
 CHARTED_KINDS = ("offer",)
@@ -109,9 +128,12 @@ def server_section(ctx: SiteContext, server: str, lang: str) -> str:
     rows = spec.rows(ctx)
     table_html = html_rows_table(spec.columns, rows, lang)
     chart = concurrency_chart(lang, ctx, server) if s.kind in CHARTED_KINDS else ""
-    return (f'<div class="sz-fit-section" markdown>\n\n### {escape_cell(server_name(lang, s.name))} {{ #fit-{server} }}\n\n'
-            f'<p class="sz-fit-caption">{escape_cell(server_caption(ctx, server, lang))}</p>\n'
-            + sortable(table_html, lang, len(rows)) + f"\n{chart}\n\n</div>\n")
+    return (
+        f'<div class="sz-fit-section" markdown>\n\n### {escape_cell(server_name(lang, s.name))} {{ #fit-{server} }}\n\n'
+        f'<p class="sz-fit-caption">{escape_cell(server_caption(ctx, server, lang))}</p>\n'
+        + sortable(table_html, lang, len(rows))
+        + f"\n{chart}\n\n</div>\n"
+    )
 
 
 def verdict_counts(ctx: SiteContext, server: str) -> dict[str, int]:
@@ -129,12 +151,20 @@ def other_servers_section(ctx: SiteContext, servers: list[str], lang: str, explo
     for sid in servers:
         name = escape_cell(server_name(lang, ctx.catalog.servers[sid].name))
         counts = verdict_counts(ctx, sid)
-        body.append([f'<a href="{html.escape(explorer_url)}#server={sid}">{name}</a>',
-                     escape_cell(server_caption(ctx, sid, lang)), *(fmt_number(n, lang) for n in counts.values())])
+        body.append(
+            [
+                f'<a href="{html.escape(explorer_url)}#server={sid}">{name}</a>',
+                escape_cell(server_caption(ctx, sid, lang)),
+                *(fmt_number(n, lang) for n in counts.values()),
+            ]
+        )
     table_html = html_table(head, body, [f"fit-{sid}" for sid in servers])
-    return (f'<div class="sz-fit-section sz-fit-others" markdown>\n\n### {escape_cell(t(lang, "fit_other_servers"))} '
-            f'{{ #fit-other-servers }}\n\n<p class="sz-fit-note">{escape_cell(t(lang, "fit_other_servers_note"))}</p>\n'
-            + sortable(table_html, lang, len(body)) + "\n</div>\n")
+    return (
+        f'<div class="sz-fit-section sz-fit-others" markdown>\n\n### {escape_cell(t(lang, "fit_other_servers"))} '
+        f'{{ #fit-other-servers }}\n\n<p class="sz-fit-note">{escape_cell(t(lang, "fit_other_servers_note"))}</p>\n'
+        + sortable(table_html, lang, len(body))
+        + "\n</div>\n"
+    )
 
 
 def explorer_url(lang: str, page_url: str | None) -> str:
@@ -151,8 +181,10 @@ def fit_tables(lang: str, ctx: SiteContext, page_url: str | None = None) -> str:
     if others:
         sections.append(other_servers_section(ctx, others, lang, explorer_url(lang, page_url)))
     note = settings_note(ctx, lang)
-    return (f"\n{filter_box(lang, FIT_TABLES_ID)}\n\n*{note}*\n\n"
-            f'<div id="{FIT_TABLES_ID}" markdown>\n\n' + "\n".join(sections) + "\n</div>\n")
+    return (
+        f"\n{filter_box(lang, FIT_TABLES_ID)}\n\n*{note}*\n\n"
+        f'<div id="{FIT_TABLES_ID}" markdown>\n\n' + "\n".join(sections) + "\n</div>\n"
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -163,7 +195,9 @@ def fit_tables(lang: str, ctx: SiteContext, page_url: str | None = None) -> str:
 def concurrency_chart(lang: str, ctx: SiteContext, server: str) -> str:
     """``{{ sz_chart_concurrency("gpu-l40s") }}``: the concurrency figure of one server (its prepared series)."""
     check_server(ctx.catalog, server)
-    return concurrency_svg(lang, ctx.catalog, server, ctx.series.get(server, ()), str(ctx.frame.attrs["vllm_version"]))
+    return concurrency_svg(
+        lang, ctx.catalog, server, ctx.series.get(server, ()), str(ctx.frame.attrs["vllm_version"])
+    )
 
 
 def price_chart(lang: str, ctx: SiteContext) -> str:
@@ -176,21 +210,37 @@ def price_chart(lang: str, ctx: SiteContext) -> str:
 # ---------------------------------------------------------------------------------------------
 
 FIELDS: dict[str, tuple[str, str]] = {
-    "total_gib": ("total_bytes", "gib"), "budget_gib": ("budget_bytes", "gib"), "checkpoint_gib": ("w_total", "gib"),
-    "weights_gib": ("weights_bytes", "gib"), "activation_gib": ("activation_bytes", "gib"),
-    "nontorch_gib": ("nontorch_bytes", "gib"), "cudagraph_gib": ("cudagraph_bytes", "gib"),
-    "available_kv_gib": ("available_kv_bytes", "gib"), "kv_cache_gib": ("kv_cache_bytes", "gib"),
-    "kv_kib_per_token": ("kv_bytes_per_token", "kib"), "bytes_per_block_kib": ("bytes_per_block", "kib"),
-    "kv_cache_tokens": ("kv_cache_tokens", "count"), "num_gpu_blocks": ("num_gpu_blocks", "count"),
-    "max_concurrency": ("max_concurrency", "plain2"), "decode_tps_ceiling": ("decode_tps_ceiling", "tokens_per_s"),
-    "max_model_len": ("max_model_len", "count"), "gpu_memory_utilization": ("gpu_memory_utilization", "plain2"),
-    "block_size": ("block_size", "count"), "tp": ("tp", "count"), "pp": ("pp", "count"), "dp": ("dp", "count"),
-    "gpus": ("server_gpus", "count"), "draft_gib": ("draft_weights_bytes", "gib"),
+    "total_gib": ("total_bytes", "gib"),
+    "budget_gib": ("budget_bytes", "gib"),
+    "checkpoint_gib": ("w_total", "gib"),
+    "weights_gib": ("weights_bytes", "gib"),
+    "activation_gib": ("activation_bytes", "gib"),
+    "nontorch_gib": ("nontorch_bytes", "gib"),
+    "cudagraph_gib": ("cudagraph_bytes", "gib"),
+    "available_kv_gib": ("available_kv_bytes", "gib"),
+    "kv_cache_gib": ("kv_cache_bytes", "gib"),
+    "kv_kib_per_token": ("kv_bytes_per_token", "kib"),
+    "bytes_per_block_kib": ("bytes_per_block", "kib"),
+    "kv_cache_tokens": ("kv_cache_tokens", "count"),
+    "num_gpu_blocks": ("num_gpu_blocks", "count"),
+    "max_concurrency": ("max_concurrency", "plain2"),
+    "decode_tps_ceiling": ("decode_tps_ceiling", "tokens_per_s"),
+    "max_model_len": ("max_model_len", "count"),
+    "gpu_memory_utilization": ("gpu_memory_utilization", "plain2"),
+    "block_size": ("block_size", "count"),
+    "tp": ("tp", "count"),
+    "pp": ("pp", "count"),
+    "dp": ("dp", "count"),
+    "gpus": ("server_gpus", "count"),
+    "draft_gib": ("draft_weights_bytes", "gib"),
     "spec_tokens": ("spec_tokens", "count"),
 }
 """Fields of :func:`value`; plus ``seq_<ctx>``, ``concurrency_<ctx>`` and ``decode_tps_<ctx>``."""
-PER_CONTEXT = {"seq": ("sequences", "count"), "concurrency": ("concurrency", "plain2"),
-               "decode_tps": ("decode_tps", "tokens_per_s")}
+PER_CONTEXT = {
+    "seq": ("sequences", "count"),
+    "concurrency": ("concurrency", "plain2"),
+    "decode_tps": ("decode_tps", "tokens_per_s"),
+}
 
 
 def field_source(field: str, contexts: Iterable[int]) -> tuple[str, str]:
@@ -234,8 +284,11 @@ def command(lang: str, ctx: SiteContext, example_id: str, engine: str = "vllm") 
     if nodes == 1:
         note = f"\n{t(lang, 'launch_every_node')}\n" if int(row.get("nodes", 1)) > 1 else ""
         return note + fenced(engine_command(ctx, example_id, engine))
-    return "".join(f"\n{t(lang, 'launch_node', rank=fmt_number(r, lang))}\n"
-                   + fenced(engine_command(ctx, example_id, engine, r)) for r in range(nodes))
+    return "".join(
+        f"\n{t(lang, 'launch_node', rank=fmt_number(r, lang))}\n"
+        + fenced(engine_command(ctx, example_id, engine, r))
+        for r in range(nodes)
+    )
 
 
 def parallel_tabs(lang: str, ctx: SiteContext, example_ids: str | Iterable[str]) -> str:
@@ -244,9 +297,11 @@ def parallel_tabs(lang: str, ctx: SiteContext, example_ids: str | Iterable[str])
     parts = []
     for eid in ids:
         title, _ = caption(ctx.example(eid), ctx.catalog, lang)
-        parts.append(f"\n**{escape_cell(title)}**\n\n/// tab | vLLM\n    new: true\n"
-                     f"{command(lang, ctx, eid, 'vllm')}\n///\n\n"
-                     f"/// tab | SGLang\n{command(lang, ctx, eid, 'sglang')}\n///\n")
+        parts.append(
+            f"\n**{escape_cell(title)}**\n\n/// tab | vLLM\n    new: true\n"
+            f"{command(lang, ctx, eid, 'vllm')}\n///\n\n"
+            f"/// tab | SGLang\n{command(lang, ctx, eid, 'sglang')}\n///\n"
+        )
     return "".join(parts)
 
 
@@ -274,8 +329,10 @@ def downloads(lang: str, ctx: SiteContext, page_url: str | None = None) -> str:
     """
     del ctx  # the same files for every catalog
     prefix = root_prefix(lang, page_url)
-    links = [f'<a href="{prefix}downloads/{name}" download>{html.escape(t(lang, key))}</a>'
-             for name, key in zip(DOWNLOADS, ("download_csv", "download_json"))]
+    links = [
+        f'<a href="{prefix}downloads/{name}" download>{html.escape(t(lang, key))}</a>'
+        for name, key in zip(DOWNLOADS, ("download_csv", "download_json"))
+    ]
     return f'\n<p class="sz-downloads">{" · ".join(links)}</p>\n'
 
 
@@ -292,8 +349,10 @@ GIB_METRICS = ("weights", "available_kv", "cudagraph")
 def calibration_value(metric: str, number: float, lang: str) -> str:
     """A logged or predicted figure: GiB, tokens, concurrency, or a start/no-start verdict."""
     if metric.startswith("no_fit"):
-        return badge(html.escape(t(lang, "calib_starts" if number else "calib_does_not_start")),
-                     "fits" if number else "no-fit")
+        return badge(
+            html.escape(t(lang, "calib_starts" if number else "calib_does_not_start")),
+            "fits" if number else "no-fit",
+        )
     if metric in GIB_METRICS:
         return fmt_number(number, lang, 2)
     return fmt_number(number, lang, 2 if metric == "concurrency" else 0)
@@ -301,9 +360,12 @@ def calibration_value(metric: str, number: float, lang: str) -> str:
 
 def calibration_rows(checks: Iterable[CalibrationCheck], lang: str) -> list[str]:
     """One Markdown row per check."""
-    return [f"| {escape_cell(c.case)} | {escape_cell(t(lang, f'calib_metric_{c.metric}'))} | "
-            f"{calibration_value(c.metric, c.logged, lang)} | {calibration_value(c.metric, c.predicted, lang)} | "
-            f"{calibration_error(c, lang)} | {t(lang, 'word_yes' if c.ok else 'word_no')} |" for c in checks]
+    return [
+        f"| {escape_cell(c.case)} | {escape_cell(t(lang, f'calib_metric_{c.metric}'))} | "
+        f"{calibration_value(c.metric, c.logged, lang)} | {calibration_value(c.metric, c.predicted, lang)} | "
+        f"{calibration_error(c, lang)} | {t(lang, 'word_yes' if c.ok else 'word_no')} |"
+        for c in checks
+    ]
 
 
 def calibration_error(check: CalibrationCheck, lang: str) -> str:
@@ -315,8 +377,11 @@ def calibration_error(check: CalibrationCheck, lang: str) -> str:
 
 def _grouped_row(label: str, stats: Mapping[str, float], lang: str) -> str:
     keys = ("median", "lomo_median", "lomo_p90", "lomo_signed_median", "logo_median")
-    cells = [fmt_number(stats["cases"], lang), fmt_number(round(stats["groups"], 1), lang),
-             *(fmt_percent(stats[k], lang, 2) for k in keys)]
+    cells = [
+        fmt_number(stats["cases"], lang),
+        fmt_number(round(stats["groups"], 1), lang),
+        *(fmt_percent(stats[k], lang, 2) for k in keys),
+    ]
     return f"| {escape_cell(label)} | " + " | ".join(cells) + " |"
 
 
@@ -331,15 +396,24 @@ def _band_table(lang: str, ctx: SiteContext) -> str:
     coef = ctx.catalog.assumptions
     rows = []
     for name in BAND_CLASSES:
-        low, high = (1 / (1 + float(coef[f"kv_band_{end}_{name}"].value)) - 1  # type: ignore[arg-type]
-                     for end in ("optimistic", "pessimistic"))
-        rows.append(f"| {escape_cell(t(lang, f'calib_class_{name}'))} | {fmt_percent(low, lang, 1)} | "
-                    f"{fmt_percent(high, lang, 1)} |")
+        low, high = (
+            1 / (1 + float(coef[f"kv_band_{end}_{name}"].value)) - 1  # type: ignore[arg-type]
+            for end in ("optimistic", "pessimistic")
+        )
+        rows.append(
+            f"| {escape_cell(t(lang, f'calib_class_{name}'))} | {fmt_percent(low, lang, 1)} | "
+            f"{fmt_percent(high, lang, 1)} |"
+        )
     head = [t(lang, k) for k in ("col_band_class", "col_band_low", "col_band_high")]
     held = ctx.calibration_groups.get("coverage", {}).get("all", {})
     ends = dict(zip(("low", "high"), (percentile(lang, q) for q in ctx.catalog.assume("kv_band_quantiles"))))
-    note = t(lang, "calib_band_note", **ends, share=fmt_percent(held.get("nested", 0.0), lang, 0),
-             logs=fmt_percent(held.get("nested_logs", 0.0), lang, 0))
+    note = t(
+        lang,
+        "calib_band_note",
+        **ends,
+        share=fmt_percent(held.get("nested", 0.0), lang, 0),
+        logs=fmt_percent(held.get("nested_logs", 0.0), lang, 0),
+    )
     return "\n".join(["| " + " | ".join(head) + " |", "|---|---:|---:|", *rows]) + "\n\n" + note + "\n"
 
 
@@ -347,14 +421,30 @@ def calibration_grouped_table(lang: str, ctx: SiteContext) -> str:
     """``{{ sz_calibration_grouped_table() }}``: errors on models (and GPU types) the fit never saw, overall,
     per class, release line and GPU, each near-duplicate group counted once; then each class's band."""
     overall, groups = ctx.calibration_summary, ctx.calibration_groups
-    rows = [_grouped_row(t(lang, f"calib_group_{m}"), overall[m], lang) for m in ("available_kv", "weights")
-            if m in overall]
-    rows += [_grouped_row(t(lang, f"calib_class_{k.replace('-', '_')}"), s, lang)
-             for k, s in groups.get("classes", {}).items()]
+    rows = [
+        _grouped_row(t(lang, f"calib_group_{m}"), overall[m], lang)
+        for m in ("available_kv", "weights")
+        if m in overall
+    ]
+    rows += [
+        _grouped_row(t(lang, f"calib_class_{k.replace('-', '_')}"), s, lang)
+        for k, s in groups.get("classes", {}).items()
+    ]
     rows += [_grouped_row(t(lang, "calib_line", line=k), s, lang) for k, s in groups.get("line", {}).items()]
     rows += [_grouped_row(_gpu_group(k, lang), s, lang) for k, s in groups.get("gpu", {}).items()]
-    head = [t(lang, k) for k in ("col_loo_group", "col_cases", "col_groups", "col_in_sample_median",
-                                 "col_lomo_median", "col_lomo_p90", "col_lomo_signed", "col_logo_median")]
+    head = [
+        t(lang, k)
+        for k in (
+            "col_loo_group",
+            "col_cases",
+            "col_groups",
+            "col_in_sample_median",
+            "col_lomo_median",
+            "col_lomo_p90",
+            "col_lomo_signed",
+            "col_logo_median",
+        )
+    ]
     table = "\n".join(["| " + " | ".join(head) + " |", "|---|---:|---:|---:|---:|---:|---:|---:|", *rows])
     return sortable(table) + "\n" + _band_table(lang, ctx)
 
@@ -377,17 +467,26 @@ def calibration_left_table(lang: str, ctx: SiteContext) -> str:
     bounds, each with what the log states and the translated kind of reason
     (:class:`sizing.review.calibration_left.LeftOut`)."""
     head = [t(lang, k) for k in ("col_case", "col_model", "col_vllm", "col_gpu", "col_why")]
-    skipped = [_left_cells(x, lang) + f" {escape_cell(t(lang, 'calib_kind_' + x.kind.replace('-', '_')))} |"
-               for x in ctx.calibration_left if not x.outlier]
-    outliers = [_left_cells(x, lang) + f" {_outlier_error(x, ctx.calibration, lang)} | "
-                f"{escape_cell(t(lang, 'calib_kind_' + x.kind.replace('-', '_')))} |"
-                for x in ctx.calibration_left if x.outlier]
+    skipped = [
+        _left_cells(x, lang) + f" {escape_cell(t(lang, 'calib_kind_' + x.kind.replace('-', '_')))} |"
+        for x in ctx.calibration_left
+        if not x.outlier
+    ]
+    outliers = [
+        _left_cells(x, lang) + f" {_outlier_error(x, ctx.calibration, lang)} | "
+        f"{escape_cell(t(lang, 'calib_kind_' + x.kind.replace('-', '_')))} |"
+        for x in ctx.calibration_left
+        if x.outlier
+    ]
     first = "\n".join(["| " + " | ".join(head) + " |", "|---|---|---|---|---|", *skipped])
     parts = [sortable(first, lang) if skipped else t(lang, "calib_none_skipped") + "\n"]
     head.insert(4, t(lang, "col_loo_error"))
     second = "\n".join(["| " + " | ".join(head) + " |", "|---|---|---|---|---:|---|", *outliers])
-    parts.append(t(lang, "calib_outliers_intro") + "\n" + sortable(second, lang) if outliers
-                 else t(lang, "calib_none_outside") + "\n")
+    parts.append(
+        t(lang, "calib_outliers_intro") + "\n" + sortable(second, lang)
+        if outliers
+        else t(lang, "calib_none_outside") + "\n"
+    )
     return "\n".join(parts)
 
 
@@ -398,14 +497,26 @@ def calibration_table(lang: str, ctx: SiteContext) -> str:
     :func:`sizing.site.context.prepare` computed for ``ctx`` (none: empty tables)."""
     checks = tuple(ctx.calibration)
     head = [t(lang, k) for k in ("col_metric", "col_cases", "col_median_error", "col_worst_error")]
-    summary = [f"| {escape_cell(t(lang, f'calib_metric_{m}'))} | {fmt_number(s['cases'], lang)} | "
-               f"{fmt_percent(s['median'], lang, 2)} | {fmt_percent(s['worst'], lang, 2)} |"
-               for m, s in ctx.calibration_summary.items()]
-    detail = [t(lang, k) for k in ("col_case", "col_metric", "col_logged", "col_predicted", "col_error",
-                                   "col_within_tolerance")]
+    summary = [
+        f"| {escape_cell(t(lang, f'calib_metric_{m}'))} | {fmt_number(s['cases'], lang)} | "
+        f"{fmt_percent(s['median'], lang, 2)} | {fmt_percent(s['worst'], lang, 2)} |"
+        for m, s in ctx.calibration_summary.items()
+    ]
+    detail = [
+        t(lang, k)
+        for k in (
+            "col_case",
+            "col_metric",
+            "col_logged",
+            "col_predicted",
+            "col_error",
+            "col_within_tolerance",
+        )
+    ]
     first = "\n".join(["| " + " | ".join(head) + " |", "|---|---:|---:|---:|", *summary])
-    second = "\n".join(["| " + " | ".join(detail) + " |", "|---|---|---:|---:|---:|---|",
-                        *calibration_rows(checks, lang)])
+    second = "\n".join(
+        ["| " + " | ".join(detail) + " |", "|---|---|---:|---:|---:|---|", *calibration_rows(checks, lang)]
+    )
     return sortable(first, lang) + sortable(second, lang)
 
 
@@ -421,21 +532,45 @@ def headline(lang: str, ctx: SiteContext, example_id: str, page_url: str | None 
     row = ctx.example(example_id)
     cat = ctx.catalog
     context = int(row["max_model_len"])
-    answer = t(lang, "headline_answer", model=cat.models[str(row["model"])].name,
-               precision=cat.precisions[str(row["precision"])].name, plan=plan_label(row, lang),
-               context=context_label(context), sequences=fmt_number(int(row[f"sequences_{context}"]), lang))
+    answer = t(
+        lang,
+        "headline_answer",
+        model=cat.models[str(row["model"])].name,
+        precision=cat.precisions[str(row["precision"])].name,
+        plan=plan_label(row, lang),
+        context=context_label(context),
+        sequences=fmt_number(int(row[f"sequences_{context}"]), lang),
+    )
     verdict = badge(html.escape(verdict_text(row, lang)), verdict_state(row))
-    settings = message_with_code(lang, "headline_settings", {"kv": flag("--kv-cache-dtype", row["kv_cache_dtype"]),
-                                                              "max_model_len": flag("--max-model-len", context)})
-    link = "../" * (0 if page_url is None else page_url.lstrip("/").count("/")) + "explorer/" + headline_hash(row)
-    return (f'<div class="sz-headline"><p class="sz-headline__server">{html.escape(server_name(lang, cat.servers[str(row["server"])].name))}'
-            f'</p><p class="sz-headline__answer">{verdict} {html.escape(answer)}</p>'
-            f'<p class="sz-headline__settings">{settings}</p>'
-            f'<a class="sz-headline__link" href="{html.escape(link)}">{html.escape(t(lang, "headline_open"))}</a></div>')
+    settings = message_with_code(
+        lang,
+        "headline_settings",
+        {
+            "kv": flag("--kv-cache-dtype", row["kv_cache_dtype"]),
+            "max_model_len": flag("--max-model-len", context),
+        },
+    )
+    link = (
+        "../" * (0 if page_url is None else page_url.lstrip("/").count("/"))
+        + "explorer/"
+        + headline_hash(row)
+    )
+    return (
+        f'<div class="sz-headline"><p class="sz-headline__server">{html.escape(server_name(lang, cat.servers[str(row["server"])].name))}'
+        f'</p><p class="sz-headline__answer">{verdict} {html.escape(answer)}</p>'
+        f'<p class="sz-headline__settings">{settings}</p>'
+        f'<a class="sz-headline__link" href="{html.escape(link)}">{html.escape(t(lang, "headline_open"))}</a></div>'
+    )
 
 
 def headline_hash(row: Any) -> str:
     """The explorer state of an evaluated row (see ``explorer.js``)."""
-    pairs = (("model", row["model"]), ("checkpoint", row["checkpoint"]), ("precision", row["precision"]),
-             ("server", row["server"]), ("kv", row["kv_cache_dtype"]), ("ctx", int(row["max_model_len"])))
+    pairs = (
+        ("model", row["model"]),
+        ("checkpoint", row["checkpoint"]),
+        ("precision", row["precision"]),
+        ("server", row["server"]),
+        ("kv", row["kv_cache_dtype"]),
+        ("ctx", int(row["max_model_len"])),
+    )
     return "#" + "&".join(f"{k}={v}" for k, v in pairs)

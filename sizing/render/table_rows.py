@@ -19,12 +19,11 @@ import numpy as np
 import pandas as pd
 
 from sizing.catalog.loader import Catalog
+from sizing.units import GB, GiB, MiB
 from sizing.views import policy
 from sizing.views.bundle import SiteContext
-from sizing.views.throughput import SPEED_KEY, fit_speed
 from sizing.views.policy import LONG_CONTEXT, QUICK_REFERENCE, REPRESENTATIVES, SHORT_CONTEXT, SIBLINGS
-from sizing.units import GB, GiB, MiB
-
+from sizing.views.throughput import SPEED_KEY, fit_speed
 
 # ---------------------------------------------------------------------------------------------
 # Shared helpers
@@ -72,12 +71,14 @@ def labelled(df: pd.DataFrame, cat: Catalog) -> pd.DataFrame:
 def named_checkpoint_change(df: pd.DataFrame, cat: Catalog) -> pd.Series:
     """``change_value`` with a suggested checkpoint's precision id replaced by its name:
     ``Qwen/Qwen3-32B-AWQ (int4-awq)`` -> ``Qwen/Qwen3-32B-AWQ (INT4 AWQ)``."""
+
     def named(code: object, value: object) -> object:
         if code != "checkpoint" or not isinstance(value, str) or not value.endswith(")"):
             return value
         head, _, pid = value[:-1].rpartition(" (")
         name = cat.precisions[pid].name.replace(" (", " ").replace(")", "") if pid in cat.precisions else ""
         return f"{head} ({name})" if name else value
+
     return pd.Series([named(c, v) for c, v in zip(df["change"], df["change_value"])], index=df.index)
 
 
@@ -243,10 +244,14 @@ def weights_rows(ctx: SiteContext) -> pd.DataFrame:
     df = ctx.frame.drop_duplicates(["model", "checkpoint", "precision"])
     df = pd.concat([sibling_rows(df, ctx, k) for k in ("32b", "70b", "671b")], ignore_index=True)
     df = labelled(df, ctx.catalog)
-    df["file_bytes"] = [_file_bytes(ctx.catalog, r.model, r.checkpoint, r.online_quantization, r.w_total)
-                        for r in df.itertuples()]
-    df["published_size"] = [_published_size(ctx.catalog, r.model, r.checkpoint) is not None
-                            and not r.online_quantization for r in df.itertuples()]
+    df["file_bytes"] = [
+        _file_bytes(ctx.catalog, r.model, r.checkpoint, r.online_quantization, r.w_total)
+        for r in df.itertuples()
+    ]
+    df["published_size"] = [
+        _published_size(ctx.catalog, r.model, r.checkpoint) is not None and not r.online_quantization
+        for r in df.itertuples()
+    ]
     order = {m: i for i, m in enumerate(wanted)}
     return df.sort_values("model", key=lambda s: s.map(order), kind="stable").reset_index(drop=True)
 
@@ -269,12 +274,21 @@ def gpu_class_rows(ctx: SiteContext) -> pd.DataFrame:
     formats and the largest model one GPU holds (budget and model blank when no server uses it)."""
     budgets = ctx.frame.drop_duplicates("gpu").set_index("gpu")["budget_bytes"]
     fits = single_gpu_fits(ctx)
-    rows = [{"gpu": gid, "gpu_name": g.name, "memory_bytes": g.memory_gb * GiB, "total_bytes": g.memory_mib * MiB,
-             "budget_bytes": budgets.get(gid, math.nan), "bandwidth_gbs": g.bandwidth_gbs,
-             "fp8": g.fp8, "fp4": g.fp4, "interconnect": interconnect_label(g.interconnect.kind,
-                                                                           g.interconnect.generation),
-             "largest_single_gpu": largest_single_gpu(fits, gid)}
-            for gid, g in ctx.catalog.gpus.items()]
+    rows = [
+        {
+            "gpu": gid,
+            "gpu_name": g.name,
+            "memory_bytes": g.memory_gb * GiB,
+            "total_bytes": g.memory_mib * MiB,
+            "budget_bytes": budgets.get(gid, math.nan),
+            "bandwidth_gbs": g.bandwidth_gbs,
+            "fp8": g.fp8,
+            "fp4": g.fp4,
+            "interconnect": interconnect_label(g.interconnect.kind, g.interconnect.generation),
+            "largest_single_gpu": largest_single_gpu(fits, gid),
+        }
+        for gid, g in ctx.catalog.gpus.items()
+    ]
     return pd.DataFrame(rows)
 
 
@@ -292,8 +306,13 @@ def single_gpu_fits(ctx: SiteContext) -> pd.DataFrame:
     server: a model it splits over two GPUs for more cache still fits on one of them.
     """
     f = ctx.frame  # one GPU: no tensor, pipeline or expert split (dp-ep rows spread the experts)
-    df = f[shown_kv(ctx, f, summary_kv(ctx)) & (f["tp"] == 1) & (f["pp"] == 1) & ~f["expert_parallel"]
-           & f["fits"]]
+    df = f[
+        shown_kv(ctx, f, summary_kv(ctx))
+        & (f["tp"] == 1)
+        & (f["pp"] == 1)
+        & ~f["expert_parallel"]
+        & f["fits"]
+    ]
     df = labelled(df, ctx.catalog)
     df = df.assign(params=df["model"].map(lambda m: ctx.catalog.models[m].total_params_b))
     return df.sort_values(["params", "w_total"], ascending=False, kind="stable")
@@ -308,8 +327,10 @@ def largest_single_gpu(fits: pd.DataFrame, gpu: str) -> str:
 def cpu_core_rows(ctx: SiteContext) -> pd.DataFrame:
     """GPUs per node -> vLLM's minimum of 2 + N physical cores, and the recommended range."""
     ranges = ctx.catalog.assume("cpu_cores_recommended")
-    rows = [{"gpus": n, "cores_min": minimum_cores(n), "cores_low": low, "cores_high": high}
-            for n, low, high in ranges]
+    rows = [
+        {"gpus": n, "cores_min": minimum_cores(n), "cores_low": low, "cores_high": high}
+        for n, low, high in ranges
+    ]
     return pd.DataFrame(rows)
 
 
@@ -324,9 +345,17 @@ def host_ram_rows(ctx: SiteContext) -> pd.DataFrame:
     for sid, s in ctx.catalog.servers.items():
         vram = ctx.catalog.gpus[s.gpu].memory_gb * s.gpus_per_node * s.nodes
         ram = s.ram_gb * s.nodes if s.ram_gb else math.nan
-        rows.append({"server": sid, "server_name": s.name, "server_gpus": s.gpus_per_node * s.nodes,
-                     "vram_bytes": vram * GB, "ram_bytes": ram * GB, "ram_ratio": ram / vram,
-                     "ram_covers_vram": (ram >= vram) if s.ram_gb else None})
+        rows.append(
+            {
+                "server": sid,
+                "server_name": s.name,
+                "server_gpus": s.gpus_per_node * s.nodes,
+                "vram_bytes": vram * GB,
+                "ram_bytes": ram * GB,
+                "ram_ratio": ram / vram,
+                "ram_covers_vram": (ram >= vram) if s.ram_gb else None,
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -345,7 +374,9 @@ def disk_rows(ctx: SiteContext) -> pd.DataFrame:
     """Published checkpoints: file size and load time from each offer server's NVMe (``load_<server>``, s)."""
     df = ctx.frame[~ctx.frame["online_quantization"]].drop_duplicates(["model", "checkpoint"])
     df = labelled(df, ctx.catalog)
-    df["file_bytes"] = [_file_bytes(ctx.catalog, r.model, r.checkpoint, False, r.w_total) for r in df.itertuples()]
+    df["file_bytes"] = [
+        _file_bytes(ctx.catalog, r.model, r.checkpoint, False, r.w_total) for r in df.itertuples()
+    ]
     for sid in offer_servers(ctx):
         df[f"load_{sid}"] = df["file_bytes"] / (read_speed_gbs(ctx, sid) * GB)
     return df.reset_index(drop=True)
@@ -365,8 +396,10 @@ def attention_label(cat: Catalog, model: str) -> str:
     m = cat.models[model]
     base = "MLA" if m.mla else ("MHA" if m.kv_heads == m.attention_heads else "GQA")
     la = m.linear_attention
-    extras = [f"sliding window {m.sliding_window.window}" if m.sliding_window else "",
-              LINEAR_KIND_LABELS[la.kind] if la else ""]
+    extras = [
+        f"sliding window {m.sliding_window.window}" if m.sliding_window else "",
+        LINEAR_KIND_LABELS[la.kind] if la else "",
+    ]
     return " + ".join([base, *(e for e in extras if e)])
 
 
@@ -378,47 +411,90 @@ def with_primary(primary: str | None, source: str) -> str:
 def model_catalog_rows(ctx: SiteContext) -> pd.DataFrame:
     """One row per catalog model: size, shape, context, attention kind, checkpoints, source."""
     cat = ctx.catalog
-    rows = [{"model": mid, "name": m.name, "total_params_b": m.total_params_b,
-             "active_params_b": m.active_params_b if m.active_params_b else math.nan, "layers": m.layers,
-             "hidden_size": m.hidden_size, "attention_heads": m.attention_heads, "kv_heads": m.kv_heads,
-             "head_dim": m.head_dim, "max_context": m.max_context, "attention": attention_label(cat, mid),
-             "checkpoints": "; ".join(f"{c.id} ({cat.precisions[c.precision].name})" for c in m.checkpoints),
-             "source": with_primary(m.primary_source, m.source)}
-            for mid, m in cat.models.items()]
+    rows = [
+        {
+            "model": mid,
+            "name": m.name,
+            "total_params_b": m.total_params_b,
+            "active_params_b": m.active_params_b if m.active_params_b else math.nan,
+            "layers": m.layers,
+            "hidden_size": m.hidden_size,
+            "attention_heads": m.attention_heads,
+            "kv_heads": m.kv_heads,
+            "head_dim": m.head_dim,
+            "max_context": m.max_context,
+            "attention": attention_label(cat, mid),
+            "checkpoints": "; ".join(f"{c.id} ({cat.precisions[c.precision].name})" for c in m.checkpoints),
+            "source": with_primary(m.primary_source, m.source),
+        }
+        for mid, m in cat.models.items()
+    ]
     return pd.DataFrame(rows)
 
 
 def gpu_catalog_rows(ctx: SiteContext) -> pd.DataFrame:
     """One row per catalog GPU, as the catalog states it."""
-    rows = [{"gpu": gid, "name": g.name, "architecture": g.architecture, "memory_bytes": g.memory_gb * GiB,
-             "memory_mib": g.memory_mib, "bandwidth_gbs": g.bandwidth_gbs, "fp8": g.fp8, "fp4": g.fp4,
-             "interconnect": interconnect_label(g.interconnect.kind, g.interconnect.generation),
-             "link_gbs": g.interconnect.bandwidth_gbs, "source": with_primary(g.primary_source, g.source)}
-            for gid, g in ctx.catalog.gpus.items()]
+    rows = [
+        {
+            "gpu": gid,
+            "name": g.name,
+            "architecture": g.architecture,
+            "memory_bytes": g.memory_gb * GiB,
+            "memory_mib": g.memory_mib,
+            "bandwidth_gbs": g.bandwidth_gbs,
+            "fp8": g.fp8,
+            "fp4": g.fp4,
+            "interconnect": interconnect_label(g.interconnect.kind, g.interconnect.generation),
+            "link_gbs": g.interconnect.bandwidth_gbs,
+            "source": with_primary(g.primary_source, g.source),
+        }
+        for gid, g in ctx.catalog.gpus.items()
+    ]
     return pd.DataFrame(rows)
 
 
 def server_catalog_rows(ctx: SiteContext) -> pd.DataFrame:
     """One row per catalog server: GPUs, host, price, locations (blank where the catalog says nothing)."""
     cat = ctx.catalog
-    rows = [{"server": sid, "name": s.name, "kind": s.kind, "gpu_name": cat.gpus[s.gpu].name,
-             "gpus_per_node": s.gpus_per_node, "nodes": s.nodes, "cpu": s.cpu.model if s.cpu else "",
-             "cpu_cores": s.cpu.cores if s.cpu else math.nan,
-             "ram_bytes": s.ram_gb * GB if s.ram_gb else math.nan,
-             "nvme_read_gbs": s.nvme.read_gbs if s.nvme else math.nan,
-             "network_gbps": s.network_gbps or math.nan, "price_monthly": s.price.monthly if s.price else math.nan,
-             "currency": s.price.currency if s.price else "", "locations": ", ".join(s.locations)}
-            for sid, s in cat.servers.items()]
+    rows = [
+        {
+            "server": sid,
+            "name": s.name,
+            "kind": s.kind,
+            "gpu_name": cat.gpus[s.gpu].name,
+            "gpus_per_node": s.gpus_per_node,
+            "nodes": s.nodes,
+            "cpu": s.cpu.model if s.cpu else "",
+            "cpu_cores": s.cpu.cores if s.cpu else math.nan,
+            "ram_bytes": s.ram_gb * GB if s.ram_gb else math.nan,
+            "nvme_read_gbs": s.nvme.read_gbs if s.nvme else math.nan,
+            "network_gbps": s.network_gbps or math.nan,
+            "price_monthly": s.price.monthly if s.price else math.nan,
+            "currency": s.price.currency if s.price else "",
+            "locations": ", ".join(s.locations),
+        }
+        for sid, s in cat.servers.items()
+    ]
     return pd.DataFrame(rows)
 
 
 def precision_catalog_rows(ctx: SiteContext) -> pd.DataFrame:
     """One row per weight format: bits, grouping, bytes per parameter, hardware and vLLM flag."""
-    rows = [{"precision": pid, "name": p.name, "weight_bits": p.weight_bits,
-             "group_size": p.group_size or math.nan, "scale_bits": p.scale_bits, "zero_bits": p.zero_bits,
-             "bytes_per_param": p.bytes_per_param, "needs_hw": p.needs_hw or "",
-             "vllm_quantization": p.vllm_quantization or "", "online_from": p.online_from or ""}
-            for pid, p in ctx.catalog.precisions.items()]
+    rows = [
+        {
+            "precision": pid,
+            "name": p.name,
+            "weight_bits": p.weight_bits,
+            "group_size": p.group_size or math.nan,
+            "scale_bits": p.scale_bits,
+            "zero_bits": p.zero_bits,
+            "bytes_per_param": p.bytes_per_param,
+            "needs_hw": p.needs_hw or "",
+            "vllm_quantization": p.vllm_quantization or "",
+            "online_from": p.online_from or "",
+        }
+        for pid, p in ctx.catalog.precisions.items()
+    ]
     return pd.DataFrame(rows)
 
 
@@ -433,6 +509,8 @@ def assumption_value(value: object) -> str:
 
 def assumption_rows(ctx: SiteContext) -> pd.DataFrame:
     """One row per assumption: key, value, reason."""
-    rows = [{"key": key, "value": assumption_value(a.value), "reason": a.reason}
-            for key, a in ctx.catalog.assumptions.items()]
+    rows = [
+        {"key": key, "value": assumption_value(a.value), "reason": a.reason}
+        for key, a in ctx.catalog.assumptions.items()
+    ]
     return pd.DataFrame(rows)

@@ -24,23 +24,48 @@ from typing import Any, Callable, Mapping
 
 import pandas as pd
 
-from sizing.render import table_rows as tr
-from sizing.views.bundle import SiteContext
 from sizing.catalog.loader import Catalog
 from sizing.errors import UsageError
+from sizing.render import table_rows as tr
 from sizing.render.catalog_text import server_name, source_links, source_refs, translate
 from sizing.render.flagtext import flag, message_with_code
 from sizing.render.i18n import fmt_money, fmt_number, fmt_percent, t
 from sizing.render.plural import plural
 from sizing.render.speed_cells import REASON_FIELD, speed_cell
 from sizing.units import GB, GiB, KiB
+from sizing.views.bundle import SiteContext
 from sizing.views.matrix import Filter, fit_view, select
 from sizing.views.verdict import tight_below
 
-KINDS = frozenset({"text", "int", "gib", "kib", "gb", "float1", "float2", "fraction", "money", "bool",
-                   "verdict", "plan", "change", "tier", "server", "catalog", "places", "source", "code",
-                   "fixed1", "users", "usd"})
-NUMERIC = frozenset({"int", "gib", "kib", "gb", "float1", "fixed1", "float2", "fraction", "money", "users", "usd"})
+KINDS = frozenset(
+    {
+        "text",
+        "int",
+        "gib",
+        "kib",
+        "gb",
+        "float1",
+        "float2",
+        "fraction",
+        "money",
+        "bool",
+        "verdict",
+        "plan",
+        "change",
+        "tier",
+        "server",
+        "catalog",
+        "places",
+        "source",
+        "code",
+        "fixed1",
+        "users",
+        "usd",
+    }
+)
+NUMERIC = frozenset(
+    {"int", "gib", "kib", "gb", "float1", "fixed1", "float2", "fraction", "money", "users", "usd"}
+)
 KIND_UNIT = {"gib": "unit_gib", "kib": "unit_kib", "gb": "unit_gb"}
 DASH = "—"
 _LINE_BREAKS = re.compile(r"[ \t]*[\r\n\v\f\u2028\u2029]+[ \t]*")
@@ -129,7 +154,11 @@ def plan_label(row: Mapping[str, Any], lang: str, words: Mapping[str, str] | Non
         return (words or cell_words(lang))["plan_single_gpu"] if int(row["dp"]) == 1 else f"DP {dp}"
     if plan == "dp-ep":  # data-parallel attention, experts spread over every rank
         return " × ".join([*([f"TP {tp}"] if int(row["tp"]) > 1 else []), f"DP {dp}"]) + " + EP"
-    parts = [f"TP {tp}", *([f"PP {pp}"] if int(row["pp"]) > 1 else []), *([f"DP {dp}"] if int(row["dp"]) > 1 else [])]
+    parts = [
+        f"TP {tp}",
+        *([f"PP {pp}"] if int(row["pp"]) > 1 else []),
+        *([f"DP {dp}"] if int(row["dp"]) > 1 else []),
+    ]
     return " × ".join(parts)
 
 
@@ -168,9 +197,17 @@ def _change_text(row: Mapping[str, Any], lang: str) -> str:
     code, value = row.get("change") or "", str(row.get("change_value") or "")
     reason = str(row.get("reason") or "")
     if not code:
-        if reason == "fits-one-gpu" and not is_missing(row.get("server_gpus")) and int(row["server_gpus"]) == 1:
+        if (
+            reason == "fits-one-gpu"
+            and not is_missing(row.get("server_gpus"))
+            and int(row["server_gpus"]) == 1
+        ):
             reason = "fits-the-gpu"  # "one copy per GPU" says nothing on a one-GPU server
-        return escape_cell(t(lang, f"reason_{reason.replace('-', '_')}")) if reason and reason != "no-fit" else ""
+        return (
+            escape_cell(t(lang, f"reason_{reason.replace('-', '_')}"))
+            if reason and reason != "no-fit"
+            else ""
+        )
     if code == "max-model-len":
         return _code_message(lang, "change_max_model_len", {"flag": flag("--max-model-len", int(value))})
     if code == "kv-fp8":
@@ -182,8 +219,13 @@ def _change_text(row: Mapping[str, Any], lang: str) -> str:
             return _code_message(lang, "change_gmu_plan", gmu, plan=plan_label(plan, lang))
         return _code_message(lang, "change_gmu", gmu)
     if code == "more-gpus":
-        return escape_cell(t(lang, "change_more_gpus", value=plural(lang, "plural_gpus", int(value),
-                                                                    fmt_number(int(value), lang))))
+        return escape_cell(
+            t(
+                lang,
+                "change_more_gpus",
+                value=plural(lang, "plural_gpus", int(value), fmt_number(int(value), lang)),
+            )
+        )
     return escape_cell(t(lang, f"change_{code.replace('-', '_')}", value=value))
 
 
@@ -203,7 +245,9 @@ def _number(kind: str, value: float, lang: str, decimals: int | None) -> str:
     return _num(value, lang, digits if decimals is None else decimals)
 
 
-def format_cell(col: ColumnSpec, row: Mapping[str, Any], lang: str, words: Mapping[str, str] | None = None) -> str:
+def format_cell(
+    col: ColumnSpec, row: Mapping[str, Any], lang: str, words: Mapping[str, str] | None = None
+) -> str:
     """The text of one cell in ``lang`` (``—`` when the value is missing); ``words``: :func:`cell_words`."""
     if col.kind == "plan":
         return plan_label(row, lang, words)
@@ -233,7 +277,9 @@ TEXT_KINDS: dict[str, Callable[[str, str], str]] = {
     "catalog": lambda v, lang: escape_cell(translate(lang, v)),
     "source": lambda v, lang: escape_cell(source_refs(lang, v)),
     "tier": lambda v, lang: escape_cell(t(lang, f"tier_{v}")),
-    "places": lambda v, lang: escape_cell(t(lang, "list_separator").join(translate(lang, p) for p in v.split(", "))),
+    "places": lambda v, lang: escape_cell(
+        t(lang, "list_separator").join(translate(lang, p) for p in v.split(", "))
+    ),
 }
 """Text cells: as written, as code, a server name, a translated catalog text, a source, a tier."""
 
@@ -247,8 +293,13 @@ def verdict_state(row: Mapping[str, Any]) -> str:
     return str(state)
 
 
-VERDICT_WORD = {"fits": "verdict_fits", "tight": "verdict_tight", "borderline": "verdict_borderline",
-                "no-fit": "verdict_does_not_fit", "unsupported": "verdict_unsupported"}
+VERDICT_WORD = {
+    "fits": "verdict_fits",
+    "tight": "verdict_tight",
+    "borderline": "verdict_borderline",
+    "no-fit": "verdict_does_not_fit",
+    "unsupported": "verdict_unsupported",
+}
 VERDICT_AT = {"fits": "verdict_fits_to", "tight": "verdict_tight_to", "borderline": "verdict_borderline_at"}
 """The verdict with the context it names: fits/tight up to the longest that starts, borderline at one."""
 
@@ -287,16 +338,21 @@ def context_label(tokens: int) -> str:
 
 def seq_columns(contexts: list[int], prefix: str = "seq") -> tuple[ColumnSpec, ...]:
     """One ``Sequences at 4K``-style column per context."""
-    return tuple(ColumnSpec(f"{prefix}_{c}", "col_sequences_at", "int", args=(("context", context_label(c)),))
-                 for c in contexts)
+    return tuple(
+        ColumnSpec(f"{prefix}_{c}", "col_sequences_at", "int", args=(("context", context_label(c)),))
+        for c in contexts
+    )
 
 
 def _c(id_: str, key: str, kind: str = "text", **extra: Any) -> ColumnSpec:
     return ColumnSpec(id_, key, kind, **extra)
 
 
-MODEL, PRECISION, SERVER = _c("model_name", "col_model"), _c("precision_name", "col_precision"), \
-    _c("server_name", "col_server", "server")
+MODEL, PRECISION, SERVER = (
+    _c("model_name", "col_model"),
+    _c("precision_name", "col_precision"),
+    _c("server_name", "col_server", "server"),
+)
 CHECKPOINT, VERDICT = _c("checkpoint_label", "col_checkpoint"), _c("verdict", "col_verdict", "verdict")
 PLAN = _c("plan", "col_plan", "plan")
 
@@ -305,19 +361,34 @@ def settings_note(ctx: SiteContext, lang: str, key: str = "note_summary", **more
     """The vLLM settings a table assumes, flags as code (KV type, memory utilisation, max model length,
     and the ``more`` flags the message ``key`` names)."""
     cat = ctx.catalog
-    code = {"kv": flag("--kv-cache-dtype", tr.summary_kv(ctx)),
-            "gmu": flag("--gpu-memory-utilization", float(cat.assume("gpu_memory_utilization"))),
-            "max_model_len": flag("--max-model-len", int(cat.assume("max_model_len"))), **more}
+    code = {
+        "kv": flag("--kv-cache-dtype", tr.summary_kv(ctx)),
+        "gmu": flag("--gpu-memory-utilization", float(cat.assume("gpu_memory_utilization"))),
+        "max_model_len": flag("--max-model-len", int(cat.assume("max_model_len"))),
+        **more,
+    }
     return message_with_code(lang, key, code, escape=escape_cell)
 
 
 def fit_spec(server: str, contexts: list[int]) -> TableSpec:
     """The fit table of one server, at the summary KV type: the columns a reader compares (model,
     precision, verdict, plan, sequences per context); the rest of the row is in the explorer."""
-    columns = (_c("model_label", "col_model"), PRECISION, VERDICT, PLAN, _c("speed_users", "col_fit_users", "users"),
-               _c("speed_usd", "col_fit_cost", "usd"), *seq_columns(contexts))
-    return TableSpec(f"fit-{server}", columns, lambda ctx: tr.fit_rows(ctx, server),
-                     ("checkpoint", "precision", "kv_cache_dtype"), functools.partial(fit_note, server=server))
+    columns = (
+        _c("model_label", "col_model"),
+        PRECISION,
+        VERDICT,
+        PLAN,
+        _c("speed_users", "col_fit_users", "users"),
+        _c("speed_usd", "col_fit_cost", "usd"),
+        *seq_columns(contexts),
+    )
+    return TableSpec(
+        f"fit-{server}",
+        columns,
+        lambda ctx: tr.fit_rows(ctx, server),
+        ("checkpoint", "precision", "kv_cache_dtype"),
+        functools.partial(fit_note, server=server),
+    )
 
 
 def fit_note(ctx: SiteContext, lang: str, server: str) -> str:
@@ -337,39 +408,95 @@ def long_columns(ctx: SiteContext) -> tuple[ColumnSpec, ...]:
 def recommendation_spec(ctx: SiteContext, size: str) -> TableSpec:
     """``recommendations-<size>``: the catalog servers that fit the size class's model, per precision."""
     columns = (PRECISION, CHECKPOINT, SERVER, GPUS, PLAN, WEIGHTS, *long_columns(ctx))
-    return TableSpec(f"recommendations-{size}", columns, lambda c: tr.recommendation_rows(c, size),
-                     ("checkpoint", "precision", "server"), settings_note)
+    return TableSpec(
+        f"recommendations-{size}",
+        columns,
+        lambda c: tr.recommendation_rows(c, size),
+        ("checkpoint", "precision", "server"),
+        settings_note,
+    )
 
 
 def throughput_spec(ctx: SiteContext) -> TableSpec:
     """``throughput``: decode ceilings of the main models on the offer servers."""
-    at = tuple(_c(f"tps_{c}", "col_decode_at", "int", unit="unit_tokens_per_s", args=(("context", context_label(c)),))
-               for c in tr.summary_contexts(ctx))
-    columns = (MODEL, PRECISION, SERVER, PLAN, _c("weights_read_bytes", "col_weights_read", "gib"),
-               _c("decode_tps_ceiling", "col_decode_ceiling", "int", unit="unit_tokens_per_s"), *at)
-    return TableSpec("throughput", columns, tr.throughput_rows, ("checkpoint", "precision", "server"), settings_note)
+    at = tuple(
+        _c(
+            f"tps_{c}",
+            "col_decode_at",
+            "int",
+            unit="unit_tokens_per_s",
+            args=(("context", context_label(c)),),
+        )
+        for c in tr.summary_contexts(ctx)
+    )
+    columns = (
+        MODEL,
+        PRECISION,
+        SERVER,
+        PLAN,
+        _c("weights_read_bytes", "col_weights_read", "gib"),
+        _c("decode_tps_ceiling", "col_decode_ceiling", "int", unit="unit_tokens_per_s"),
+        *at,
+    )
+    return TableSpec(
+        "throughput", columns, tr.throughput_rows, ("checkpoint", "precision", "server"), settings_note
+    )
 
 
 def summary_specs(ctx: SiteContext) -> list[TableSpec]:
     """Tables summarising the matrix at the summary KV type (see :mod:`sizing.render.table_rows`)."""
     what_fits = (MODEL, PRECISION, SERVER, VERDICT, PLAN, *seq_columns(tr.summary_contexts(ctx)))
-    quick = (_c("tier", "col_tier", "tier"), MODEL, PRECISION, SERVER, VERDICT, PLAN, WEIGHTS, *long_columns(ctx),
-             _c("change", "col_change", "change"))
+    quick = (
+        _c("tier", "col_tier", "tier"),
+        MODEL,
+        PRECISION,
+        SERVER,
+        VERDICT,
+        PLAN,
+        WEIGHTS,
+        *long_columns(ctx),
+        _c("change", "col_change", "change"),
+    )
     return [
-        TableSpec("what-fits", what_fits, tr.what_fits_rows, ("model", "checkpoint", "precision", "server"),
-                  settings_note),
-        recommendation_spec(ctx, "32b"), recommendation_spec(ctx, "671b"),
-        TableSpec("quick-reference", quick, tr.quick_reference_rows, ("tier", "model", "checkpoint", "precision", "server"),
-                  settings_note),
+        TableSpec(
+            "what-fits",
+            what_fits,
+            tr.what_fits_rows,
+            ("model", "checkpoint", "precision", "server"),
+            settings_note,
+        ),
+        recommendation_spec(ctx, "32b"),
+        recommendation_spec(ctx, "671b"),
+        TableSpec(
+            "quick-reference",
+            quick,
+            tr.quick_reference_rows,
+            ("tier", "model", "checkpoint", "precision", "server"),
+            settings_note,
+        ),
         throughput_spec(ctx),
     ]
 
 
 def disk_spec(ctx: SiteContext) -> TableSpec:
     """``disk``: model file sizes and the load time from each offer server's NVMe."""
-    loads = tuple(_c(f"load_{sid}", "col_load_time_on", "fixed1", unit="unit_seconds",
-                     args=(("server", ctx.catalog.servers[sid].name),)) for sid in tr.offer_servers(ctx))
-    columns = (MODEL, PRECISION, _c("checkpoint", "col_checkpoint"), _c("file_bytes", "col_file_size", "gb"), *loads)
+    loads = tuple(
+        _c(
+            f"load_{sid}",
+            "col_load_time_on",
+            "fixed1",
+            unit="unit_seconds",
+            args=(("server", ctx.catalog.servers[sid].name),),
+        )
+        for sid in tr.offer_servers(ctx)
+    )
+    columns = (
+        MODEL,
+        PRECISION,
+        _c("checkpoint", "col_checkpoint"),
+        _c("file_bytes", "col_file_size", "gb"),
+        *loads,
+    )
     return TableSpec("disk", columns, tr.disk_rows, ("model", "checkpoint"))
 
 
@@ -377,16 +504,33 @@ def plan_comparison_spec(ctx: SiteContext, comparison: str) -> TableSpec:
     """``plans-<id>``: every plan of one checkpoint on one server, the chosen one with its reason."""
     from sizing.render import plan_rows  # noqa: PLC0415 - a view module that imports the row helpers
 
-    columns = (PLAN, VERDICT, WEIGHTS, _c("kv_cache_bytes", "col_kv_cache_per_gpu", "gib"),
-               _c("kv_bytes_per_token", "col_kv_per_token", "kib"), *seq_columns(ctx.contexts),
-               _c("change", "col_change", "change"))
+    columns = (
+        PLAN,
+        VERDICT,
+        WEIGHTS,
+        _c("kv_cache_bytes", "col_kv_cache_per_gpu", "gib"),
+        _c("kv_bytes_per_token", "col_kv_per_token", "kib"),
+        *seq_columns(ctx.contexts),
+        _c("change", "col_change", "change"),
+    )
     model, _, server, kv = plan_rows.PLAN_COMPARISONS[comparison]
 
     def note(c: SiteContext, lang: str) -> str:
-        return t(lang, "note_plans", model=c.catalog.models[model].name, server=c.catalog.servers[server].name,
-                 kv=kv)
-    return TableSpec(f"plans-{comparison}", columns, lambda c: plan_rows.plan_comparison_rows(c, comparison),
-                     ("plan", "tp", "pp", "dp"), note)
+        return t(
+            lang,
+            "note_plans",
+            model=c.catalog.models[model].name,
+            server=c.catalog.servers[server].name,
+            kv=kv,
+        )
+
+    return TableSpec(
+        f"plans-{comparison}",
+        columns,
+        lambda c: plan_rows.plan_comparison_rows(c, comparison),
+        ("plan", "tp", "pp", "dp"),
+        note,
+    )
 
 
 def table_specs(ctx: SiteContext) -> dict[str, TableSpec]:
@@ -395,8 +539,11 @@ def table_specs(ctx: SiteContext) -> dict[str, TableSpec]:
 
     specs = [fit_spec(sid, ctx.contexts) for sid in ctx.catalog.servers]
     specs += [*summary_specs(ctx), *HARDWARE_SPECS[:4], disk_spec(ctx), *HARDWARE_SPECS[4:], *CATALOG_SPECS]
-    specs += [plan_comparison_spec(ctx, cid) for cid in PLAN_COMPARISONS
-              if PLAN_COMPARISONS[cid][0] in ctx.catalog.models and PLAN_COMPARISONS[cid][2] in ctx.catalog.servers]
+    specs += [
+        plan_comparison_spec(ctx, cid)
+        for cid in PLAN_COMPARISONS
+        if PLAN_COMPARISONS[cid][0] in ctx.catalog.models and PLAN_COMPARISONS[cid][2] in ctx.catalog.servers
+    ]
     return {spec.id: spec for spec in specs}
 
 
@@ -413,13 +560,18 @@ def get_spec(ctx: SiteContext, table_id: str) -> TableSpec:
 # ---------------------------------------------------------------------------------------------
 
 FRAME_COLUMNS = {
-    "model": _c("model", "col_model"), "checkpoint": _c("checkpoint", "col_checkpoint"),
-    "precision": _c("precision", "col_precision"), "server": _c("server", "col_server"),
-    "kv_cache_dtype": _c("kv_cache_dtype", "col_kv_cache_dtype"), "plan": PLAN, "verdict": VERDICT,
+    "model": _c("model", "col_model"),
+    "checkpoint": _c("checkpoint", "col_checkpoint"),
+    "precision": _c("precision", "col_precision"),
+    "server": _c("server", "col_server"),
+    "kv_cache_dtype": _c("kv_cache_dtype", "col_kv_cache_dtype"),
+    "plan": PLAN,
+    "verdict": VERDICT,
     "weights_gib": _c("weights_gib", "col_weights_per_gpu", "float2", unit="unit_gib"),
     "kv_cache_gib": _c("kv_cache_gib", "col_kv_cache_per_gpu", "float2", unit="unit_gib"),
     "kv_kib_per_token": _c("kv_kib_per_token", "col_kv_per_token", "float1", unit="unit_kib"),
-    "kv_cache_tokens": _c("kv_cache_tokens", "col_tokens", "int"), "change": _c("change", "col_change", "change"),
+    "kv_cache_tokens": _c("kv_cache_tokens", "col_tokens", "int"),
+    "change": _c("change", "col_change", "change"),
 }
 """How the columns of a :func:`sizing.views.matrix.fit_view` frame are shown (``seq_<ctx>`` added per frame)."""
 
@@ -443,19 +595,35 @@ def _needs(ctx: SiteContext | None, table: TableSpec) -> SiteContext:
     return ctx
 
 
-def resolve(table: TableSpec | pd.DataFrame, ctx: SiteContext | None) -> tuple[tuple[ColumnSpec, ...], pd.DataFrame]:
+def resolve(
+    table: TableSpec | pd.DataFrame, ctx: SiteContext | None
+) -> tuple[tuple[ColumnSpec, ...], pd.DataFrame]:
     """(columns, rows) of a spec (computed from ``ctx``, required then) or of a view frame."""
     if isinstance(table, pd.DataFrame):
         return frame_columns(table), table
     return table.columns, table.rows(_needs(ctx, table))
 
 
-CELL_CONTEXT = ("plan", "tp", "pp", "dp", "change", "change_value", "change_plan", "reason", "currency",
-                "speed_reason", "cost_reason", "speed_top",
-                "fits", "weight_only", "verdict", "verdict_context", "server_gpus")
+CELL_CONTEXT = (
+    "plan",
+    "tp",
+    "pp",
+    "dp",
+    "change",
+    "change_value",
+    "change_plan",
+    "reason",
+    "currency",
+    "speed_reason",
+    "cost_reason",
+    "speed_top",
+    "fits",
+    "weight_only",
+    "verdict",
+    "verdict_context",
+    "server_gpus",
+)
 """Row fields that formatters read besides a column's own value (plan sizes, advice, currency)."""
-
-
 
 
 def badge(text: str, verdict: str) -> str:
@@ -470,8 +638,10 @@ LONG_TEXT = ("catalog", "places")
 
 def source_cell(value: Any, lang: str) -> str:
     """A site source cell: each reference a short link (``owner/repo``, a host), a document kind as text."""
-    links = [f'<a href="{html.escape(url, quote=True)}">{html.escape(label)}</a>' if url else html.escape(label)
-             for label, url in source_links(lang, value)]
+    links = [
+        f'<a href="{html.escape(url, quote=True)}">{html.escape(label)}</a>' if url else html.escape(label)
+        for label, url in source_links(lang, value)
+    ]
     return '<span class="sz-long">' + ", ".join(links) + "</span>"
 
 
@@ -486,7 +656,9 @@ def html_cell(col: ColumnSpec, row: Mapping[str, Any], text: str, lang: str = "e
     return text
 
 
-def row_cells(columns: tuple[ColumnSpec, ...], rows: pd.DataFrame, lang: str, badges: bool = False) -> list[list[str]]:
+def row_cells(
+    columns: tuple[ColumnSpec, ...], rows: pd.DataFrame, lang: str, badges: bool = False
+) -> list[list[str]]:
     """The formatted cells of every row (verdicts as badges with ``badges``, the site's choice)."""
     words = cell_words(lang)
     needed = [k for k in dict.fromkeys([*(c.id for c in columns), *CELL_CONTEXT]) if k in rows.columns]
@@ -497,29 +669,42 @@ def row_cells(columns: tuple[ColumnSpec, ...], rows: pd.DataFrame, lang: str, ba
     return out
 
 
-def markdown_rows(columns: tuple[ColumnSpec, ...], rows: pd.DataFrame, lang: str, badges: bool = False,
-                  aligned: bool = True) -> list[str]:
+def markdown_rows(
+    columns: tuple[ColumnSpec, ...], rows: pd.DataFrame, lang: str, badges: bool = False, aligned: bool = True
+) -> list[str]:
     """Header, alignment and body lines of a Markdown table, one row per line, cells unpadded.
 
     ``badges`` (the site) renders verdicts as badges; the CLI and snapshots keep plain words.
     ``aligned=False`` leaves number columns unmarked (the site's long tables align them with CSS,
     which saves a ``style`` attribute on every cell)."""
-    lines = ["| " + " | ".join(header(c, lang) for c in columns) + " |",
-             "|" + "|".join("---:" if aligned and c.kind in NUMERIC else "---" for c in columns) + "|"]
+    lines = [
+        "| " + " | ".join(header(c, lang) for c in columns) + " |",
+        "|" + "|".join("---:" if aligned and c.kind in NUMERIC else "---" for c in columns) + "|",
+    ]
     return lines + ["| " + " | ".join(cells) + " |" for cells in row_cells(columns, rows, lang, badges)]
 
 
-def html_table(head: list[str], body: list[list[str]], row_ids: list[str] | None = None,
-               group_row: str = "") -> str:
+def html_table(
+    head: list[str], body: list[list[str]], row_ids: list[str] | None = None, group_row: str = ""
+) -> str:
     """A plain HTML table, one body row per line: ``head`` and ``body`` cells are HTML already
     (:func:`header`, :func:`row_cells`); ``row_ids`` gives each body row an ``id``; ``group_row`` is
     an optional first header row (:func:`group_header_row`; Tablesort sorts by the last one). Half the
     bytes of the Markdown extension's output, which puts every tag on a line of its own."""
     ids = row_ids or [""] * len(body)
-    rows = [(f'<tr id="{i}">' if i else "<tr>") + "<td>" + "</td><td>".join(cells) + "</td></tr>"
-            for i, cells in zip(ids, body)]
-    return ("<table>\n<thead>" + group_row + "<tr><th>" + "</th><th>".join(head) + "</th></tr></thead>\n<tbody>\n"
-            + "\n".join(rows) + "\n</tbody>\n</table>")
+    rows = [
+        (f'<tr id="{i}">' if i else "<tr>") + "<td>" + "</td><td>".join(cells) + "</td></tr>"
+        for i, cells in zip(ids, body)
+    ]
+    return (
+        "<table>\n<thead>"
+        + group_row
+        + "<tr><th>"
+        + "</th><th>".join(head)
+        + "</th></tr></thead>\n<tbody>\n"
+        + "\n".join(rows)
+        + "\n</tbody>\n</table>"
+    )
 
 
 GROUPED_HEADER = "col_sequences_at"
@@ -534,24 +719,31 @@ def group_header_row(columns: tuple[ColumnSpec, ...], lang: str) -> str:
     if grouped < 2 or any(c.header_key == GROUPED_HEADER for c in columns[:-grouped]):
         return ""
     label = escape_cell(t(lang, "col_sequences_group"))
-    return (f'<tr class="sz-head-group"><th colspan="{len(columns) - grouped}"></th>'
-            f'<th colspan="{grouped}" scope="colgroup">{label}</th></tr>')
+    return (
+        f'<tr class="sz-head-group"><th colspan="{len(columns) - grouped}"></th>'
+        f'<th colspan="{grouped}" scope="colgroup">{label}</th></tr>'
+    )
 
 
 def html_rows_table(columns: tuple[ColumnSpec, ...], rows: pd.DataFrame, lang: str) -> str:
     """``rows`` as a site HTML table (:func:`html_table`): translated headers (grouped under one label,
     :func:`group_header_row`, where several columns count sequences), verdict badges."""
     group = group_header_row(columns, lang)
-    head = [escape_cell(dict(c.args)["context"]) if group and c.header_key == GROUPED_HEADER
-            else header(c, lang) for c in columns]
+    head = [
+        escape_cell(dict(c.args)["context"]) if group and c.header_key == GROUPED_HEADER else header(c, lang)
+        for c in columns
+    ]
     return html_table(head, row_cells(columns, rows, lang, badges=True), group_row=group)
 
 
-def to_markdown(table: TableSpec | pd.DataFrame, lang: str, ctx: SiteContext | None = None,
-                badges: bool = False) -> str:
+def to_markdown(
+    table: TableSpec | pd.DataFrame, lang: str, ctx: SiteContext | None = None, badges: bool = False
+) -> str:
     """The table as Markdown in ``lang`` (a paragraph saying so when it has no rows), plus its note."""
     columns, rows = resolve(table, ctx)
-    body = "\n".join(markdown_rows(columns, rows, lang, badges)) if len(rows) else f"*{t(lang, 'table_empty')}*"
+    body = (
+        "\n".join(markdown_rows(columns, rows, lang, badges)) if len(rows) else f"*{t(lang, 'table_empty')}*"
+    )
     note = table.note if isinstance(table, TableSpec) else None
     return body + (f"\n\n*{note(_needs(ctx, table), lang)}*" if note else "") + "\n"
 
@@ -592,7 +784,9 @@ def to_csv(table: TableSpec | pd.DataFrame, ctx: SiteContext | None = None) -> s
 
 def to_json(table: TableSpec | pd.DataFrame, ctx: SiteContext | None = None) -> str:
     """The raw values as a JSON list of objects, one per row."""
-    records = [{k: plain_value(v) for k, v in row.items()} for row in raw_frame(table, ctx).to_dict("records")]
+    records = [
+        {k: plain_value(v) for k, v in row.items()} for row in raw_frame(table, ctx).to_dict("records")
+    ]
     return json.dumps(records, ensure_ascii=False, indent=2) + "\n"
 
 
@@ -612,13 +806,17 @@ def check_ids(cat: Catalog, model: str | None, server: str | None, precision: st
         raise UsageError(f"--precision: unknown precision {precision!r}")
 
 
-def cli_table(cat: Catalog, df: pd.DataFrame, model: str | None, server: str | None, precision: str | None,
-              fmt: str) -> str:
+def cli_table(
+    cat: Catalog, df: pd.DataFrame, model: str | None, server: str | None, precision: str | None, fmt: str
+) -> str:
     """The fit table (recommended plans) of the evaluated matrix ``df``, filtered by ids, as ``markdown``,
     ``csv`` or ``json``."""
     check_ids(cat, model, server, precision)
-    view = fit_view(select(df, Filter(model=model, server=server, precision=precision)), df.attrs["contexts"],
-                    tight_below(cat.assume))
+    view = fit_view(
+        select(df, Filter(model=model, server=server, precision=precision)),
+        df.attrs["contexts"],
+        tight_below(cat.assume),
+    )
     if fmt == "csv":
         return to_csv(view)
     if fmt == "json":
@@ -631,73 +829,160 @@ def cli_table(cat: Catalog, df: pd.DataFrame, model: str | None, server: str | N
 # ---------------------------------------------------------------------------------------------
 
 HARDWARE_SPECS: tuple[TableSpec, ...] = (
-    TableSpec("weights-by-precision", (MODEL, PRECISION, CHECKPOINT, _c("w_total", "col_weights_total", "gib"),
-                                       _c("file_bytes", "col_file_size", "gb"),
-                                       _c("published_size", "col_published_size", "bool")),
-              tr.weights_rows, ("model", "checkpoint", "precision")),
-    TableSpec("gpu-classes", (_c("gpu_name", "col_gpu"), _c("memory_bytes", "col_memory", "gib", decimals=0),
-                              _c("total_bytes", "col_nvidia_smi_total", "gib"),
-                              _c("budget_bytes", "col_budget_per_gpu", "gib"),
-                              _c("bandwidth_gbs", "col_bandwidth", "int", unit="unit_gb_per_s"),
-                              _c("fp8", "col_fp8", "bool"), _c("fp4", "col_fp4", "bool"),
-                              _c("interconnect", "col_interconnect", "catalog"),
-                              _c("largest_single_gpu", "col_largest_single_gpu")),
-              tr.gpu_class_rows, ("gpu",), lambda ctx, lang: settings_note(ctx, lang, "note_gpu_classes")),
-    TableSpec("cpu-cores", (_c("gpus", "col_gpus_per_node", "int"), _c("cores_min", "col_cores_min", "int"),
-                            _c("cores_low", "col_cores_low", "int"), _c("cores_high", "col_cores_high", "int")),
-              tr.cpu_core_rows, ("gpus",)),
-    TableSpec("host-ram", (SERVER, GPUS, _c("vram_bytes", "col_vram_total", "gb"),
-                           _c("ram_bytes", "col_system_ram", "gb"), _c("ram_ratio", "col_ram_ratio", "fixed1"),
-                           _c("ram_covers_vram", "col_ram_covers_vram", "bool")),
-              tr.host_ram_rows, ("server",)),
-    TableSpec("price-per-gb", (SERVER, GPUS, _c("vram_bytes", "col_vram_total", "gb"),
-                               _c("price_monthly", "col_price_monthly", "money", decimals=0),
-                               _c("price_per_gb_month", "col_price_per_gb_month", "money")),
-              tr.price_rows, ("server",)),
+    TableSpec(
+        "weights-by-precision",
+        (
+            MODEL,
+            PRECISION,
+            CHECKPOINT,
+            _c("w_total", "col_weights_total", "gib"),
+            _c("file_bytes", "col_file_size", "gb"),
+            _c("published_size", "col_published_size", "bool"),
+        ),
+        tr.weights_rows,
+        ("model", "checkpoint", "precision"),
+    ),
+    TableSpec(
+        "gpu-classes",
+        (
+            _c("gpu_name", "col_gpu"),
+            _c("memory_bytes", "col_memory", "gib", decimals=0),
+            _c("total_bytes", "col_nvidia_smi_total", "gib"),
+            _c("budget_bytes", "col_budget_per_gpu", "gib"),
+            _c("bandwidth_gbs", "col_bandwidth", "int", unit="unit_gb_per_s"),
+            _c("fp8", "col_fp8", "bool"),
+            _c("fp4", "col_fp4", "bool"),
+            _c("interconnect", "col_interconnect", "catalog"),
+            _c("largest_single_gpu", "col_largest_single_gpu"),
+        ),
+        tr.gpu_class_rows,
+        ("gpu",),
+        lambda ctx, lang: settings_note(ctx, lang, "note_gpu_classes"),
+    ),
+    TableSpec(
+        "cpu-cores",
+        (
+            _c("gpus", "col_gpus_per_node", "int"),
+            _c("cores_min", "col_cores_min", "int"),
+            _c("cores_low", "col_cores_low", "int"),
+            _c("cores_high", "col_cores_high", "int"),
+        ),
+        tr.cpu_core_rows,
+        ("gpus",),
+    ),
+    TableSpec(
+        "host-ram",
+        (
+            SERVER,
+            GPUS,
+            _c("vram_bytes", "col_vram_total", "gb"),
+            _c("ram_bytes", "col_system_ram", "gb"),
+            _c("ram_ratio", "col_ram_ratio", "fixed1"),
+            _c("ram_covers_vram", "col_ram_covers_vram", "bool"),
+        ),
+        tr.host_ram_rows,
+        ("server",),
+    ),
+    TableSpec(
+        "price-per-gb",
+        (
+            SERVER,
+            GPUS,
+            _c("vram_bytes", "col_vram_total", "gb"),
+            _c("price_monthly", "col_price_monthly", "money", decimals=0),
+            _c("price_per_gb_month", "col_price_per_gb_month", "money"),
+        ),
+        tr.price_rows,
+        ("server",),
+    ),
 )
 """Hardware tables in page order; ``disk`` (one column per offer server) is built by :func:`disk_spec`."""
 
 CATALOG_SPECS: tuple[TableSpec, ...] = (
-    TableSpec("catalog-models", (_c("model", "col_id"), _c("name", "col_name"),
-                                 _c("total_params_b", "col_parameters", "float1", unit="unit_billion"),
-                                 _c("active_params_b", "col_active_parameters", "float1", unit="unit_billion"),
-                                 _c("layers", "col_layers", "int"), _c("hidden_size", "col_hidden_size", "int"),
-                                 _c("attention_heads", "col_attention_heads", "int"),
-                                 _c("kv_heads", "col_kv_heads", "int"), _c("head_dim", "col_head_dim", "int"),
-                                 _c("max_context", "col_context", "int", unit="unit_tokens"),
-                                 _c("attention", "col_attention", "catalog"), _c("checkpoints", "col_checkpoints"),
-                                 _c("source", "col_source", "source")),
-              tr.model_catalog_rows, ("model",)),
-    TableSpec("catalog-gpus", (_c("gpu", "col_id"), _c("name", "col_name"), _c("architecture", "col_architecture"),
-                               _c("memory_bytes", "col_memory", "gib", decimals=0),
-                               _c("memory_mib", "col_nvidia_smi_total", "int", unit="unit_mib"),
-                               _c("bandwidth_gbs", "col_bandwidth", "int", unit="unit_gb_per_s"),
-                               _c("fp8", "col_fp8", "bool"), _c("fp4", "col_fp4", "bool"),
-                               _c("interconnect", "col_interconnect", "catalog"),
-                               _c("link_gbs", "col_link_bandwidth", "int", unit="unit_gb_per_s"),
-                               _c("source", "col_source", "source")),
-              tr.gpu_catalog_rows, ("gpu",)),
-    TableSpec("catalog-servers", (_c("server", "col_id"), _c("name", "col_name", "server"),
-                                  _c("kind", "col_kind", "catalog"),
-                                  _c("gpu_name", "col_gpu"), _c("gpus_per_node", "col_gpus_per_node", "int"),
-                                  _c("nodes", "col_nodes", "int"), _c("cpu", "col_cpu"),
-                                  _c("cpu_cores", "col_cpu_cores", "int"), _c("ram_bytes", "col_system_ram", "gb"),
-                                  _c("nvme_read_gbs", "col_nvme_read", "float1", unit="unit_gb_per_s"),
-                                  _c("network_gbps", "col_network", "int", unit="unit_gbit_per_s"),
-                                  _c("price_monthly", "col_price_monthly", "money", decimals=0),
-                                  _c("locations", "col_locations", "places")),
-              tr.server_catalog_rows, ("server",)),
-    TableSpec("catalog-precisions", (_c("precision", "col_id"), _c("name", "col_name"),
-                                     _c("weight_bits", "col_weight_bits", "float1"),
-                                     _c("group_size", "col_group_size", "int"), _c("scale_bits", "col_scale_bits", "int"),
-                                     _c("zero_bits", "col_zero_bits", "int"),
-                                     _c("bytes_per_param", "col_bytes_per_param", "float2", decimals=4),
-                                     _c("needs_hw", "col_needs_hw", "catalog"),
-                                     _c("vllm_quantization", "col_vllm_quantization", "code"),
-                                     _c("online_from", "col_online_from", "code")),
-              tr.precision_catalog_rows, ("precision",)),
-    TableSpec("assumptions", (_c("key", "col_assumption", "code"), _c("value", "col_value", "code"),
-                              _c("reason", "col_reason", "catalog")),
-              tr.assumption_rows, ("key",)),
+    TableSpec(
+        "catalog-models",
+        (
+            _c("model", "col_id"),
+            _c("name", "col_name"),
+            _c("total_params_b", "col_parameters", "float1", unit="unit_billion"),
+            _c("active_params_b", "col_active_parameters", "float1", unit="unit_billion"),
+            _c("layers", "col_layers", "int"),
+            _c("hidden_size", "col_hidden_size", "int"),
+            _c("attention_heads", "col_attention_heads", "int"),
+            _c("kv_heads", "col_kv_heads", "int"),
+            _c("head_dim", "col_head_dim", "int"),
+            _c("max_context", "col_context", "int", unit="unit_tokens"),
+            _c("attention", "col_attention", "catalog"),
+            _c("checkpoints", "col_checkpoints"),
+            _c("source", "col_source", "source"),
+        ),
+        tr.model_catalog_rows,
+        ("model",),
+    ),
+    TableSpec(
+        "catalog-gpus",
+        (
+            _c("gpu", "col_id"),
+            _c("name", "col_name"),
+            _c("architecture", "col_architecture"),
+            _c("memory_bytes", "col_memory", "gib", decimals=0),
+            _c("memory_mib", "col_nvidia_smi_total", "int", unit="unit_mib"),
+            _c("bandwidth_gbs", "col_bandwidth", "int", unit="unit_gb_per_s"),
+            _c("fp8", "col_fp8", "bool"),
+            _c("fp4", "col_fp4", "bool"),
+            _c("interconnect", "col_interconnect", "catalog"),
+            _c("link_gbs", "col_link_bandwidth", "int", unit="unit_gb_per_s"),
+            _c("source", "col_source", "source"),
+        ),
+        tr.gpu_catalog_rows,
+        ("gpu",),
+    ),
+    TableSpec(
+        "catalog-servers",
+        (
+            _c("server", "col_id"),
+            _c("name", "col_name", "server"),
+            _c("kind", "col_kind", "catalog"),
+            _c("gpu_name", "col_gpu"),
+            _c("gpus_per_node", "col_gpus_per_node", "int"),
+            _c("nodes", "col_nodes", "int"),
+            _c("cpu", "col_cpu"),
+            _c("cpu_cores", "col_cpu_cores", "int"),
+            _c("ram_bytes", "col_system_ram", "gb"),
+            _c("nvme_read_gbs", "col_nvme_read", "float1", unit="unit_gb_per_s"),
+            _c("network_gbps", "col_network", "int", unit="unit_gbit_per_s"),
+            _c("price_monthly", "col_price_monthly", "money", decimals=0),
+            _c("locations", "col_locations", "places"),
+        ),
+        tr.server_catalog_rows,
+        ("server",),
+    ),
+    TableSpec(
+        "catalog-precisions",
+        (
+            _c("precision", "col_id"),
+            _c("name", "col_name"),
+            _c("weight_bits", "col_weight_bits", "float1"),
+            _c("group_size", "col_group_size", "int"),
+            _c("scale_bits", "col_scale_bits", "int"),
+            _c("zero_bits", "col_zero_bits", "int"),
+            _c("bytes_per_param", "col_bytes_per_param", "float2", decimals=4),
+            _c("needs_hw", "col_needs_hw", "catalog"),
+            _c("vllm_quantization", "col_vllm_quantization", "code"),
+            _c("online_from", "col_online_from", "code"),
+        ),
+        tr.precision_catalog_rows,
+        ("precision",),
+    ),
+    TableSpec(
+        "assumptions",
+        (
+            _c("key", "col_assumption", "code"),
+            _c("value", "col_value", "code"),
+            _c("reason", "col_reason", "catalog"),
+        ),
+        tr.assumption_rows,
+        ("key",),
+    ),
 )
 """The catalog's own tables: models, GPUs, servers, precisions, assumptions."""

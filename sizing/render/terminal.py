@@ -33,21 +33,42 @@ def width_of(width: int | None = None) -> int:
 def render(*items: object, width: int | None = None) -> str:
     """The plain text of rich renderables (tables, strings), ``width`` columns wide."""
     buffer = io.StringIO()
-    console = Console(file=buffer, width=width_of(width), color_system=None, force_terminal=False,
-                      emoji=False, markup=False, highlight=False, soft_wrap=False)
+    console = Console(
+        file=buffer,
+        width=width_of(width),
+        color_system=None,
+        force_terminal=False,
+        emoji=False,
+        markup=False,
+        highlight=False,
+        soft_wrap=False,
+    )
     for item in items:
         console.print(item)
     return "\n".join(line.rstrip() for line in buffer.getvalue().splitlines()) + "\n"
 
 
-def grid_table(headers: Sequence[str], rows: Sequence[Sequence[str]], numeric: Sequence[bool] = (),
-               first_width: int | None = None, whole: Sequence[bool] = (),
-               widths: Sequence[int] | None = None, show_header: bool = True) -> Table:
+def grid_table(
+    headers: Sequence[str],
+    rows: Sequence[Sequence[str]],
+    numeric: Sequence[bool] = (),
+    first_width: int | None = None,
+    whole: Sequence[bool] = (),
+    widths: Sequence[int] | None = None,
+    show_header: bool = True,
+) -> Table:
     """A table without a box: numbers right-aligned and never broken (headers wrap at spaces instead);
     longer text (advice) folded to share what width is left. The first column and those flagged
     ``whole`` (ids) are kept whole, the first unless ``first_width`` is given; then it folds at that width."""
-    table = Table(box=None, show_edge=False, pad_edge=False, header_style="", expand=True, padding=(0, 1),
-                  show_header=show_header)
+    table = Table(
+        box=None,
+        show_edge=False,
+        pad_edge=False,
+        header_style="",
+        expand=True,
+        padding=(0, 1),
+        show_header=show_header,
+    )
     for i, name in enumerate(headers):
         right = i < len(numeric) and numeric[i]
         cells, ident = [r[i] for r in rows], i == 0 or (i < len(whole) and whole[i])
@@ -55,8 +76,14 @@ def grid_table(headers: Sequence[str], rows: Sequence[Sequence[str]], numeric: S
         least = first_width if i == 0 and first_width else _min_width(name, cells, right, ident)
         if widths is not None:  # shared by several tables (grouped_text): every column as given
             least, fixed = widths[i], fixed or i < len(headers) - 1
-        table.add_column(name, justify="right" if right else "left", overflow="fold", min_width=least,
-                         width=least if fixed else None, ratio=None if fixed else 1)
+        table.add_column(
+            name,
+            justify="right" if right else "left",
+            overflow="fold",
+            min_width=least,
+            width=least if fixed else None,
+            ratio=None if fixed else 1,
+        )
     for row in rows:
         table.add_row(*row)
     return table
@@ -70,15 +97,26 @@ def _min_width(header: str, cells: Sequence[str], numeric: bool, first: bool = F
     return max(longest if numeric or first or longest <= SHORT_CELL else min(longest, FOLDED_MIN), word)
 
 
-def _needs(headers: Sequence[str], rows: Sequence[Sequence[str]], numeric: Sequence[bool],
-           whole: Sequence[bool] = ()) -> list[int]:
+def _needs(
+    headers: Sequence[str], rows: Sequence[Sequence[str]], numeric: Sequence[bool], whole: Sequence[bool] = ()
+) -> list[int]:
     """Every column's :func:`_min_width` (``whole`` columns, like the first, at their longest cell)."""
-    return [_min_width(h, [r[i] for r in rows], i < len(numeric) and numeric[i], i == 0 or (i < len(whole) and whole[i]))
-            for i, h in enumerate(headers)]
+    return [
+        _min_width(
+            h, [r[i] for r in rows], i < len(numeric) and numeric[i], i == 0 or (i < len(whole) and whole[i])
+        )
+        for i, h in enumerate(headers)
+    ]
 
 
-def fitting_columns(headers: Sequence[str], rows: Sequence[Sequence[str]], numeric: Sequence[bool],
-                    drop_order: Sequence[str], width: int, whole: Sequence[bool] = ()) -> list[int]:
+def fitting_columns(
+    headers: Sequence[str],
+    rows: Sequence[Sequence[str]],
+    numeric: Sequence[bool],
+    drop_order: Sequence[str],
+    width: int,
+    whole: Sequence[bool] = (),
+) -> list[int]:
     """Indexes of the columns kept at ``width``: columns named in ``drop_order`` go first, in that order."""
     keep, need = list(range(len(headers))), _needs(headers, rows, numeric, whole)
     for name in drop_order:
@@ -96,9 +134,15 @@ def first_column_width(needs: Sequence[int], width: int) -> int | None:
     return max(FOLDED_MIN, min(needs[0], width - sum(n + 2 for n in needs[1:]) - 2))
 
 
-def text_table(headers: Sequence[str], rows: Iterable[Sequence[str]], numeric: Sequence[bool] = (),
-               width: int | None = None, drop_order: Sequence[str] = (), fold_first: bool = False,
-               whole: Sequence[bool] = ()) -> str:
+def text_table(
+    headers: Sequence[str],
+    rows: Iterable[Sequence[str]],
+    numeric: Sequence[bool] = (),
+    width: int | None = None,
+    drop_order: Sequence[str] = (),
+    fold_first: bool = False,
+    whole: Sequence[bool] = (),
+) -> str:
     """:func:`grid_table` as text; columns of ``drop_order`` are left out (and named) when it is too wide.
     With ``fold_first``, the first column folds when the rest would otherwise be crushed below
     :data:`FOLDED_MIN` (see :func:`first_column_width`); without it the first column stays whole.
@@ -106,25 +150,44 @@ def text_table(headers: Sequence[str], rows: Iterable[Sequence[str]], numeric: S
     rows, width = [list(r) for r in rows], width_of(width)
     keep = fitting_columns(headers, rows, numeric, drop_order, width, whole)
     left_out = [h for i, h in enumerate(headers) if i not in keep]
-    kept = ([headers[i] for i in keep], [[r[i] for i in keep] for r in rows],
-            [numeric[i] if i < len(numeric) else False for i in keep])
+    kept = (
+        [headers[i] for i in keep],
+        [[r[i] for i in keep] for r in rows],
+        [numeric[i] if i < len(numeric) else False for i in keep],
+    )
     kept_whole = [i < len(whole) and whole[i] for i in keep]
     first = first_column_width(_needs(*kept, kept_whole), width) if fold_first else None
     table = grid_table(*kept, first_width=first, whole=kept_whole)
-    note = f"({len(left_out)} column(s) left out at this width: {', '.join(left_out)}; " \
-           "a wider terminal or --format markdown/csv shows them)" if left_out else ""
+    note = (
+        f"({len(left_out)} column(s) left out at this width: {', '.join(left_out)}; "
+        "a wider terminal or --format markdown/csv shows them)"
+        if left_out
+        else ""
+    )
     return render(table, *([note] if note else []), width=width)
 
 
-def fits_whole(headers: Sequence[str], rows: Sequence[Sequence[str]], numeric: Sequence[bool],
-               whole: Sequence[bool], essential: Sequence[str], width: int | None = None) -> bool:
+def fits_whole(
+    headers: Sequence[str],
+    rows: Sequence[Sequence[str]],
+    numeric: Sequence[bool],
+    whole: Sequence[bool],
+    essential: Sequence[str],
+    width: int | None = None,
+) -> bool:
     """Whether the ``essential`` columns (whole ids among them) fit side by side in ``width`` columns."""
     need = _needs(headers, rows, numeric, whole)
     return sum(need[i] + 2 for i, h in enumerate(headers) if h in essential) <= width_of(width)
 
 
-def grouped_text(title: str, groups: Sequence[tuple[str, Sequence[Sequence[str]]]], headers: Sequence[str],
-                 numeric: Sequence[bool] = (), width: int | None = None, drop_order: Sequence[str] = ()) -> str:
+def grouped_text(
+    title: str,
+    groups: Sequence[tuple[str, Sequence[Sequence[str]]]],
+    headers: Sequence[str],
+    numeric: Sequence[bool] = (),
+    width: int | None = None,
+    drop_order: Sequence[str] = (),
+) -> str:
     """Rows in groups, each under a line ``title: name`` (a long id kept whole on its own line), the groups'
     tables sharing one header and the same column widths; ``drop_order`` as in :func:`text_table`."""
     width = width_of(width)
@@ -136,12 +199,22 @@ def grouped_text(title: str, groups: Sequence[tuple[str, Sequence[Sequence[str]]
     items: list[object] = []
     for n, (name, rows) in enumerate(groups):
         items.append(f"{title}: {name}")
-        items.append(grid_table(kept_headers, [[r[i] for i in keep] for r in rows], kept_numeric,
-                                whole=[True] * len(keep), widths=widths, show_header=n == 0))
+        items.append(
+            grid_table(
+                kept_headers,
+                [[r[i] for i in keep] for r in rows],
+                kept_numeric,
+                whole=[True] * len(keep),
+                widths=widths,
+                show_header=n == 0,
+            )
+        )
     left_out = [h for i, h in enumerate(headers) if i not in keep]
     if left_out:
-        items.append(f"({len(left_out)} column(s) left out at this width: {', '.join(left_out)}; "
-                     "a wider terminal or --format markdown/csv shows them)")
+        items.append(
+            f"({len(left_out)} column(s) left out at this width: {', '.join(left_out)}; "
+            "a wider terminal or --format markdown/csv shows them)"
+        )
     return render(*items, width=width)
 
 
@@ -155,8 +228,13 @@ def labelled(pairs: Iterable[tuple[str, str]]) -> Table:
     return grid
 
 
-def summary_text(title: str, sections: Sequence[tuple[str, Sequence[tuple[str, str]]]], command: str,
-                 command_label: str, width: int | None = None) -> str:
+def summary_text(
+    title: str,
+    sections: Sequence[tuple[str, Sequence[tuple[str, str]]]],
+    command: str,
+    command_label: str,
+    width: int | None = None,
+) -> str:
     """A titled summary: sections of labelled values, then the command exactly as it is run."""
     items: list[object] = [title, ""]
     for heading, pairs in sections:

@@ -14,9 +14,9 @@ from typing import Any
 
 import pandas as pd
 
-from sizing.render.charts import DASHES, MARKERS, SVG_NS, Axis, _el, _esc, _f, _legend_key, _marker, _slug
 from sizing.launch.bench import BenchRun, bench_serve_line
 from sizing.render.catalog_text import server_name
+from sizing.render.charts import DASHES, MARKERS, SVG_NS, Axis, _el, _esc, _f, _legend_key, _marker, _slug
 from sizing.render.explain import Quantity, caption, fmt_quantity, step_parts
 from sizing.render.i18n import NBSP, fmt_money, fmt_number, fmt_percent, t
 from sizing.render.tables import escape_cell

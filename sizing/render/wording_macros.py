@@ -11,20 +11,29 @@ the same value the table shows.
 from __future__ import annotations
 
 from sizing.errors import UsageError
+from sizing.render.explain import fmt_quantity
+from sizing.render.flagtext import flag
 from sizing.render.i18n import NBSP, fmt_gib, fmt_number, t
 from sizing.render.macros import field_source
 from sizing.render.plural import percentile, plural
-from sizing.views.bundle import SiteContext
 from sizing.render.table_rows import read_speed_gbs
-from sizing.render.explain import fmt_quantity
-from sizing.render.flagtext import flag
 from sizing.render.tables import change_label, context_label, plan_label
 from sizing.units import MiB
+from sizing.views.bundle import SiteContext
 from sizing.views.steps import Quantity
 from sizing.views.text_capacity import characters_held
 from sizing.views.verdict import launch_verdict, tight_below
 
-__all__ = ["assumption", "band_percentile", "byte_count", "count", "percentile", "table_plan", "table_row", "verdict"]
+__all__ = [
+    "assumption",
+    "band_percentile",
+    "byte_count",
+    "count",
+    "percentile",
+    "table_plan",
+    "table_row",
+    "verdict",
+]
 
 
 def count(lang: str, ctx: SiteContext, example_id: str, field: str, noun: str) -> str:
@@ -38,8 +47,13 @@ def table_row(ctx: SiteContext, example_id: str):  # noqa: ANN201 - a pandas row
     """The recommended matrix row for an example's checkpoint, server and KV cache type."""
     ex = ctx.example(example_id)
     f = ctx.frame
-    rows = f[f["chosen"] & (f["checkpoint"] == ex["checkpoint"]) & (f["server"] == ex["server"])
-             & (f["kv_cache_dtype"] == ex["kv_cache_dtype"]) & ~f["online_quantization"]]
+    rows = f[
+        f["chosen"]
+        & (f["checkpoint"] == ex["checkpoint"])
+        & (f["server"] == ex["server"])
+        & (f["kv_cache_dtype"] == ex["kv_cache_dtype"])
+        & ~f["online_quantization"]
+    ]
     if rows.empty:
         raise UsageError(f"example {example_id!r}: no recommended row in the matrix")
     return rows.iloc[0]
@@ -63,15 +77,23 @@ def verdict(lang: str, ctx: SiteContext, example_id: str) -> str:
     row, threshold = ctx.example(example_id), tight_below(ctx.catalog.assume)
     state = launch_verdict(row, threshold)
     whole = int(float(row["max_concurrency"])) * int(row["dp"]) if bool(row["fits"]) else 0
-    gib = {k: fmt_quantity(Quantity(abs(float(row[f"{k}_bytes"])), "gib"), lang)
-           for k in ("available_kv", "available_kv_low", "available_kv_high", "kv_cache")}
-    args = {"context": context_label(int(row["max_model_len"])), "threshold": fmt_number(threshold, lang),
-            "requests": plural(lang, "plural_full_requests", whole, fmt_number(whole, lang)),
-            "available": gib["available_kv"], "low": _signed(row, "available_kv_low", lang),
-            "high": _signed(row, "available_kv_high", lang), "short": gib["kv_cache"],
-            "tokens": plural(lang, "plural_tokens", int(row["kv_cache_tokens"]),
-                             fmt_number(int(row["kv_cache_tokens"]), lang)),
-            "change": change_label(row, lang)}
+    gib = {
+        k: fmt_quantity(Quantity(abs(float(row[f"{k}_bytes"])), "gib"), lang)
+        for k in ("available_kv", "available_kv_low", "available_kv_high", "kv_cache")
+    }
+    args = {
+        "context": context_label(int(row["max_model_len"])),
+        "threshold": fmt_number(threshold, lang),
+        "requests": plural(lang, "plural_full_requests", whole, fmt_number(whole, lang)),
+        "available": gib["available_kv"],
+        "low": _signed(row, "available_kv_low", lang),
+        "high": _signed(row, "available_kv_high", lang),
+        "short": gib["kv_cache"],
+        "tokens": plural(
+            lang, "plural_tokens", int(row["kv_cache_tokens"]), fmt_number(int(row["kv_cache_tokens"]), lang)
+        ),
+        "change": change_label(row, lang),
+    }
     short = float(row["kv_cache_bytes"]) < 0
     key = "prose_verdict_" + ("no_fit" + ("" if short else "_tokens") if state == "no-fit" else state)
     return t(lang, key, **args)
@@ -114,14 +136,24 @@ def server_fact(lang: str, ctx: SiteContext, server: str, field: str) -> str:
     s = cat.servers[server]
     facts = {
         "cpu": lambda: s.cpu.model if s.cpu else "",
-        "cores": lambda: plural(lang, "plural_cores", s.cpu.cores, fmt_number(s.cpu.cores, lang)) if s.cpu else "",
-        "nvme": lambda: (f"{fmt_number(s.nvme.drives, lang)} × {fmt_number(s.nvme.drive_tb, lang, 2)}{NBSP}"
-                         f"{t(lang, 'unit_tb')}") if s.nvme else "",
-        "network": lambda: f"{fmt_number(s.network_gbps, lang)}{NBSP}{t(lang, 'unit_gbit_per_s')}"
-                           if s.network_gbps else "",
+        "cores": lambda: (
+            plural(lang, "plural_cores", s.cpu.cores, fmt_number(s.cpu.cores, lang)) if s.cpu else ""
+        ),
+        "nvme": lambda: (
+            (
+                f"{fmt_number(s.nvme.drives, lang)} × {fmt_number(s.nvme.drive_tb, lang, 2)}{NBSP}"
+                f"{t(lang, 'unit_tb')}"
+            )
+            if s.nvme
+            else ""
+        ),
+        "network": lambda: (
+            f"{fmt_number(s.network_gbps, lang)}{NBSP}{t(lang, 'unit_gbit_per_s')}" if s.network_gbps else ""
+        ),
         "ram": lambda: f"{fmt_number(s.ram_gb, lang)}{NBSP}{t(lang, 'unit_gb')}" if s.ram_gb else "",
-        "nvme_read": lambda: f"{fmt_number(read_speed_gbs(ctx, server), lang)}{NBSP}"
-                             f"{t(lang, 'unit_gb_per_s')}",
+        "nvme_read": lambda: (
+            f"{fmt_number(read_speed_gbs(ctx, server), lang)}{NBSP}{t(lang, 'unit_gb_per_s')}"
+        ),
     }
     if field not in facts:
         raise UsageError(f"unknown server field {field!r}; known: {', '.join(facts)}")

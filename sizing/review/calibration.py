@@ -14,22 +14,26 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-
-from sizing.review.calibration_fit import FitCase, fit_case, leave_group_out
 from sizing import safeio
-from sizing.catalog.loader import display_path
-from sizing.catalog.loader import Catalog
-from sizing.engine.estimate import Request, find_model, memory_estimates
-from sizing.engine.speculative import parse_speculative_config
+from sizing.catalog.loader import Catalog, display_path
 from sizing.catalog.schema import Model
+from sizing.engine.estimate import Request, find_model, memory_estimates
 from sizing.engine.overhead import band_classes, classes_in
+from sizing.engine.speculative import parse_speculative_config
 from sizing.engine.versions import parse_version, rules_for
+from sizing.review.calibration_fit import FitCase, fit_case, leave_group_out
 from sizing.units import GiB, MiB
 
 ROOT = Path(__file__).resolve().parents[2]
 DIR = ROOT / "calibration"
-TOLERANCE = {"weights": 0.03, "available_kv": 0.10, "concurrency": 0.01, "tokens": 0.01,
-             "tokens_min_rank": 0.02, "cudagraph": 1.75}
+TOLERANCE = {
+    "weights": 0.03,
+    "available_kv": 0.10,
+    "concurrency": 0.01,
+    "tokens": 0.01,
+    "tokens_min_rank": 0.02,
+    "cudagraph": 1.75,
+}
 """Relative error allowed per compared figure. CUDA-graph memory is one fitted constant per captured size
 against printed figures that spread from 0.28 to 1.8 GiB, so only its order of magnitude is checked."""
 
@@ -104,18 +108,27 @@ def request(log: dict[str, Any], spec: dict[str, Any], kv_bytes: int | None = No
     kv_dtype = log.get("kv_cache_dtype") or "auto"
     model = str(ROOT / spec["model"]) if spec["model"].endswith(".json") else spec["model"]
     return Request(
-        model=model, gpu=spec.get("gpu"), gpu_memory_mib=int(mib), vllm_version=spec["version"],
-        tensor_parallel_size=log.get("tp") or spec.get("tp") or 1, pipeline_parallel_size=log.get("pp") or 1,
+        model=model,
+        gpu=spec.get("gpu"),
+        gpu_memory_mib=int(mib),
+        vllm_version=spec["version"],
+        tensor_parallel_size=log.get("tp") or spec.get("tp") or 1,
+        pipeline_parallel_size=log.get("pp") or 1,
         gpu_memory_utilization=log.get("gpu_memory_utilization") or _default_gmu(spec["version"]),
         max_model_len=log.get("max_model_len") or spec.get("max_model_len"),
         kv_cache_dtype="auto" if kv_dtype in ("auto", None) else kv_dtype,
-        max_num_batched_tokens=spec.get("max_num_batched_tokens"), max_num_seqs=spec.get("max_num_seqs"),
-        enforce_eager=bool(spec.get("enforce_eager")), block_size=spec.get("block_size"),
+        max_num_batched_tokens=spec.get("max_num_batched_tokens"),
+        max_num_seqs=spec.get("max_num_seqs"),
+        enforce_eager=bool(spec.get("enforce_eager")),
+        block_size=spec.get("block_size"),
         enable_expert_parallel=bool(spec.get("enable_expert_parallel")),
-        kv_cache_memory_bytes=kv_bytes, llm_class=spec.get("entrypoint") == "llm",
+        kv_cache_memory_bytes=kv_bytes,
+        llm_class=spec.get("entrypoint") == "llm",
         enable_prefix_caching=bool(spec.get("enable_prefix_caching")),
-        speculative_config=parse_speculative_config(spec["speculative_config"]) if spec.get("speculative_config")
-        else None)
+        speculative_config=parse_speculative_config(spec["speculative_config"])
+        if spec.get("speculative_config")
+        else None,
+    )
 
 
 def _default_gmu(version: str) -> float:
@@ -135,8 +148,11 @@ def _requests(log: dict[str, Any], spec: dict[str, Any]) -> dict[bool, Request]:
 def _all_rows(logs: dict[str, Any], spec: dict[str, Any], cat: Catalog) -> dict[str, dict[bool, Any]]:
     """Per case, its estimates by whether the logged KV memory is given, computed together
     (:func:`sizing.engine.estimate.memory_estimates`)."""
-    wanted = [(case_id, given, req) for case_id, case in spec["cases"].items()
-              for given, req in _requests(logs[case_id], case).items()]
+    wanted = [
+        (case_id, given, req)
+        for case_id, case in spec["cases"].items()
+        for given, req in _requests(logs[case_id], case).items()
+    ]
     rows: dict[str, dict[bool, Any]] = {}
     for (case_id, given, _), row in zip(wanted, memory_estimates(cat, [req for _, _, req in wanted])):
         rows.setdefault(case_id, {})[given] = row
@@ -161,7 +177,9 @@ def _measure(log: dict[str, Any], spec: dict[str, Any], row: Any, metric: str) -
 def classes_of(row: Any) -> tuple[str, ...]:
     """The band classes (:data:`sizing.catalog.loader.BAND_CLASSES`) of an estimate ``row``, as the engine
     assigns them (:func:`sizing.engine.overhead.band_classes`)."""
-    return classes_in(int(band_classes(row["is_moe"], row["is_mla"], row["linear_layers"], row["vision_tokens"])))
+    return classes_in(
+        int(band_classes(row["is_moe"], row["is_mla"], row["linear_layers"], row["vision_tokens"]))
+    )
 
 
 def model_key(model: Model) -> str:
@@ -199,18 +217,40 @@ def _metrics(case: dict[str, Any]) -> list[str]:
     return [*case["checks"], *(["cudagraph"] if "cudagraph_gib" in case else [])]
 
 
-def _case_checks(case_id: str, log: dict[str, Any], case: dict[str, Any], rows: dict[bool, Any], cat: Catalog,
-                 fits: list[FitCase]) -> list[Check]:
+def _case_checks(
+    case_id: str,
+    log: dict[str, Any],
+    case: dict[str, Any],
+    rows: dict[bool, Any],
+    cat: Catalog,
+    fits: list[FitCase],
+) -> list[Check]:
     rules = rules_for(case["version"])
-    model, row = model_key(find_model(cat, request(log, case).model)[1]), rows[False] if False in rows else rows[True]
+    model, row = (
+        model_key(find_model(cat, request(log, case).model)[1]),
+        rows[False] if False in rows else rows[True],
+    )
     kv = log["available_kv_gib"] * GiB if "available_kv" in case["checks"] else None
     graphs = case["cudagraph_gib"] * GiB if "cudagraph_gib" in case else None
     if kv is not None or graphs is not None:
-        fits.append(replace(fit_case(case_id, kv, rows[False], rules, graphs), model=model, gpu=gpu_key(case)))
+        fits.append(
+            replace(fit_case(case_id, kv, rows[False], rules, graphs), model=model, gpu=gpu_key(case))
+        )
     measured = {metric: _measure(log, case, rows[metric in GIVEN_KV], metric) for metric in _metrics(case)}
-    return [Check(case_id, metric, float(logged), float(predicted), TOLERANCE.get(metric, 0.0),
-                  classes=classes_of(row), line=rules.line, model=model, gpu=gpu_key(case))
-            for metric, (logged, predicted) in measured.items()]
+    return [
+        Check(
+            case_id,
+            metric,
+            float(logged),
+            float(predicted),
+            TOLERANCE.get(metric, 0.0),
+            classes=classes_of(row),
+            line=rules.line,
+            model=model,
+            gpu=gpu_key(case),
+        )
+        for metric, (logged, predicted) in measured.items()
+    ]
 
 
 FITTED_METRICS = ("available_kv", "cudagraph")
@@ -246,7 +286,9 @@ def run(cat: Catalog, directory: Path = DIR) -> Run:
     weights = _weights(logs, spec, checks)
     fits = [replace(f, weight=weights[f.case]) for f in fits]
     lomo, logo = ((leave_group_out(fits, key) if len(fits) > 1 else {}) for key in ("model", "gpu"))
-    checks = [replace(c, weight=weights[c.case], lomo=_left_out(c, lomo), logo=_left_out(c, logo)) for c in checks]
+    checks = [
+        replace(c, weight=weights[c.case], lomo=_left_out(c, lomo), logo=_left_out(c, logo)) for c in checks
+    ]
     skipped = {case: " ".join(entry["reason"].split()) for case, entry in spec["skipped"].items()}
     return Run(checks, fits, skipped, tuple(cat.assume("kv_band_quantiles")))
 

@@ -22,6 +22,7 @@ from sizing.engine.memory import graph_bases, overhead_bases
 from sizing.engine.overhead import FITTED, FORWARD_FITTED, GRAPH_FITTED
 from sizing.engine.versions import Rules
 
+
 @dataclass(frozen=True)
 class FitCase:
     """One log in the fit, bytes: its logged available KV memory (None where it prints none), ``rest``
@@ -68,8 +69,13 @@ FORWARD_FIXED = ("mla_prefill_bytes", "linear_profile_bytes")
 (:func:`sizing.engine.overhead.profile_peak`)."""
 
 
-def fit_case(case: str, logged_bytes: float | None, row: Mapping[str, Any], rules: Rules,
-             graph_bytes: float | None = None) -> FitCase:
+def fit_case(
+    case: str,
+    logged_bytes: float | None,
+    row: Mapping[str, Any],
+    rules: Rules,
+    graph_bytes: float | None = None,
+) -> FitCase:
     """The :class:`FitCase` of an evaluated estimate ``row`` (see :func:`sizing.engine.memory.compute`)
     under the release line ``rules``, with the logged available KV and CUDA-graph memory (bytes or None);
     its model, GPU type and weight are set by the caller (:func:`dataclasses.replace`)."""
@@ -79,10 +85,17 @@ def fit_case(case: str, logged_bytes: float | None, row: Mapping[str, Any], rule
     bases = overhead_bases(frame, rules)
     captured, estimated = (float(basis[0]) for basis in graph_bases(frame, rules))
     budgeted = bool(row["cudagraph_budgeted"]) and not rules.extensible_kv_cache
-    return FitCase(case, logged_bytes, rest, tuple(float(bases[name][0]) for name in FITTED),
-                   estimated * budgeted, captured, graph_bytes,
-                   forward_fixed=sum(float(row[name]) for name in FORWARD_FIXED),
-                   sampler_phase=float(row["sampler_phase_bytes"]))
+    return FitCase(
+        case,
+        logged_bytes,
+        rest,
+        tuple(float(bases[name][0]) for name in FITTED),
+        estimated * budgeted,
+        captured,
+        graph_bytes,
+        forward_fixed=sum(float(row[name]) for name in FORWARD_FIXED),
+        sampler_phase=float(row["sampler_phase_bytes"]),
+    )
 
 
 def nnls(a: np.ndarray, b: np.ndarray, iterations: int = 100) -> np.ndarray:
@@ -183,8 +196,10 @@ def leave_group_out(cases: list[FitCase], key: str) -> dict[str, tuple[float | N
     for value in sorted({getattr(c, key) for c in cases}):
         coef = fit([c for c in cases if getattr(c, key) != value])
         for case in (c for c in cases if getattr(c, key) == value):
-            out[case.case] = (case.predict(coef) if case.logged is not None else None,
-                              case.predict_graphs(coef) if case.graph_logged is not None else None)
+            out[case.case] = (
+                case.predict(coef) if case.logged is not None else None,
+                case.predict_graphs(coef) if case.graph_logged is not None else None,
+            )
     return out
 
 

@@ -19,8 +19,16 @@ from typing import Any
 from sizing.errors import CatalogError
 from sizing.review.calibration import DIR, load
 
-KINDS = ("old-profiler", "too-little-logged", "not-in-catalog", "not-modelled", "no-config", "approximate",
-         "unexplained", "only-one-of-its-kind")
+KINDS = (
+    "old-profiler",
+    "too-little-logged",
+    "not-in-catalog",
+    "not-modelled",
+    "no-config",
+    "approximate",
+    "unexplained",
+    "only-one-of-its-kind",
+)
 """Why a log is skipped or misses the bounds: a release before the modelled profiler, a log without the
 figures or settings a check needs, a checkpoint not in the catalog, an architecture the engine does not
 express, no public config.json, approximate figures, a charge no modelled term explains, or the only log
@@ -64,6 +72,15 @@ def left_out(directory: Path = DIR) -> tuple[LeftOut, ...]:
         for case, entry in (spec.get(section) or {}).items():
             kind, reason = _entry(case, entry, section)
             log = logs.get(case, {})
-            found.append(LeftOut(case, kind, reason, _short(log.get("model")), _short(log.get("vllm_version")),
-                                 _short(log.get("gpu")), outlier=section == "outliers"))
+            found.append(
+                LeftOut(
+                    case,
+                    kind,
+                    reason,
+                    _short(log.get("model")),
+                    _short(log.get("vllm_version")),
+                    _short(log.get("gpu")),
+                    outlier=section == "outliers",
+                )
+            )
     return tuple(found)

@@ -19,8 +19,13 @@ from sizing.review.calibration_fit import band, weighted_quantile
 
 MIN_MODELS = 3
 """A class whose available-KV logs cover fewer models than this borrows the widest band of the others."""
-BOUNDS = {"lomo_median": 0.02, "lomo_p90": 0.06, "lomo_signed_median": 0.01, "weights_median": 0.01,
-          "coverage": 0.80}
+BOUNDS = {
+    "lomo_median": 0.02,
+    "lomo_p90": 0.06,
+    "lomo_signed_median": 0.01,
+    "weights_median": 0.01,
+    "coverage": 0.80,
+}
 """What ``python -m scripts.calibrate --check`` enforces on the available-KV (and weights) statistics."""
 
 
@@ -32,12 +37,19 @@ def stats(checks: list[Check]) -> dict[str, float]:
     """Logs, groups, and weighted in-sample, leave-one-model-out and leave-one-GPU-out errors: median and
     90th percentile of the absolute error, signed median, worst."""
     w = [c.weight for c in checks]
-    out = {"cases": float(len(checks)), "groups": round(sum(w), 6),
-           "median": _quantile((abs(c.error) for c in checks), w, 0.5),
-           "worst": max(abs(c.error) for c in checks)}
+    out = {
+        "cases": float(len(checks)),
+        "groups": round(sum(w), 6),
+        "median": _quantile((abs(c.error) for c in checks), w, 0.5),
+        "worst": max(abs(c.error) for c in checks),
+    }
     for name, errors in (("lomo", [c.lomo_error for c in checks]), ("logo", [c.logo_error for c in checks])):
-        out |= {f"{name}_median": _quantile(map(abs, errors), w, 0.5), f"{name}_p90": _quantile(map(abs, errors), w, 0.9),
-                f"{name}_signed_median": _quantile(errors, w, 0.5), f"{name}_worst": max(map(abs, errors))}
+        out |= {
+            f"{name}_median": _quantile(map(abs, errors), w, 0.5),
+            f"{name}_p90": _quantile(map(abs, errors), w, 0.9),
+            f"{name}_signed_median": _quantile(errors, w, 0.5),
+            f"{name}_worst": max(map(abs, errors)),
+        }
     return out
 
 
@@ -53,7 +65,7 @@ def group_summary(checks: list[Check], key: str, metric: str = "available_kv") -
     """:func:`stats` of one metric per class (``key="classes"``), release line (``"line"``) or GPU (``"gpu"``)."""
     groups: dict[str, list[Check]] = {}
     for check in (c for c in checks if c.metric == metric):
-        for name in (check.classes if key == "classes" else (getattr(check, key),)):
+        for name in check.classes if key == "classes" else (getattr(check, key),):
             groups.setdefault(name, []).append(check)
     return {g: stats(cs) for g, cs in sorted(groups.items())}
 
@@ -63,9 +75,15 @@ def class_bands(checks: list[Check], quantiles: Sequence[float]) -> dict[str, tu
     with fewer than :data:`MIN_MODELS` models borrows the widest band of those that have enough."""
     kv = [c for c in checks if c.metric == "available_kv"]
     members = {name: [c for c in kv if name in c.classes] for name in BAND_CLASSES}
-    enough = {name: band(np.array([c.lomo_error for c in cs]), np.array([c.weight for c in cs]), quantiles)
-              for name, cs in members.items() if len({c.model for c in cs}) >= MIN_MODELS}
-    widest = (max((b[0] for b in enough.values()), default=0.0), min((b[1] for b in enough.values()), default=0.0))
+    enough = {
+        name: band(np.array([c.lomo_error for c in cs]), np.array([c.weight for c in cs]), quantiles)
+        for name, cs in members.items()
+        if len({c.model for c in cs}) >= MIN_MODELS
+    }
+    widest = (
+        max((b[0] for b in enough.values()), default=0.0),
+        min((b[1] for b in enough.values()), default=0.0),
+    )
     return {name: enough.get(name, widest) for name in BAND_CLASSES}
 
 
@@ -102,8 +120,14 @@ def _holds_all(checks: list[Check], bands: dict[str, tuple[float, float]]) -> di
 def failures(checks: list[Check], quantiles: Sequence[float]) -> list[str]:
     """The bounds of :data:`BOUNDS` the checks break, one line each (empty when all hold)."""
     kv, weights = summary(checks)["available_kv"], summary(checks)["weights"]
-    found = {"lomo_median": kv["lomo_median"], "lomo_p90": kv["lomo_p90"],
-             "lomo_signed_median": abs(kv["lomo_signed_median"]), "weights_median": weights["median"]}
+    found = {
+        "lomo_median": kv["lomo_median"],
+        "lomo_p90": kv["lomo_p90"],
+        "lomo_signed_median": abs(kv["lomo_signed_median"]),
+        "weights_median": weights["median"],
+    }
     lines = [f"available KV {k} {v:.2%} > {BOUNDS[k]:.0%}" for k, v in found.items() if v > BOUNDS[k]]
     held = coverage(checks, quantiles)["pooled"]
-    return lines + ([f"band coverage {held:.0%} < {BOUNDS['coverage']:.0%}"] if held < BOUNDS["coverage"] else [])
+    return lines + (
+        [f"band coverage {held:.0%} < {BOUNDS['coverage']:.0%}"] if held < BOUNDS["coverage"] else []
+    )

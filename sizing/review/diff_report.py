@@ -41,11 +41,16 @@ def flips_markdown(flips: list[dict[str, Any]]) -> list[str]:
     """The verdict-flip section."""
     if not flips:
         return ["No verdict changes."]
-    lines = ["| Model | Checkpoint | Precision | Server | KV cache | Before | After |",
-             "|---|---|---|---|---|---|---|"]
-    lines += [f"| {f['model']} | {f['checkpoint']} | {f['precision']} | {f['server']} | "
-              f"{f['kv_cache_dtype']} | "
-              f"{_verdict(f['old'])} | {_verdict(f['new'])} |" for f in flips]
+    lines = [
+        "| Model | Checkpoint | Precision | Server | KV cache | Before | After |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    lines += [
+        f"| {f['model']} | {f['checkpoint']} | {f['precision']} | {f['server']} | "
+        f"{f['kv_cache_dtype']} | "
+        f"{_verdict(f['old'])} | {_verdict(f['new'])} |"
+        for f in flips
+    ]
     return lines
 
 
@@ -58,8 +63,10 @@ def table_markdown(diff: TableDiff, limit: int) -> list[str]:
     if diff.changed:
         shown = diff.changed if not limit else diff.changed[:limit]
         lines += ["| Row | Column | Before | After | Change |", "|---|---|---:|---:|---:|"]
-        lines += [f"| {_md(c.row)} | {_md(c.column)} | {_md(c.old)} | {_md(c.new)} | {_percent(c.relative)} |"
-                  for c in shown]
+        lines += [
+            f"| {_md(c.row)} | {_md(c.column)} | {_md(c.old)} | {_md(c.new)} | {_percent(c.relative)} |"
+            for c in shown
+        ]
         if len(shown) < len(diff.changed):
             more = len(diff.changed) - len(shown)
             lines.append(f"\n… and {more} more changed cells (`--limit 0` lists all).")
@@ -71,13 +78,22 @@ def report_markdown(report: Report, limit: int = 100) -> str:
     """The report as Markdown for a pull-request comment."""
     cells = sum(len(d.changed) for d in report.tables)
     rows = sum(len(d.added) + len(d.removed) for d in report.tables)
-    lines = [f"## Published tables: `{report.base}` → `{report.head}`", "",
-             f"**{len(report.flips)} verdict flip(s); {len(report.tables)} table(s) changed: "
-             f"{rows} row(s) added or removed, {cells} cell(s) changed.**", "",
-             *(f"_`{rev}` predates the assumption(s) {', '.join(f'`{k}`' for k in keys)}; "
-               f"evaluated with their current values._\n" for rev, keys in report.filled.items()),
-             "### Verdict flips", "",
-             *flips_markdown(report.flips), ""]
+    lines = [
+        f"## Published tables: `{report.base}` → `{report.head}`",
+        "",
+        f"**{len(report.flips)} verdict flip(s); {len(report.tables)} table(s) changed: "
+        f"{rows} row(s) added or removed, {cells} cell(s) changed.**",
+        "",
+        *(
+            f"_`{rev}` predates the assumption(s) {', '.join(f'`{k}`' for k in keys)}; "
+            f"evaluated with their current values._\n"
+            for rev, keys in report.filled.items()
+        ),
+        "### Verdict flips",
+        "",
+        *flips_markdown(report.flips),
+        "",
+    ]
     if not report.tables:
         lines += ["No published table changes.", ""]
     for page in dict.fromkeys(d.page for d in report.tables):
@@ -92,8 +108,10 @@ def cut(markdown: str, max_chars: int) -> str:
     if len(markdown) <= max_chars:
         return markdown
     kept = markdown[:max_chars].rsplit("\n", 1)[0]
-    return (f"{kept}\n\n… report cut at {max_chars:,} characters; run `python -m sizing diff` locally "
-            "for all of it.\n")
+    return (
+        f"{kept}\n\n… report cut at {max_chars:,} characters; run `python -m sizing diff` locally "
+        "for all of it.\n"
+    )
 
 
 def report_json(report: Report) -> str:

@@ -53,8 +53,10 @@ def _json_value(value: Any) -> Any:
     return value
 
 
-JSON_LAYOUT = ("columns: one array per column, one value per row, every array in the same row order; "
-               "a column named in strings holds indices into strings[column]")
+JSON_LAYOUT = (
+    "columns: one array per column, one value per row, every array in the same row order; "
+    "a column named in strings holds indices into strings[column]"
+)
 """The layout note written into ``fits.json`` (the fit-tables page documents it in every language)."""
 
 
@@ -76,9 +78,15 @@ def matrix_json(ctx: SiteContext, revision: str) -> str:
     """The matrix as column-oriented JSON (:data:`JSON_LAYOUT`): revision, vLLM version, contexts,
     the row count, the string tables, then one line per column; the same rows and columns as the CSV."""
     columns, strings = column_arrays(matrix_frame(ctx).drop(columns="id"))
-    head = {"catalog_revision": revision, "vllm_version": ctx.frame.attrs["vllm_version"],
-            "vllm_rules": ctx.frame.attrs["rules"], "contexts": ctx.contexts, "layout": JSON_LAYOUT,
-            "row_count": len(next(iter(columns.values()), [])), "strings": strings}
+    head = {
+        "catalog_revision": revision,
+        "vllm_version": ctx.frame.attrs["vllm_version"],
+        "vllm_rules": ctx.frame.attrs["rules"],
+        "contexts": ctx.contexts,
+        "layout": JSON_LAYOUT,
+        "row_count": len(next(iter(columns.values()), [])),
+        "strings": strings,
+    }
 
     def dump(value: Any) -> str:
         return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
@@ -90,8 +98,13 @@ def matrix_json(ctx: SiteContext, revision: str) -> str:
 def catalog_revision(directory: Path = ROOT) -> str:
     """``git rev-parse HEAD`` of the repository holding ``directory``, or a note when there is none."""
     try:
-        out = subprocess.run(["git", "-C", str(directory), "rev-parse", "HEAD"], capture_output=True,
-                             text=True, check=True, timeout=30)
+        out = subprocess.run(
+            ["git", "-C", str(directory), "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=30,
+        )
     except (OSError, subprocess.SubprocessError):
         return "unknown (not a git checkout)"
     return out.stdout.strip()

@@ -71,8 +71,14 @@ def stale_files(out_dir: Path, files: dict[str, str]) -> dict[str, tuple[str, st
 
 def file_diff(name: str, old: str, new: str, folder: str) -> str:
     """A unified diff of one snapshot, cut to :data:`DIFF_LINES` lines."""
-    lines = list(difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
-                                      f"a/{folder}/{name}", f"b/{folder}/{name}"))
+    lines = list(
+        difflib.unified_diff(
+            old.splitlines(keepends=True),
+            new.splitlines(keepends=True),
+            f"a/{folder}/{name}",
+            f"b/{folder}/{name}",
+        )
+    )
     more = [f"... {len(lines) - DIFF_LINES} more diff lines\n"] if len(lines) > DIFF_LINES else []
     cut = lines[:DIFF_LINES] + more
     return "".join(line if line.endswith("\n") else line + "\n" for line in cut)
@@ -98,8 +104,10 @@ def cmd_export(ns: argparse.Namespace, cat: Catalog) -> int:
     if out_dir.exists() and not out_dir.is_dir():
         raise UsageError(f"--out {out_dir}: exists and is not a folder; give a folder (created if missing)")
     if not ns.check and not safeio.may_write_into(out_dir, lambda d: _snapshot_text(d / "README.md", False)):
-        raise UsageError(f"--out {out_dir}: holds files `export` did not write (no README.md of its "
-                         "own); give a new or empty folder, or one `export` wrote. Nothing was changed.")
+        raise UsageError(
+            f"--out {out_dir}: holds files `export` did not write (no README.md of its "
+            "own); give a new or empty folder, or one `export` wrote. Nothing was changed."
+        )
     files = snapshot_files(build_context(cat, Path(ns.catalog)))
     if not ns.check:
         changed = write_snapshots(out_dir, files)
@@ -109,8 +117,10 @@ def cmd_export(ns: argparse.Namespace, cat: Catalog) -> int:
     for name, (old, new) in stale.items():
         sys.stdout.write(file_diff(name, old, new, out_dir.name))
     if stale:
-        print(f"\n{out_dir} is stale: {len(stale)} file(s) differ from the catalog. "
-              f"Run `{FIX}` and commit the result.")
+        print(
+            f"\n{out_dir} is stale: {len(stale)} file(s) differ from the catalog. "
+            f"Run `{FIX}` and commit the result."
+        )
         return 1
     print(f"{out_dir} is up to date")
     return 0

@@ -15,8 +15,9 @@ FILLED: dict[str, list[str]] = {}
 
 def git(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """Run ``git -C root args`` and capture its output."""
-    return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, check=False,
-                          timeout=60)
+    return subprocess.run(
+        ["git", "-C", str(root), *args], capture_output=True, text=True, check=False, timeout=60
+    )
 
 
 def repo_of(catalog_dir: Path) -> tuple[Path, str]:

@@ -63,8 +63,10 @@ def table_cells(spec: TableSpec, ctx: SiteContext) -> Cells:
     heads, words = [(header(c, "en"), c) for c in spec.columns], cell_words("en")
     for row in spec.rows(ctx).to_dict("records"):
         key = " · ".join(str(row[k]) for k in spec.key)
-        out[key] = {h: (format_cell(c, row, "en", words), row.get(c.id) if c.kind in NUMERIC else None)
-                    for h, c in heads}
+        out[key] = {
+            h: (format_cell(c, row, "en", words), row.get(c.id) if c.kind in NUMERIC else None)
+            for h, c in heads
+        }
     return out
 
 
@@ -113,8 +115,9 @@ def pages_of_tables(docs_dir: Path) -> dict[str, str]:
 
 def page_of(table_id: str, pages: dict[str, str]) -> str:
     """The page a table is published on, or ``(not on a page)``."""
-    return pages.get("fit-*" if table_id.startswith("fit-") and table_id not in pages else table_id,
-                     "(not on a page)")
+    return pages.get(
+        "fit-*" if table_id.startswith("fit-") and table_id not in pages else table_id, "(not on a page)"
+    )
 
 
 def compare(old: SiteContext, new: SiteContext, pages: dict[str, str], base: str, head: str) -> Report:

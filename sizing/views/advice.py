@@ -26,8 +26,11 @@ def _plan(row: Mapping[str, Any]) -> dict[str, Any]:
 
 def larger_server(cat: Catalog, gpu: str, gpus: int) -> str | None:
     """The catalog server with the fewest GPUs of type ``gpu`` that has at least ``gpus`` of them, if any."""
-    fitting = [(s.gpus_per_node * s.nodes, sid) for sid, s in cat.servers.items()
-               if s.gpu == gpu and s.gpus_per_node * s.nodes >= gpus]
+    fitting = [
+        (s.gpus_per_node * s.nodes, sid)
+        for sid, s in cat.servers.items()
+        if s.gpu == gpu and s.gpus_per_node * s.nodes >= gpus
+    ]
     return min(fitting)[1] if fitting else None
 
 
@@ -38,11 +41,15 @@ def suggestion(row: Mapping[str, Any], cat: Catalog) -> dict[str, Any] | None:
     if not kind:
         return None
     target: dict[str, Any] = {
-        "model": str(row["model"]), "checkpoint": str(row["checkpoint"]), "precision": str(row["precision"]),
-        "server": str(row["server"]), "kv_cache_dtype": str(row["kv_cache_dtype"]),
+        "model": str(row["model"]),
+        "checkpoint": str(row["checkpoint"]),
+        "precision": str(row["precision"]),
+        "server": str(row["server"]),
+        "kv_cache_dtype": str(row["kv_cache_dtype"]),
         "max_model_len": int(row["max_model_len"]),
         "gpu_memory_utilization": float(row["gpu_memory_utilization"]),
-        **_plan(row)}
+        **_plan(row),
+    }
     if kind == "gpu-memory-utilization":
         target["gpu_memory_utilization"] = float(value)
     elif kind == "max-model-len":

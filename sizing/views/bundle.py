@@ -16,11 +16,11 @@ from typing import Any, Mapping, Protocol
 import pandas as pd
 
 from sizing.catalog.loader import Catalog
-from sizing.errors import UsageError
+from sizing.catalog.schema import Example
 from sizing.engine.estimate import Request, estimate
 from sizing.engine.evaluate import as_text, evaluate
-from sizing.catalog.schema import Example
 from sizing.engine.speculative import SpecConfig
+from sizing.errors import UsageError
 from sizing.views.series import Series
 from sizing.views.verdict import judge, tight_below, with_verdicts
 
@@ -76,12 +76,15 @@ class SiteContext:
     catalog_dir: Path | None = None
     calibration: tuple[CalibrationCheck, ...] = ()
     """Calibration checks (:class:`sizing.review.calibration.Check`) computed by the build's prepare step."""
-    calibration_summary: Mapping[str, Mapping[str, float]] = field(default_factory=lambda: MappingProxyType({}))
+    calibration_summary: Mapping[str, Mapping[str, float]] = field(
+        default_factory=lambda: MappingProxyType({})
+    )
     """Grouped error statistics per metric of those checks (:func:`sizing.review.calibration_stats.summary`)."""
     series: Mapping[str, tuple[Series, ...]] = field(default_factory=lambda: MappingProxyType({}))
     """Each server's concurrency-chart series (:class:`sizing.views.series.Series`), computed likewise."""
     calibration_groups: Mapping[str, Mapping[str, Mapping[str, float]]] = field(
-        default_factory=lambda: MappingProxyType({}))
+        default_factory=lambda: MappingProxyType({})
+    )
     """The available-KV error statistics per architecture class (``"classes"``), release line (``"line"``)
     and GPU type (``"gpu"``) (:func:`sizing.review.calibration_stats.group_summary`), and under ``"coverage"``
     / ``"all"`` how often the band holds the logs (:func:`sizing.review.calibration_stats.coverage`)."""
@@ -109,8 +112,11 @@ def example_request(example: Example) -> Request:
     two share by name, the checkpoint as the model, and its speculative decoding."""
     flags = {f.name for f in dataclasses.fields(Request)} & set(Example.model_fields) - {"model"}
     spec = example.speculative
-    return Request(model=example.checkpoint, **{name: getattr(example, name) for name in sorted(flags)},
-                   speculative_config=SpecConfig(spec.method, spec.num_speculative_tokens) if spec else None)
+    return Request(
+        model=example.checkpoint,
+        **{name: getattr(example, name) for name in sorted(flags)},
+        speculative_config=SpecConfig(spec.method, spec.num_speculative_tokens) if spec else None,
+    )
 
 
 def evaluate_examples(cat: Catalog) -> dict[str, pd.Series]:

@@ -58,14 +58,25 @@ def fit_view(df: pd.DataFrame, contexts: list[int], tight_below: int | None = No
         if tight_below is None:
             raise ValueError("fit_view: the rows have no verdicts and no tight_below was given")
         df = with_verdicts(df, contexts, tight_below)
-    out = pd.DataFrame({
-        "model": df["model"], "checkpoint": df["checkpoint"], "precision": df["precision"], "server": df["server"],
-        "kv_cache_dtype": df["kv_cache_dtype"], "plan": df["plan"], "tp": df["tp"], "pp": df["pp"], "dp": df["dp"],
-        "verdict": df["verdict"], "verdict_context": df["verdict_context"],
-        "weights_gib": df["weights_bytes"] / GiB,
-        "kv_cache_gib": np.maximum(df["kv_cache_bytes"], 0) / GiB, "kv_kib_per_token": df["kv_bytes_per_token"] / KiB,
-        "kv_cache_tokens": df["kv_cache_tokens"],
-    })
+    out = pd.DataFrame(
+        {
+            "model": df["model"],
+            "checkpoint": df["checkpoint"],
+            "precision": df["precision"],
+            "server": df["server"],
+            "kv_cache_dtype": df["kv_cache_dtype"],
+            "plan": df["plan"],
+            "tp": df["tp"],
+            "pp": df["pp"],
+            "dp": df["dp"],
+            "verdict": df["verdict"],
+            "verdict_context": df["verdict_context"],
+            "weights_gib": df["weights_bytes"] / GiB,
+            "kv_cache_gib": np.maximum(df["kv_cache_bytes"], 0) / GiB,
+            "kv_kib_per_token": df["kv_bytes_per_token"] / KiB,
+            "kv_cache_tokens": df["kv_cache_tokens"],
+        }
+    )
     for ctx in contexts:
         out[f"seq_{ctx}"] = df[f"sequences_{ctx}"].where(ctx <= df["max_context"])
     out["change"] = df["change"]

@@ -13,14 +13,25 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from sizing.engine import memory
 from sizing.catalog.loader import Catalog
+from sizing.engine import memory
+from sizing.engine.versions import rules_for
 from sizing.errors import UsageError
 from sizing.views.policy import summary_kv
-from sizing.engine.versions import rules_for
 
-__all__ = ["AUTO_MIN_CONTEXT", "CONTEXT_POINTS", "MAX_SERIES", "Series", "all_series", "auto_models",
-           "check_server", "chosen_rows", "concurrency_series", "plan_label", "price_rows"]
+__all__ = [
+    "AUTO_MIN_CONTEXT",
+    "CONTEXT_POINTS",
+    "MAX_SERIES",
+    "Series",
+    "all_series",
+    "auto_models",
+    "check_server",
+    "chosen_rows",
+    "concurrency_series",
+    "plan_label",
+    "price_rows",
+]
 
 CONTEXT_POINTS: tuple[int, ...] = tuple(2**k for k in range(10, 18))
 """The x positions of the concurrency chart, tokens: 1K, 2K, … 128K (a model's own maximum is added)."""
@@ -72,8 +83,11 @@ def auto_models(cat: Catalog, fitting: Iterable[str]) -> list[str]:
     largest: dict[str, str] = {}
     for mid, m in cat.models.items():
         best = largest.get(m.family)
-        if mid in fitting and m.max_context >= AUTO_MIN_CONTEXT and (
-                best is None or m.total_params_b > cat.models[best].total_params_b):
+        if (
+            mid in fitting
+            and m.max_context >= AUTO_MIN_CONTEXT
+            and (best is None or m.total_params_b > cat.models[best].total_params_b)
+        ):
             largest[m.family] = mid
     ranked = sorted(largest.values(), key=lambda mid: (cat.models[mid].total_params_b, order[mid]))
     if len(ranked) <= MAX_SERIES:
@@ -82,7 +96,9 @@ def auto_models(cat: Catalog, fitting: Iterable[str]) -> list[str]:
     return [ranked[round(i * step)] for i in range(MAX_SERIES)]
 
 
-def chosen_rows(cat: Catalog, df: pd.DataFrame, server_id: str, models: Sequence[str] | None = None) -> pd.DataFrame:
+def chosen_rows(
+    cat: Catalog, df: pd.DataFrame, server_id: str, models: Sequence[str] | None = None
+) -> pd.DataFrame:
     """One fitting chosen row per model at the summary KV type (:mod:`sizing.views.policy`) on ``server_id``: its widest-precision checkpoint.
 
     Models: ``models`` in that order, else :func:`auto_models`. The checkpoint is the one with the
@@ -105,7 +121,9 @@ def chosen_rows(cat: Catalog, df: pd.DataFrame, server_id: str, models: Sequence
     for model in wanted:
         of_model = rows[rows["model"] == model]
         if len(of_model):
-            picked.append(of_model.sort_values(["_bits", "_order"], ascending=[False, True], kind="stable").index[0])
+            picked.append(
+                of_model.sort_values(["_bits", "_order"], ascending=[False, True], kind="stable").index[0]
+            )
         if len(picked) == MAX_SERIES:
             break
     return rows.loc[picked].drop(columns=["_bits", "_order"])
@@ -117,8 +135,9 @@ def _points(max_context: int) -> list[int]:
     return [c for c in CONTEXT_POINTS if c < cap] + [cap]
 
 
-def concurrency_series(cat: Catalog, df: pd.DataFrame, server_id: str,
-                       models: Sequence[str] | None = None) -> list[Series]:
+def concurrency_series(
+    cat: Catalog, df: pd.DataFrame, server_id: str, models: Sequence[str] | None = None
+) -> list[Series]:
     """Whole-server concurrency (per-engine concurrency × DP replicas) of each chosen model.
 
     Computed column-wise with :func:`sizing.engine.memory.concurrency_at` on the chosen rows repeated
@@ -130,19 +149,25 @@ def concurrency_series(cat: Catalog, df: pd.DataFrame, server_id: str,
     points = [_points(m) for m in rows["max_context"]]
     long = rows.loc[rows.index.repeat([len(p) for p in points])]
     contexts = np.concatenate([np.asarray(p, dtype=np.int64) for p in points])
-    per_engine = np.asarray(memory.concurrency_at(long, rules_for(str(df.attrs["vllm_version"])), contexts),
-                            dtype=np.float64)
+    per_engine = np.asarray(
+        memory.concurrency_at(long, rules_for(str(df.attrs["vllm_version"])), contexts), dtype=np.float64
+    )
     whole = per_engine * long["dp"].to_numpy()
     series, start = [], 0
     for (_, row), pts in zip(rows.iterrows(), points):
         stop = start + len(pts)
         keep = per_engine[start:stop] >= 1
-        series.append(Series(
-            model=str(row["model"]), name=cat.models[row["model"]].name, checkpoint=str(row["checkpoint"]),
-            precision=cat.precisions[row["precision"]].name,
-            plan=plan_label(int(row["tp"]), int(row["pp"]), int(row["dp"])),
-            contexts=tuple(int(c) for c in contexts[start:stop][keep]),
-            values=tuple(float(v) for v in whole[start:stop][keep])))
+        series.append(
+            Series(
+                model=str(row["model"]),
+                name=cat.models[row["model"]].name,
+                checkpoint=str(row["checkpoint"]),
+                precision=cat.precisions[row["precision"]].name,
+                plan=plan_label(int(row["tp"]), int(row["pp"]), int(row["dp"])),
+                contexts=tuple(int(c) for c in contexts[start:stop][keep]),
+                values=tuple(float(v) for v in whole[start:stop][keep]),
+            )
+        )
         start = stop
     return [s for s in series if s.contexts]
 
@@ -150,7 +175,9 @@ def concurrency_series(cat: Catalog, df: pd.DataFrame, server_id: str,
 def price_rows(cat: Catalog, df: pd.DataFrame) -> pd.DataFrame:
     """One row per priced server, cheapest GB of GPU memory first (ties by server id)."""
     rows = df[df["price_monthly"].notna()].drop_duplicates("server")
-    rows = rows[["server", "price_monthly", "currency", "memory_gb", "server_gpus", "price_per_gb_month"]].copy()
+    rows = rows[
+        ["server", "price_monthly", "currency", "memory_gb", "server_gpus", "price_per_gb_month"]
+    ].copy()
     rows["name"] = [cat.servers[s].name for s in rows["server"]]
     rows["vram_gb"] = rows["memory_gb"] * rows["server_gpus"]
     return rows.sort_values(["price_per_gb_month", "server"], kind="stable").reset_index(drop=True)

@@ -60,11 +60,21 @@ def memory_steps(row: Row) -> list[Step]:
     split = int(row["tp"]) * int(row["pp"]) > 1
     return [
         Step("total", "step_total", (_q(row["total_bytes"], "mib"), total)),
-        Step("budget", "step_budget", (budget,), "formula_budget",
-             (("gmu", _q(row["gpu_memory_utilization"], "plain2")), ("total", total))),
+        Step(
+            "budget",
+            "step_budget",
+            (budget,),
+            "formula_budget",
+            (("gmu", _q(row["gpu_memory_utilization"], "plain2")), ("total", total)),
+        ),
         Step("checkpoint", "step_checkpoint", (checkpoint,)),
-        Step("weights", "step_weights", (weights,), "formula_weights" if split else "",
-             (("checkpoint", checkpoint), ("tp", _q(row["tp"], "count")), ("pp", _q(row["pp"], "count")))),
+        Step(
+            "weights",
+            "step_weights",
+            (weights,),
+            "formula_weights" if split else "",
+            (("checkpoint", checkpoint), ("tp", _q(row["tp"], "count")), ("pp", _q(row["pp"], "count"))),
+        ),
         *draft_steps(row),
     ]
 
@@ -79,15 +89,19 @@ def draft_steps(row: Row) -> list[Step]:
 def overhead_steps(row: Row) -> list[Step]:
     """Activation peak, non-torch memory and CUDA graphs, per GPU."""
     return [
-        Step("activation", "step_activation", (_q(row["activation_bytes"], "gib"),),
-             label_args=(("tokens", _q(row["profile_tokens"], "tokens")),)),
+        Step(
+            "activation",
+            "step_activation",
+            (_q(row["activation_bytes"], "gib"),),
+            label_args=(("tokens", _q(row["profile_tokens"], "tokens")),),
+        ),
         Step("nontorch", "step_nontorch", (_q(row["nontorch_bytes"], "gib"),)),
         Step("cudagraphs", "step_cudagraphs", (_q(row["cudagraph_bytes"], "gib"),)),
     ]
 
 
 def available_steps(row: Row, rules: Rules) -> list[Step]:
-    """"Available KV cache memory" and, when it differs, the memory KV blocks are cut from."""
+    """ "Available KV cache memory" and, when it differs, the memory KV blocks are cut from."""
     terms = tuple((k, _q(row[f"{k}_bytes"], "gib")) for k in ("budget", "weights", "activation", "nontorch"))
     formula = "formula_available" if rules.extensible_kv_cache else "formula_available_graphs"
     if not rules.extensible_kv_cache:
@@ -100,8 +114,15 @@ def available_steps(row: Row, rules: Rules) -> list[Step]:
     if not math.isclose(float(row["kv_cache_bytes"]), float(row["available_kv_low_bytes"])):
         low = float(row["available_kv_low_bytes"])  # a shortfall is written as a positive amount
         terms = (("available", _q(abs(low), "gib")), ("cudagraphs", _q(row["cudagraph_bytes"], "gib")))
-        steps.append(Step("kv_cache", "step_kv_cache", (_q(row["kv_cache_bytes"], "gib"),),
-                          "formula_kv_extensible" if low >= 0 else "formula_kv_extensible_short", terms))
+        steps.append(
+            Step(
+                "kv_cache",
+                "step_kv_cache",
+                (_q(row["kv_cache_bytes"], "gib"),),
+                "formula_kv_extensible" if low >= 0 else "formula_kv_extensible_short",
+                terms,
+            )
+        )
     return steps
 
 
@@ -111,10 +132,16 @@ def band_step(row: Row) -> Step:
     amounts."""
     value, low, high = (float(row[f"available_kv{k}_bytes"]) for k in ("", "_low", "_high"))
     short = high < 0
-    args = tuple((name, _q(abs(v) if short else v, "gib")) for name, v in (("value", value), ("low", low),
-                                                                            ("high", high)))
-    return Step("available_kv_band", "step_available_band_short" if short else "step_available_band",
-                (_q(low, "gib"),), label_args=args)
+    args = tuple(
+        (name, _q(abs(v) if short else v, "gib"))
+        for name, v in (("value", value), ("low", low), ("high", high))
+    )
+    return Step(
+        "available_kv_band",
+        "step_available_band_short" if short else "step_available_band",
+        (_q(low, "gib"),),
+        label_args=args,
+    )
 
 
 def kv_token_step(row: Row) -> Step:
@@ -136,31 +163,58 @@ def block_steps(row: Row) -> list[Step]:
     """Bytes per block and the number of GPU blocks."""
     block = _q(row["bytes_per_block"], "kib")
     return [
-        Step("bytes_per_block", "step_block", (_q(row["bytes_per_block"], "bytes"), block), "formula_block",
-             (("block_size", _q(row["block_size"], "tokens")), ("layers", _q(row["group_size"], "layers")),
-              ("per_layer", _q(row["kv_bytes_per_token_layer"], "count")))),
-        Step("num_gpu_blocks", "step_blocks", (_q(row["num_gpu_blocks"], "count"),), "formula_blocks",
-             (("kv_cache", _q(max(float(row["kv_cache_bytes"]), 0), "gib")), ("block", block))),
+        Step(
+            "bytes_per_block",
+            "step_block",
+            (_q(row["bytes_per_block"], "bytes"), block),
+            "formula_block",
+            (
+                ("block_size", _q(row["block_size"], "tokens")),
+                ("layers", _q(row["group_size"], "layers")),
+                ("per_layer", _q(row["kv_bytes_per_token_layer"], "count")),
+            ),
+        ),
+        Step(
+            "num_gpu_blocks",
+            "step_blocks",
+            (_q(row["num_gpu_blocks"], "count"),),
+            "formula_blocks",
+            (("kv_cache", _q(max(float(row["kv_cache_bytes"]), 0), "gib")), ("block", block)),
+        ),
     ]
 
 
 def capacity_steps(row: Row, rules: Rules) -> list[Step]:
-    """"Maximum concurrency" at max_model_len and "GPU KV cache size" in tokens, as the release prints them."""
+    """ "Maximum concurrency" at max_model_len and "GPU KV cache size" in tokens, as the release prints them."""
     blocks, bs = _q(row["num_gpu_blocks"], "count"), _q(row["block_size"], "count")
     mml, conc = _q(row["max_model_len"], "count"), _q(row["max_concurrency"], "ratio")
     per_request = _q(row["blocks_per_request"], "blocks")
-    token_terms = {"blocks": (("blocks", blocks), ("block_size", bs)),
-                   "groups": (("blocks", blocks), ("groups", _q(row["kv_groups"], "count")), ("block_size", bs)),
-                   "concurrency": (("blocks", blocks), ("per_request", per_request),
-                                   ("max_model_len", mml))}[rules.token_rule]
-    conc_terms = ((("blocks", blocks), ("per_request", _q(row["blocks_per_request"], "blocks")))
-                  if rules.concurrency_rule == "requests" else (("blocks", blocks), ("block_size", bs),
-                                                                ("max_model_len", mml)))
+    token_terms = {
+        "blocks": (("blocks", blocks), ("block_size", bs)),
+        "groups": (("blocks", blocks), ("groups", _q(row["kv_groups"], "count")), ("block_size", bs)),
+        "concurrency": (("blocks", blocks), ("per_request", per_request), ("max_model_len", mml)),
+    }[rules.token_rule]
+    conc_terms = (
+        (("blocks", blocks), ("per_request", _q(row["blocks_per_request"], "blocks")))
+        if rules.concurrency_rule == "requests"
+        else (("blocks", blocks), ("block_size", bs), ("max_model_len", mml))
+    )
     return [
-        Step("max_concurrency", "step_concurrency", (conc,), f"formula_concurrency_{rules.concurrency_rule}",
-             conc_terms, (("tokens", _q(row["max_model_len"], "tokens")),)),
-        Step("kv_cache_tokens", "step_tokens", (_q(row["kv_cache_tokens"], "tokens"),),
-             f"formula_tokens_{rules.token_rule}", token_terms),
+        Step(
+            "max_concurrency",
+            "step_concurrency",
+            (conc,),
+            f"formula_concurrency_{rules.concurrency_rule}",
+            conc_terms,
+            (("tokens", _q(row["max_model_len"], "tokens")),),
+        ),
+        Step(
+            "kv_cache_tokens",
+            "step_tokens",
+            (_q(row["kv_cache_tokens"], "tokens"),),
+            f"formula_tokens_{rules.token_rule}",
+            token_terms,
+        ),
     ]
 
 
@@ -173,11 +227,18 @@ def sequence_steps(row: Row) -> list[Step]:
     """Whole sequences per server at each published context the model supports, each counted as its own
     ``--max-model-len``: every context for a row that starts at its length, else those that start."""
     starts = bool(row["fits"])
-    return [Step(f"seq_{c}", "step_sequences", (_q(row[f"sequences_{c}"], "count"),), "formula_sequences",
-                 (("concurrency", _q(row[f"concurrency_{c}"], "plain2")), ("replicas", _q(row["dp"], "replicas"))),
-                 (("context", _q(c, "tokens")),))
-            for c in contexts_of(row)
-            if c <= int(row["max_context"]) and (starts or float(row[f"sequences_{c}"]) >= 1)]
+    return [
+        Step(
+            f"seq_{c}",
+            "step_sequences",
+            (_q(row[f"sequences_{c}"], "count"),),
+            "formula_sequences",
+            (("concurrency", _q(row[f"concurrency_{c}"], "plain2")), ("replicas", _q(row["dp"], "replicas"))),
+            (("context", _q(c, "tokens")),),
+        )
+        for c in contexts_of(row)
+        if c <= int(row["max_context"]) and (starts or float(row[f"sequences_{c}"]) >= 1)
+    ]
 
 
 def decode_step(row: Row) -> list[Step]:
@@ -185,14 +246,32 @@ def decode_step(row: Row) -> list[Step]:
     bandwidth = float(row["bandwidth_gbs"])
     if not math.isfinite(bandwidth):
         return []
-    terms = (("bandwidth", _q(bandwidth, "gb_per_s")), ("bandwidth_gib", _q(bandwidth * 1e9, "gib_per_s")),
-             ("weights_read", _q(row["weights_read_bytes"], "gib")))
-    return [Step("decode_tps_ceiling", "step_decode", (_q(row["decode_tps_ceiling"], "tokens_per_s"),),
-                 "formula_decode", terms)]
+    terms = (
+        ("bandwidth", _q(bandwidth, "gb_per_s")),
+        ("bandwidth_gib", _q(bandwidth * 1e9, "gib_per_s")),
+        ("weights_read", _q(row["weights_read_bytes"], "gib")),
+    )
+    return [
+        Step(
+            "decode_tps_ceiling",
+            "step_decode",
+            (_q(row["decode_tps_ceiling"], "tokens_per_s"),),
+            "formula_decode",
+            terms,
+        )
+    ]
 
 
 def explain_steps(row: Row, cat: Catalog) -> list[Step]:
     """Every step of ``row``'s sizing, in the order vLLM computes it at start-up."""
     rules = rules_of(row, cat)
-    return [*memory_steps(row), *overhead_steps(row), *available_steps(row, rules), kv_token_step(row),
-            *block_steps(row), *capacity_steps(row, rules), *sequence_steps(row), *decode_step(row)]
+    return [
+        *memory_steps(row),
+        *overhead_steps(row),
+        *available_steps(row, rules),
+        kv_token_step(row),
+        *block_steps(row),
+        *capacity_steps(row, rules),
+        *sequence_steps(row),
+        *decode_step(row),
+    ]

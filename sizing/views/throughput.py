@@ -94,13 +94,27 @@ def fit_speed(ctx: SiteContext) -> pd.DataFrame:
     out["speed_users"] = out["speed_users"].astype(float).where(shown)
     out["speed_usd"] = out.pop("usd_per_mtok_high").where(shown)
     out["speed_top"] = out["speed_users"] == frame["concurrency"].max()
-    out["cost_reason"] = np.select([~shown, out["speed_users"] == 0, out["speed_usd"].isna()],
-                                   [out["speed_reason"], "slow", "no-price"], "")
+    out["cost_reason"] = np.select(
+        [~shown, out["speed_users"] == 0, out["speed_usd"].isna()],
+        [out["speed_reason"], "slow", "no-price"],
+        "",
+    )
     return out[[*SPEED_KEY, "speed_users", "speed_top", "speed_usd", "speed_reason", "cost_reason"]]
 
 
-LADDER_VALUES = ("concurrency", "calibrated", "within_target", "output_tps", "output_tps_low", "tpot_s",
-                 "tpot_s_high", "ttft_s", "ttft_s_high", "usd_per_mtok", "usd_per_mtok_high")
+LADDER_VALUES = (
+    "concurrency",
+    "calibrated",
+    "within_target",
+    "output_tps",
+    "output_tps_low",
+    "tpot_s",
+    "tpot_s_high",
+    "ttft_s",
+    "ttft_s_high",
+    "usd_per_mtok",
+    "usd_per_mtok_high",
+)
 """The ladder columns a page shows (with ``limited_by`` and ``refused``): equal values, equal ladder."""
 
 
@@ -125,7 +139,7 @@ def ladder_blocks(ctx: SiteContext) -> tuple[dict[str, list[Ladder]], list[int]]
     by_server: dict[str, list[Ladder]] = {}
     position = np.zeros(len(first), dtype=np.int64)
     for k in np.argsort(first):
-        block = records[k * steps: (k + 1) * steps]
+        block = records[k * steps : (k + 1) * steps]
         ladders = by_server.setdefault(str(block[0]["server"]), [])
         position[k] = len(ladders)
         ladders.append(block)
@@ -162,8 +176,9 @@ def _q(value: float, unit: str) -> Quantity:
 
 def _step(key: str, result: Quantity, **terms: Quantity) -> Step:
     """The step ``tp_<key>``: label ``step_tp_<key>``, formula ``formula_tp_<key>`` when it has ``terms``."""
-    return Step(f"tp_{key}", f"step_tp_{key}", (result,), f"formula_tp_{key}" if terms else "",
-                tuple(terms.items()))
+    return Step(
+        f"tp_{key}", f"step_tp_{key}", (result,), f"formula_tp_{key}" if terms else "", tuple(terms.items())
+    )
 
 
 def memory_time_steps(b: Mapping[str, Any]) -> list[Step]:
@@ -172,24 +187,51 @@ def memory_time_steps(b: Mapping[str, Any]) -> list[Step]:
     weights, cache = _q(b["weights_bytes"], "gb"), _q(b["cache_bytes"], "gb")
     per_token = _q(b["kv_bytes_per_token_layer"] * b["layers"], "kib")
     return [
-        _step("running", _q(b["running"], "count"), clients=_q(b["shape"].concurrency, "count"),
-              seqs=_q(b["max_num_seqs"], "count")),
+        _step(
+            "running",
+            _q(b["running"], "count"),
+            clients=_q(b["shape"].concurrency, "count"),
+            seqs=_q(b["max_num_seqs"], "count"),
+        ),
         _step("weights", weights),
-        _step("kv", cache, seqs=_q(b["running_engine"], "count"), context=_q(context, "tokens"),
-              per_token=per_token),
-        _step("memory", _q(b["memory_s"], "ms"), weights=weights, eta_w=_q(b["eta_bw"], "plain2"), kv=cache,
-              eta_kv=_q(b["eta_kv"], "plain2"), bandwidth=_q(b["bandwidth"] / 1e9, "gb_per_s")),
+        _step(
+            "kv",
+            cache,
+            seqs=_q(b["running_engine"], "count"),
+            context=_q(context, "tokens"),
+            per_token=per_token,
+        ),
+        _step(
+            "memory",
+            _q(b["memory_s"], "ms"),
+            weights=weights,
+            eta_w=_q(b["eta_bw"], "plain2"),
+            kv=cache,
+            eta_kv=_q(b["eta_kv"], "plain2"),
+            bandwidth=_q(b["bandwidth"] / 1e9, "gb_per_s"),
+        ),
     ]
 
 
 def step_time_steps(b: Mapping[str, Any]) -> list[Step]:
     """Compute and fixed costs of the decode step, the step, TPOT and speed per user."""
     return [
-        _step("compute", _q(b["compute_s"], "ms"), flops=_q(b["flops"], "tflop"),
-              eta_c=_q(b["eta_compute"], "plain2"), peak=_q(b["peak_flops"], "tflops")),
-        _step("host", _q(b["host_s"] + b["comm_s"], "ms"), tau_l=_q(b["tau_layer_s"], "us"),
-              layers=_q(b["stage_layers"], "layers"), tau_step=_q(b["tau_step_s"], "us"),
-              tau_s=_q(b["tau_seq_s"], "us"), seqs=_q(b["running_engine"], "count")),
+        _step(
+            "compute",
+            _q(b["compute_s"], "ms"),
+            flops=_q(b["flops"], "tflop"),
+            eta_c=_q(b["eta_compute"], "plain2"),
+            peak=_q(b["peak_flops"], "tflops"),
+        ),
+        _step(
+            "host",
+            _q(b["host_s"] + b["comm_s"], "ms"),
+            tau_l=_q(b["tau_layer_s"], "us"),
+            layers=_q(b["stage_layers"], "layers"),
+            tau_step=_q(b["tau_step_s"], "us"),
+            tau_s=_q(b["tau_seq_s"], "us"),
+            seqs=_q(b["running_engine"], "count"),
+        ),
         Step("tp_step", "step_tp_step", (_q(b["plain_s"], "ms"),), "formula_tp_step"),
         _step("tpot", _q(b["tpot_s"], "ms")),
         _step("user", _q(b["user_tps"], "tokens_per_s"), tpot=_q(b["tpot_s"], "ms")),
@@ -202,12 +244,22 @@ def server_steps(b: Mapping[str, Any], hours: float, price: float) -> list[Step]
     cautious = _q(result["output_tps_low"], "tokens_per_s")
     return [
         _step("ttft", _q(b["ttft_s"], "ms")),
-        _step("server", _q(b["output_tps"], "tokens_per_s"), seqs=_q(b["running"], "count"),
-              output=_q(b["shape"].output_len, "count"), ttft=_q(b["ttft_s"], "ms"),
-              tpot=_q(b["tpot_s"], "ms")),
+        _step(
+            "server",
+            _q(b["output_tps"], "tokens_per_s"),
+            seqs=_q(b["running"], "count"),
+            output=_q(b["shape"].output_len, "count"),
+            ttft=_q(b["ttft_s"], "ms"),
+            tpot=_q(b["tpot_s"], "ms"),
+        ),
         _step("cautious", cautious),
-        _step("cost", _q(result["usd_per_mtok_high"], "usd"), price=_q(price, "usd0"), tps=cautious,
-              hours=_q(hours, "count")),
+        _step(
+            "cost",
+            _q(result["usd_per_mtok_high"], "usd"),
+            price=_q(price, "usd0"),
+            tps=cautious,
+            hours=_q(hours, "count"),
+        ),
     ]
 
 

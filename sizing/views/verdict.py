@@ -47,8 +47,12 @@ def context_state(sequences: Any, optimistic: Any, beyond: Any, tight_below: int
 def context_states(df: pd.DataFrame, contexts: list[int], tight_below: int) -> dict[int, np.ndarray]:
     """:func:`context_state` at every published context, from the matrix columns ``sequences_<c>`` and
     ``starts_optimistic_<c>``."""
-    return {c: context_state(df[f"sequences_{c}"], df[f"starts_optimistic_{c}"], c > df["max_context"],
-                             tight_below) for c in contexts}
+    return {
+        c: context_state(
+            df[f"sequences_{c}"], df[f"starts_optimistic_{c}"], c > df["max_context"], tight_below
+        )
+        for c in contexts
+    }
 
 
 def launch_state(df: pd.DataFrame, tight_below: int) -> np.ndarray:
@@ -79,16 +83,23 @@ def verdicts(df: pd.DataFrame, contexts: list[int], tight_below: int) -> pd.Data
     for c in sorted(contexts):
         starts, shorter = np.isin(states[c], STARTS), c < launch
         starts_to = np.where(starts, np.maximum(starts_to, c), starts_to)
-        fallback, fallback_at = (np.where(starts & shorter, states[c], fallback),
-                                 np.where(starts & shorter, c, fallback_at))
+        fallback, fallback_at = (
+            np.where(starts & shorter, states[c], fallback),
+            np.where(starts & shorter, c, fallback_at),
+        )
         borderline_at = np.where((states[c] == "borderline") & shorter, c, borderline_at)
     fallback = np.where((fallback == "no-fit") & (borderline_at > 0), "borderline", fallback)
     fallback_at = np.where(fallback == "borderline", borderline_at, fallback_at)
     no_fit = verdict == "no-fit"
-    out = pd.DataFrame({"verdict": np.where(no_fit, fallback, verdict),
-                        "verdict_context": np.where(no_fit, fallback_at,
-                                                    np.where(verdict == "borderline", launch, starts_to))},
-                       index=df.index)
+    out = pd.DataFrame(
+        {
+            "verdict": np.where(no_fit, fallback, verdict),
+            "verdict_context": np.where(
+                no_fit, fallback_at, np.where(verdict == "borderline", launch, starts_to)
+            ),
+        },
+        index=df.index,
+    )
     for c, state in states.items():
         out[f"state_{c}"] = state
     return refuse_unsupported(out, df)

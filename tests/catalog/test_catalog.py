@@ -16,14 +16,40 @@ from sizing.catalog.loader import ASSUMPTION_TYPES, BAND_CLASSES, load_catalog, 
 from sizing.engine.overhead import Coefficients
 from sizing.errors import CatalogError
 
-GPU_IDS = {"l40s", "rtx-pro-6000-blackwell", "h100-80gb", "h200", "a100-40gb", "a100-80gb", "rtx-4090", "rtx-5090",
-           "rtx-6000-ada", "l4", "a10g", "h100-nvl", "b200", "gh200"}
+GPU_IDS = {
+    "l40s",
+    "rtx-pro-6000-blackwell",
+    "h100-80gb",
+    "h200",
+    "a100-40gb",
+    "a100-80gb",
+    "rtx-4090",
+    "rtx-5090",
+    "rtx-6000-ada",
+    "l4",
+    "a10g",
+    "h100-nvl",
+    "b200",
+    "gh200",
+}
 ARCHITECTURES = {
-    "dense": ["Qwen/Qwen3-8B", "Qwen/Qwen3-14B", "Qwen/Qwen3-32B", "meta-llama/Llama-3.1-8B-Instruct",
-              "meta-llama/Llama-3.3-70B-Instruct", "meta-llama/Llama-3.1-405B-Instruct", "microsoft/phi-4",
-              "Qwen/Qwen2.5-72B-Instruct"],
-    "moe": ["Qwen/Qwen3-30B-A3B", "Qwen/Qwen3-235B-A22B", "mistralai/Mixtral-8x7B-Instruct-v0.1", "zai-org/GLM-4.5-Air",
-            "meta-llama/Llama-4-Scout-17B-16E-Instruct"],
+    "dense": [
+        "Qwen/Qwen3-8B",
+        "Qwen/Qwen3-14B",
+        "Qwen/Qwen3-32B",
+        "meta-llama/Llama-3.1-8B-Instruct",
+        "meta-llama/Llama-3.3-70B-Instruct",
+        "meta-llama/Llama-3.1-405B-Instruct",
+        "microsoft/phi-4",
+        "Qwen/Qwen2.5-72B-Instruct",
+    ],
+    "moe": [
+        "Qwen/Qwen3-30B-A3B",
+        "Qwen/Qwen3-235B-A22B",
+        "mistralai/Mixtral-8x7B-Instruct-v0.1",
+        "zai-org/GLM-4.5-Air",
+        "meta-llama/Llama-4-Scout-17B-16E-Instruct",
+    ],
     "mla": ["deepseek-ai/DeepSeek-V3", "deepseek-ai/DeepSeek-R1", "moonshotai/Kimi-K2-Instruct"],
     "sliding": ["openai/gpt-oss-20b", "openai/gpt-oss-120b", "google/gemma-3-27b-it"],
     "linear": ["Qwen/Qwen3-Next-80B-A3B-Instruct"],
@@ -68,8 +94,13 @@ def _assumptions_read_by_code() -> set[str]:
     keys |= {f"kv_band_{end}_{name}" for end in ("optimistic", "pessimistic") for name in BAND_CLASSES}
     for path in root.rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "assume"
-                    and node.args and isinstance(node.args[0], ast.Constant)):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "assume"
+                and node.args
+                and isinstance(node.args[0], ast.Constant)
+            ):
                 keys.add(node.args[0].value)
     return keys
 
@@ -90,14 +121,39 @@ def test_a_catalog_without_dp_min_capacity_share_stops_with_one_line(tmp_path):
     data = yaml.safe_load((copy / "assumptions.yaml").read_text(encoding="utf-8"))
     del data["dp_min_capacity_share"]
     (copy / "assumptions.yaml").write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
-    result = subprocess.run([sys.executable, "-m", "sizing", "--catalog", str(copy), "estimate", "--model",
-                             "Qwen/Qwen3-14B", "--gpu", "l40s"], cwd=root, capture_output=True, text=True,
-                            timeout=120, check=False)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "sizing",
+            "--catalog",
+            str(copy),
+            "estimate",
+            "--model",
+            "Qwen/Qwen3-14B",
+            "--gpu",
+            "l40s",
+        ],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
     assert "assumptions.yaml" in result.stderr and "dp_min_capacity_share" in result.stderr
-NEW_GPUS_MIB = {"h20": 97871, "l20": 46068, "a800-80gb": 81920, "h800": 81559, "rtx-4090d": 24564, "b300": 275040,
-                "rtx-pro-6000-blackwell-ws": 97887}
+
+
+NEW_GPUS_MIB = {
+    "h20": 97871,
+    "l20": 46068,
+    "a800-80gb": 81920,
+    "h800": 81559,
+    "rtx-4090d": 24564,
+    "b300": 275040,
+    "rtx-pro-6000-blackwell-ws": 97887,
+}
 
 
 def test_the_2026_gpus_carry_nvidia_smi_totals_and_say_no_log_backs_them(catalog):
@@ -105,13 +161,20 @@ def test_the_2026_gpus_carry_nvidia_smi_totals_and_say_no_log_backs_them(catalog
         gpu = catalog.gpus[gpu_id]
         assert gpu.memory_mib == mib
         assert "no vLLM log in calibration/" in gpu.source
-    assert catalog.gpus["rtx-pro-6000-blackwell-ws"].bandwidth_gbs > catalog.gpus["rtx-pro-6000-blackwell"].bandwidth_gbs
+    assert (
+        catalog.gpus["rtx-pro-6000-blackwell-ws"].bandwidth_gbs
+        > catalog.gpus["rtx-pro-6000-blackwell"].bandwidth_gbs
+    )
     assert "A100" not in catalog.gpus["a800-80gb"].name  # vLLM's A100 defaults key on the device name
 
 
 ROOT = Path(__file__).resolve().parents[2]
-PRIMARY_GPU_HOSTS = ("https://www.nvidia.com/", "https://www.nvidia.cn/", "https://docs.nvidia.com/",
-                     "https://www.amd.com/")
+PRIMARY_GPU_HOSTS = (
+    "https://www.nvidia.com/",
+    "https://www.nvidia.cn/",
+    "https://docs.nvidia.com/",
+    "https://www.amd.com/",
+)
 """Where a GPU's primary source may live: the vendor's own datasheets, product pages and documentation."""
 SECONDARY_ONLY = ("hf.qhduan.com", "ai-nexus", "amallo.ai", "apxml.com", "b-lab.team")
 """Mirrors and aggregators a review found among the sources: never a source of a catalog entry."""
@@ -125,22 +188,27 @@ def test_every_model_has_its_repositorys_config_or_card_as_primary_source():
     assert missing == []
     for mid, m in cat.models.items():
         repos = {mid, *(c.id for c in m.checkpoints)}
-        assert any(str(m.primary_source).startswith(f"https://huggingface.co/{repo}/") or
-                   str(m.primary_source) == f"https://huggingface.co/{repo}" for repo in repos), mid
+        assert any(
+            str(m.primary_source).startswith(f"https://huggingface.co/{repo}/")
+            or str(m.primary_source) == f"https://huggingface.co/{repo}"
+            for repo in repos
+        ), mid
 
 
 def test_every_gpu_has_a_vendor_document_as_primary_source():
     """Assert each GPU names a vendor datasheet, product page or document as its primary source."""
     cat = load_catalog(ROOT / "catalog")
-    bad = [gid for gid, g in cat.gpus.items()
-           if not str(g.primary_source or "").startswith(PRIMARY_GPU_HOSTS)]
+    bad = [
+        gid for gid, g in cat.gpus.items() if not str(g.primary_source or "").startswith(PRIMARY_GPU_HOSTS)
+    ]
     assert bad == []
 
 
 def test_no_source_is_a_mirror_or_an_aggregator():
     """Assert the catalog cites no mirror or aggregator the review found."""
-    text = "".join((ROOT / "catalog" / f"{stem}.yaml").read_text(encoding="utf-8")
-                   for stem in ("models", "gpus"))
+    text = "".join(
+        (ROOT / "catalog" / f"{stem}.yaml").read_text(encoding="utf-8") for stem in ("models", "gpus")
+    )
     assert [host for host in SECONDARY_ONLY if host in text] == []
 
 
@@ -158,7 +226,12 @@ def test_a_primary_source_must_be_one_url(tmp_path):
     data = yaml.safe_load((copy / "gpus.yaml").read_text(encoding="utf-8"))
     data["l40s"]["primary_source"] = "NVIDIA datasheet"
     (copy / "gpus.yaml").write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
-    result = subprocess.run([sys.executable, "-m", "sizing", "--catalog", str(copy), "list", "gpus"],
-                            capture_output=True, text=True, cwd=ROOT, check=False)
+    result = subprocess.run(
+        [sys.executable, "-m", "sizing", "--catalog", str(copy), "list", "gpus"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=False,
+    )
     assert result.returncode == 2 and "gpus.yaml" in result.stderr and "primary_source" in result.stderr
     assert "Traceback" not in result.stderr

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from sizing.errors import UsageError
 from sizing.catalog.ids import did_you_mean, resolve, resolve_model, shown, suggestions
+from sizing.errors import UsageError
 
 
 def test_resolve_ignores_case(catalog):

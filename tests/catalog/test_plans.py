@@ -9,36 +9,52 @@ import pytest
 
 from sizing.catalog import plans
 from sizing.catalog.loader import FILES, catalog_from_texts
-from sizing.errors import CatalogError
-from sizing.engine.evaluate import model_takes
 from sizing.catalog.plans import model_sizes, problem
+from sizing.engine.evaluate import model_takes
+from sizing.errors import CatalogError
 
 ROOT = Path(__file__).resolve().parents[2]
-QWEN3_14B = {"attention_heads": 40, "kv_heads": 8, "la_value_heads": 0, "linear_layers": 0,
-             "expert_intermediate": 0, "layers": 40}
+QWEN3_14B = {
+    "attention_heads": 40,
+    "kv_heads": 8,
+    "la_value_heads": 0,
+    "linear_layers": 0,
+    "expert_intermediate": 0,
+    "layers": 40,
+}
 
 
 def plan(tp: int = 1, pp: int = 1, dp: int = 1, gpus: int = 8, **model: int) -> dict[str, int]:
     return {**QWEN3_14B, **model, "tp": tp, "pp": pp, "dp": dp, "gpus": gpus}
 
 
-@pytest.mark.parametrize(("case", "field", "words"), [
-    (plan(tp=3), "tensor_parallel_size", "40 attention heads, got 3"),
-    (plan(tp=16, gpus=16, attention_heads=64, kv_heads=12), "tensor_parallel_size", "12 KV heads"),
-    (plan(tp=4, la_value_heads=6, linear_layers=30), "tensor_parallel_size",
-     "6 linear-attention value heads"),
-    (plan(tp=8, expert_intermediate=1412), "tensor_parallel_size", "intermediate size 1412"),
-    (plan(pp=64, gpus=64), "pipeline_parallel_size", "40 layers"),
-    (plan(tp=2, dp=8, gpus=8), "data_parallel_size", "2 × 1 × 8 = 16 GPUs, but the hardware given has 8"),
-])
+@pytest.mark.parametrize(
+    ("case", "field", "words"),
+    [
+        (plan(tp=3), "tensor_parallel_size", "40 attention heads, got 3"),
+        (plan(tp=16, gpus=16, attention_heads=64, kv_heads=12), "tensor_parallel_size", "12 KV heads"),
+        (
+            plan(tp=4, la_value_heads=6, linear_layers=30),
+            "tensor_parallel_size",
+            "6 linear-attention value heads",
+        ),
+        (plan(tp=8, expert_intermediate=1412), "tensor_parallel_size", "intermediate size 1412"),
+        (plan(pp=64, gpus=64), "pipeline_parallel_size", "40 layers"),
+        (plan(tp=2, dp=8, gpus=8), "data_parallel_size", "2 × 1 × 8 = 16 GPUs, but the hardware given has 8"),
+    ],
+)
 def test_each_rule_refuses_what_vllm_refuses(case, field, words):
     found = problem(case)
     assert found is not None and found[0] == field and words in found[1]
 
 
 def test_plans_vllm_runs_pass():
-    for case in (plan(), plan(tp=8), plan(tp=2, pp=2, dp=2),
-                 plan(tp=16, gpus=16, kv_heads=8, attention_heads=64)):
+    for case in (
+        plan(),
+        plan(tp=8),
+        plan(tp=2, pp=2, dp=2),
+        plan(tp=16, gpus=16, kv_heads=8, attention_heads=64),
+    ):
         assert problem(case) is None
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from sizing.errors import UsageError
 from sizing.catalog.quantization import VLLM_METHODS, formats_for
+from sizing.errors import UsageError
 from sizing.launch.vllm_flags import quantization_methods
 
 
@@ -14,8 +14,15 @@ def test_every_mapped_name_is_a_vllm_method_and_a_catalog_format(catalog):
     assert all(set(formats) <= set(catalog.precisions) for formats in VLLM_METHODS.values())
 
 
-@pytest.mark.parametrize(("name", "formats"), [("awq", ("int4-awq",)), ("GPTQ_Marlin", ("int4-gptq",)),
-                                               ("int4-awq", ("int4-awq",)), ("modelopt_fp4", ("nvfp4",))])
+@pytest.mark.parametrize(
+    ("name", "formats"),
+    [
+        ("awq", ("int4-awq",)),
+        ("GPTQ_Marlin", ("int4-gptq",)),
+        ("int4-awq", ("int4-awq",)),
+        ("modelopt_fp4", ("nvfp4",)),
+    ],
+)
 def test_names_map_to_formats(catalog, name, formats):
     assert formats_for(catalog, name) == formats
 

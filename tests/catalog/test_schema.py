@@ -9,17 +9,39 @@ from pydantic import TypeAdapter, ValidationError
 
 from sizing.catalog.schema import Example, FieldProblem, Fraction, Gpu, Model, PosInt, Slug
 
-GPU = {"name": "NVIDIA L40S", "architecture": "Ada Lovelace (sm_89)", "memory_gb": 48.0, "memory_mib": 46068,
-       "bandwidth_gbs": 864.0, "fp8": True, "fp4": False,
-       "interconnect": {"kind": "pcie", "generation": "PCIe 4.0", "bandwidth_gbs": 32.0}, "source": "hand-made"}
-MODEL = {"name": "Tiny", "family": "tiny", "architecture": "TinyForCausalLM", "total_params_b": 0.5, "layers": 4,
-         "hidden_size": 64, "intermediate_size": 128, "attention_heads": 4, "kv_heads": 2, "head_dim": 16,
-         "vocab_size": 1000, "tie_embeddings": True, "max_context": 4096,
-         "checkpoints": [{"id": "org/tiny", "precision": "bf16"}], "source": "hand-made"}
+GPU = {
+    "name": "NVIDIA L40S",
+    "architecture": "Ada Lovelace (sm_89)",
+    "memory_gb": 48.0,
+    "memory_mib": 46068,
+    "bandwidth_gbs": 864.0,
+    "fp8": True,
+    "fp4": False,
+    "interconnect": {"kind": "pcie", "generation": "PCIe 4.0", "bandwidth_gbs": 32.0},
+    "source": "hand-made",
+}
+MODEL = {
+    "name": "Tiny",
+    "family": "tiny",
+    "architecture": "TinyForCausalLM",
+    "total_params_b": 0.5,
+    "layers": 4,
+    "hidden_size": 64,
+    "intermediate_size": 128,
+    "attention_heads": 4,
+    "kv_heads": 2,
+    "head_dim": 16,
+    "vocab_size": 1000,
+    "tie_embeddings": True,
+    "max_context": 4096,
+    "checkpoints": [{"id": "org/tiny", "precision": "bf16"}],
+    "source": "hand-made",
+}
 
 
-@pytest.mark.parametrize(("value", "ok"), [(0.9, True), (1.0, True), (0.0, False), (1.01, False),
-                                           (math.nan, False), (-0.5, False)])
+@pytest.mark.parametrize(
+    ("value", "ok"), [(0.9, True), (1.0, True), (0.0, False), (1.01, False), (math.nan, False), (-0.5, False)]
+)
 def test_fraction_is_in_zero_one(value: float, ok: bool) -> None:
     """Assert a fraction is finite, above 0 and at most 1."""
     adapter = TypeAdapter(Fraction)
@@ -61,9 +83,23 @@ def test_special_layers_must_leave_a_full_attention_layer() -> None:
 
 def test_examples_name_a_catalog_kv_type() -> None:
     """Assert an example's KV type is one of the catalog's vocabulary (auto, fp8), plans default to 1."""
-    ex = Example.model_validate({"model": "m", "checkpoint": "c", "server": "gpu-l40s", "kv_cache_dtype": "fp8",
-                                 "max_model_len": 4096})
+    ex = Example.model_validate(
+        {
+            "model": "m",
+            "checkpoint": "c",
+            "server": "gpu-l40s",
+            "kv_cache_dtype": "fp8",
+            "max_model_len": 4096,
+        }
+    )
     assert (ex.tensor_parallel_size, ex.pipeline_parallel_size, ex.data_parallel_size) == (1, 1, 1)
     with pytest.raises(ValidationError, match="kv_cache_dtype"):
-        Example.model_validate({"model": "m", "checkpoint": "c", "server": "gpu-l40s", "kv_cache_dtype": "fp4",
-                                "max_model_len": 4096})
+        Example.model_validate(
+            {
+                "model": "m",
+                "checkpoint": "c",
+                "server": "gpu-l40s",
+                "kv_cache_dtype": "fp4",
+                "max_model_len": 4096,
+            }
+        )

@@ -9,8 +9,15 @@ MACHINE = {"CPU": "test CPU", "Cores (logical)": "2", "Date (UTC)": "2026-12-05 
 
 def entry(wall: float, status: int = 0) -> dict:
     """One measured command as :func:`scripts.bench_tests.measure` stores it."""
-    return {"command": "make test", "wall": wall, "cpu": 150.4, "status": status, "summary": "3 passed in 9.0s",
-            "load": "idle", "machine": MACHINE}
+    return {
+        "command": "make test",
+        "wall": wall,
+        "cpu": 150.4,
+        "status": status,
+        "summary": "3 passed in 9.0s",
+        "load": "idle",
+        "machine": MACHINE,
+    }
 
 
 def test_row_shows_wall_cpu_and_the_summary() -> None:
@@ -42,5 +49,7 @@ def test_cpu_seconds_grow_with_a_child_process() -> None:
 
 def test_the_summary_is_pytest_s_last_line_not_make_s() -> None:
     out = "....F\n= 1 failed, 1400 passed, 282 deselected in 538.12s (0:08:58) =\n"
-    assert [m.group(0) for m in bt.SUMMARY.finditer(out)] == ["1 failed, 1400 passed, 282 deselected in 538.12s"]
+    assert [m.group(0) for m in bt.SUMMARY.finditer(out)] == [
+        "1 failed, 1400 passed, 282 deselected in 538.12s"
+    ]
     assert not bt.SUMMARY.search("make: *** [Makefile:88: test-fast] Error 1")

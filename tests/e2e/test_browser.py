@@ -26,12 +26,27 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run", "--disable-quic"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
 SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"
 PREFIXES = {"en": "", "zh": "zh/", "ru": "ru/"}
-PAGES = ("", "explorer/", "choosing-a-gpu-server/", "deployment-hardware/", "fit-tables/", "throughput/",
-         "methodology/", "catalog/")
+PAGES = (
+    "",
+    "explorer/",
+    "choosing-a-gpu-server/",
+    "deployment-hardware/",
+    "fit-tables/",
+    "throughput/",
+    "methodology/",
+    "catalog/",
+)
 TIMEOUT_MS = 15_000
 SCREENSHOT_MS = 120_000
 """Full-page PNGs of the long fit-table pages take several seconds each."""
@@ -109,7 +124,9 @@ def shared_browser(chromium: str) -> object:
 
         manager = sync_playwright()
         playwright = manager.start()
-        _SHARED["browser"] = playwright.chromium.launch(executable_path=chromium, headless=True, args=CHROMIUM_ARGS)
+        _SHARED["browser"] = playwright.chromium.launch(
+            executable_path=chromium, headless=True, args=CHROMIUM_ARGS
+        )
         atexit.register(manager.__exit__, None, None, None)
         atexit.register(_SHARED["browser"].close)
     return _SHARED["browser"]
@@ -132,7 +149,9 @@ class Problems:
         page.on("console", lambda msg: msg.type == "error" and self.items.append(f"console: {msg.text}"))
         page.on("pageerror", lambda exc: self.items.append(f"page error: {exc}"))
         page.on("requestfailed", lambda req: self.items.append(f"request failed: {req.url} {req.failure}"))
-        page.on("response", lambda res: res.status >= 400 and self.items.append(f"HTTP {res.status}: {res.url}"))
+        page.on(
+            "response", lambda res: res.status >= 400 and self.items.append(f"HTTP {res.status}: {res.url}")
+        )
 
 
 OPEN_TABS: list[object] = []
@@ -141,7 +160,9 @@ OPEN_TABS: list[object] = []
 
 def open_tab(browser: object, width: int, height: int, **options: object) -> object:
     """A fresh light-mode page of the given size collecting its problems in ``page.problems``."""
-    context = browser.new_context(viewport={"width": width, "height": height}, color_scheme="light", **options)
+    context = browser.new_context(
+        viewport={"width": width, "height": height}, color_scheme="light", **options
+    )
     tab = context.new_page()
     tab.set_default_timeout(TIMEOUT_MS)
     tab.problems = Problems()
@@ -199,9 +220,14 @@ def test_language_selector_keeps_the_page(page: object, site_url: str, lang: str
 
 
 SEARCHES = {"en": "L40S", "zh": "显存", "ru": "память"}
-SEARCH_UI = {"mkdocs": ("", "input.md-search__input", ".md-search-result__item"),
-             "zensical": (".md-search__button", "dialog input[role='combobox']",
-                          "ol[role='listbox'] a[role='option']")}
+SEARCH_UI = {
+    "mkdocs": ("", "input.md-search__input", ".md-search-result__item"),
+    "zensical": (
+        ".md-search__button",
+        "dialog input[role='combobox']",
+        "ol[role='listbox'] a[role='option']",
+    ),
+}
 """Per engine: what opens the search, its input, one result. Zensical's search is a dialog in a shadow root,
 which Playwright's CSS selectors pierce (scripts/engines.py difference "search-index")."""
 
@@ -234,7 +260,8 @@ def column_values(page: object, table: object, index: int) -> list[str]:
     return table.evaluate(
         """(t, i) => Array.from(t.tBodies[0].rows).filter(r => !r.hidden).map(r => {
                const c = r.cells[i]; return c ? (c.getAttribute('data-sort') ?? c.textContent.trim()) : ''; })""",
-        index)
+        index,
+    )
 
 
 def is_monotonic(values: list[str]) -> bool:
@@ -314,4 +341,6 @@ def test_failure_screenshots_are_named_by_test_and_page() -> None:
     nodeid = "tests/e2e/test_browser.py::test_search_finds_a_word_in_each_language[zensical-zh]"
     names = {failure_name(nodeid, 1), failure_name(nodeid, 2), failure_name(nodeid.replace("zh]", "ru]"), 1)}
     assert len(names) == 3
-    assert failure_name(nodeid, 1) == "test_browser-test_search_finds_a_word_in_each_language-zensical-zh-1.png"
+    assert (
+        failure_name(nodeid, 1) == "test_browser-test_search_finds_a_word_in_each_language-zensical-zh-1.png"
+    )

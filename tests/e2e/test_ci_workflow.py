@@ -36,7 +36,9 @@ def test_triggers_and_jobs(workflow: dict) -> None:
     deploy = workflow["jobs"]["deploy"]
     assert "refs/heads/main" in deploy["if"] and deploy["permissions"]["pages"] == "write"
     assert [s["uses"].split("@")[0] for s in deploy["steps"] if "uses" in s][-2:] == [
-        "actions/upload-pages-artifact", "actions/deploy-pages"]
+        "actions/upload-pages-artifact",
+        "actions/deploy-pages",
+    ]
 
 
 def test_pull_requests_fetch_history_for_the_diff(workflow: dict) -> None:
@@ -48,7 +50,11 @@ def test_pull_requests_fetch_history_for_the_diff(workflow: dict) -> None:
 def test_every_sizing_command_exists(workflow: dict) -> None:
     """Assert each `python -m sizing X` the workflow runs is a subcommand of the CLI."""
     commands = build_parser()._subparsers._group_actions[0].choices
-    used = [m.group(1) for line in run_lines(workflow) if (m := re.search(r"-m sizing (?:--\S+ \S+ )*(\S+)", line))]
+    used = [
+        m.group(1)
+        for line in run_lines(workflow)
+        if (m := re.search(r"-m sizing (?:--\S+ \S+ )*(\S+)", line))
+    ]
     assert used and set(used) <= set(commands)
 
 

@@ -13,8 +13,16 @@ from scripts.i18n_checks import CONFIGS, PageStructure, nav_files, page_structur
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 LANGS = ("en", "zh", "ru")
-PAGES = ("index.md", "explorer.md", "choosing-a-gpu-server.md", "deployment-hardware.md", "fit-tables.md",
-         "throughput.md", "methodology.md", "catalog.md")
+PAGES = (
+    "index.md",
+    "explorer.md",
+    "choosing-a-gpu-server.md",
+    "deployment-hardware.md",
+    "fit-tables.md",
+    "throughput.md",
+    "methodology.md",
+    "catalog.md",
+)
 
 SAMPLE = """# Title
 
@@ -46,8 +54,13 @@ def test_page_structure_extracts_ids_jinja_and_fences() -> None:
     """Assert ids come from headings only, Jinja is whitespace-normalised, fences keep their tags."""
     assert page_structure(SAMPLE) == PageStructure(
         heading_ids=["first", "second", "third"],
-        jinja=['{{ sz_t("col_model") }}', '{{sz_t( "col_gpu" )}}', "{% if true %}", "{% endif %}",
-               "{{ model }}"],
+        jinja=[
+            '{{ sz_t("col_model") }}',
+            '{{sz_t( "col_gpu" )}}',
+            "{% if true %}",
+            "{% endif %}",
+            "{{ model }}",
+        ],
         fences=["bash", ""],
     )
 
@@ -72,8 +85,9 @@ def test_page_problems_reports_a_changed_translation(tmp_path: Path) -> None:
     """Assert an extra heading id, a different macro call and a missing page are all reported."""
     docs = _copy_docs(tmp_path)
     page = docs / "ru" / "methodology.md"
-    page.write_text(page.read_text(encoding="utf-8") + "\n## Лишний { #extra }\n\n{{ sz_t('x') }}\n",
-                    encoding="utf-8")
+    page.write_text(
+        page.read_text(encoding="utf-8") + "\n## Лишний { #extra }\n\n{{ sz_t('x') }}\n", encoding="utf-8"
+    )
     (docs / "zh" / "catalog.md").unlink()
     problems = "\n".join(i18n_checks.page_problems(docs))
     assert "docs/zh/catalog.md: missing" in problems
@@ -95,8 +109,12 @@ def test_nav_problems_reports_a_reordered_nav(tmp_path: Path) -> None:
         shutil.copy(ROOT / name, tmp_path / name)
     ru = tmp_path / CONFIGS["ru"]
     text = ru.read_text(encoding="utf-8")
-    ru.write_text(text.replace("fit-tables.md", "TMP").replace("methodology.md", "fit-tables.md")
-                  .replace("TMP", "methodology.md"), encoding="utf-8")
+    ru.write_text(
+        text.replace("fit-tables.md", "TMP")
+        .replace("methodology.md", "fit-tables.md")
+        .replace("TMP", "methodology.md"),
+        encoding="utf-8",
+    )
     assert [p.split(":")[0] for p in i18n_checks.nav_problems(tmp_path)] == ["mkdocs.ru.yml"]
 
 

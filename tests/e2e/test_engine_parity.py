@@ -22,8 +22,17 @@ import pytest
 from scripts.engines import DIFFERENCES, ENGINES, difference
 
 PREFIXES = {"en": "", "zh": "zh/", "ru": "ru/"}
-PAGES = ("", "explorer/", "choosing-a-gpu-server/", "deployment-hardware/", "fit-tables/", "throughput/",
-         "methodology/", "catalog/", "404.html")
+PAGES = (
+    "",
+    "explorer/",
+    "choosing-a-gpu-server/",
+    "deployment-hardware/",
+    "fit-tables/",
+    "throughput/",
+    "methodology/",
+    "catalog/",
+    "404.html",
+)
 ARTICLE = re.compile(r"<article\b[^>]*>(.*?)</article>", re.S)
 HEADING = re.compile(r"<h([1-6])\b([^>]*)>(.*?)</h\1>", re.S)
 ID = re.compile(r'\bid="([^"]*)"')
@@ -62,13 +71,24 @@ def page_content(page_html: str) -> PageContent:
     match = ARTICLE.search(page_html)
     assert match, "no <article> in the page"
     article = match.group(1).replace(SKIP_ANCHOR, "")
-    headings = [(int(level), (ID.search(attrs) or [None, ""])[1], text_of(body))
-                for level, attrs, body in HEADING.findall(article)]
-    tables = [[[text_of(cell) for cell in CELL.findall(row)] for row in ROW.findall(t)]
-              for t in TABLE.findall(article)]
+    headings = [
+        (int(level), (ID.search(attrs) or [None, ""])[1], text_of(body))
+        for level, attrs, body in HEADING.findall(article)
+    ]
+    tables = [
+        [[text_of(cell) for cell in CELL.findall(row)] for row in ROW.findall(t)]
+        for t in TABLE.findall(article)
+    ]
     title = text_of(re.search(r"<title>(.*?)</title>", page_html, re.S).group(1))
-    return PageContent(title, headings, tables, [text_of(c) for c in CODE.findall(article)],
-                       SVG.findall(article), HREF.findall(article), text_of(article))
+    return PageContent(
+        title,
+        headings,
+        tables,
+        [text_of(c) for c in CODE.findall(article)],
+        SVG.findall(article),
+        HREF.findall(article),
+        text_of(article),
+    )
 
 
 @pytest.fixture(scope="module")
@@ -89,8 +109,9 @@ def contents(sites: dict[str, Path], lang: str, path: str) -> tuple[PageContent,
     return page_content(mkdocs), page_content(zensical)
 
 
-PARAMS = [pytest.param(lang, path, id=f"{lang}-{path.strip('/') or 'home'}")
-          for lang in PREFIXES for path in PAGES]
+PARAMS = [
+    pytest.param(lang, path, id=f"{lang}-{path.strip('/') or 'home'}") for lang in PREFIXES for path in PAGES
+]
 
 
 @pytest.mark.parametrize(("lang", "path"), PARAMS)
@@ -128,7 +149,7 @@ def test_the_comparison_catches_a_changed_cell(sites: dict[str, Path]) -> None:
     """Assert a single changed table cell makes the contents differ."""
     page = _file(sites["zensical"], "zh", "fit-tables/").read_text(encoding="utf-8")
     cell = re.search(r"<td\b[^>]*>([^<]*\d[^<]*)</td>", page)
-    changed = page[:cell.start(1)] + cell.group(1) + "0" + page[cell.end(1):]
+    changed = page[: cell.start(1)] + cell.group(1) + "0" + page[cell.end(1) :]
     assert page_content(changed).tables != page_content(page).tables
 
 

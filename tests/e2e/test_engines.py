@@ -16,8 +16,11 @@ def test_merged_follows_mkdocs_inherit_rules() -> None:
     """Assert mappings merge key by key while lists and scalars of the child replace the parent's."""
     base = {"theme": {"name": "material", "language": "en"}, "nav": ["a", "b"], "site_name": "A"}
     child = {"theme": {"language": "zh"}, "nav": ["c"]}
-    assert merged(base, child) == {"theme": {"name": "material", "language": "zh"}, "nav": ["c"],
-                                   "site_name": "A"}
+    assert merged(base, child) == {
+        "theme": {"name": "material", "language": "zh"},
+        "nav": ["c"],
+        "site_name": "A",
+    }
     assert base["theme"]["language"] == "en"
 
 
@@ -40,14 +43,24 @@ def test_stage_writes_a_self_contained_config(tmp_path: Path) -> None:
     assert Path(config["theme"]["custom_dir"]) == ROOT / "overrides"
     assert config["theme"]["variant"] == ZENSICAL_SETTINGS["theme"]["variant"]
     assert sorted(p.name for p in (tmp_path / "ru" / "docs" / "ru").glob("*.md")) == sorted(
-        p.name for p in (ROOT / "docs" / "ru").glob("*.md"))
+        p.name for p in (ROOT / "docs" / "ru").glob("*.md")
+    )
 
 
 def test_command_lines(tmp_path: Path) -> None:
     """Assert MkDocs builds into work/<lang> directly and Zensical builds its staged config."""
     mkdocs, zensical = ENGINES["mkdocs"], ENGINES["zensical"]
-    expected = [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", "mkdocs.zh.yml",
-                "-d", str(tmp_path / "zh")]
+    expected = [
+        sys.executable,
+        "-m",
+        "mkdocs",
+        "build",
+        "--strict",
+        "-f",
+        "mkdocs.zh.yml",
+        "-d",
+        str(tmp_path / "zh"),
+    ]
     assert mkdocs.command("mkdocs.zh.yml", tmp_path, "zh") == expected
     command = zensical.command("mkdocs.zh.yml", tmp_path, "zh")
     assert command[:5] == [sys.executable, "-m", "zensical", "build", "--strict"]

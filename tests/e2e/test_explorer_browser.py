@@ -15,15 +15,25 @@ from __future__ import annotations
 import re
 
 import pytest
+from test_browser import (  # noqa: F401 - fixtures used by these tests
+    PAGES,
+    PREFIXES,
+    SCREENSHOT_MS,
+    SCREENSHOTS,
+    SEARCH_UI,
+    browser,
+    chromium,
+    site_url,
+    tabs,
+    visit,
+)
 
-from sizing.render import explorer_data as xd
-from sizing.site import context as site
 from sizing.launch.commands import vllm_command
+from sizing.render import explorer_data as xd
 from sizing.render.i18n import t
 from sizing.render.throughput_render import ladder_cells
+from sizing.site import context as site
 from sizing.views.throughput import chosen_ladders
-from test_browser import PAGES, PREFIXES, SCREENSHOT_MS, SCREENSHOTS, SEARCH_UI, visit
-from test_browser import browser, chromium, site_url, tabs  # noqa: F401 - fixtures used by these tests
 
 WIDTHS = {"desktop": (1366, 768), "phone": (390, 844)}
 CURATED = ("", "explorer/", "fit-tables/")
@@ -45,8 +55,12 @@ def desktop(tabs) -> object:  # noqa: F811
 
 def expected_command(rows, checkpoint: str, precision: str, server: str, kv: str, ctx: int) -> str:
     """The engine's command for that row at ``--max-model-len ctx``."""
-    match = rows[(rows["checkpoint"] == checkpoint) & (rows["precision"] == precision) & (rows["server"] == server)
-                 & (rows["kv_cache_dtype"] == kv)]
+    match = rows[
+        (rows["checkpoint"] == checkpoint)
+        & (rows["precision"] == precision)
+        & (rows["server"] == server)
+        & (rows["kv_cache_dtype"] == kv)
+    ]
     assert len(match) == 1
     return vllm_command({**match.iloc[0].to_dict(), "max_model_len": ctx}, site.context().catalog)
 
@@ -61,8 +75,11 @@ def explorer_ready(page: object) -> None:
 # ---------------------------------------------------------------------------------------------
 
 
-def test_explorer_picks_model_server_context_and_shows_the_command(desktop: object, site_url: str,  # noqa: F811
-                                                                   rows) -> None:
+def test_explorer_picks_model_server_context_and_shows_the_command(
+    desktop: object,
+    site_url: str,  # noqa: F811
+    rows,
+) -> None:
     """Assert choosing a model, server and 4K context shows the engine's command and puts it in the URL."""
     visit(desktop, f"{site_url}explorer/")
     explorer_ready(desktop)
@@ -86,13 +103,27 @@ def test_deep_link_restores_the_same_state(desktop: object, site_url: str, lang:
     state = f"model={MODEL}&checkpoint={checkpoint}&precision=fp8&server={SERVER}&kv=fp8&ctx=131072"
     visit(desktop, f"{site_url}{PREFIXES[lang]}explorer/#{state}")
     explorer_ready(desktop)
-    values = {name: desktop.eval_on_selector(f"select[name='{name}']", "s => s.value")
-              for name in ("model", "variant", "server", "kv", "ctx")}
-    assert values == {"model": MODEL, "variant": f"{checkpoint}|fp8", "server": SERVER, "kv": "fp8", "ctx": "131072"}
-    row = rows[(rows["checkpoint"] == checkpoint) & (rows["server"] == SERVER) & (rows["kv_cache_dtype"] == "fp8")]
+    values = {
+        name: desktop.eval_on_selector(f"select[name='{name}']", "s => s.value")
+        for name in ("model", "variant", "server", "kv", "ctx")
+    }
+    assert values == {
+        "model": MODEL,
+        "variant": f"{checkpoint}|fp8",
+        "server": SERVER,
+        "kv": "fp8",
+        "ctx": "131072",
+    }
+    row = rows[
+        (rows["checkpoint"] == checkpoint) & (rows["server"] == SERVER) & (rows["kv_cache_dtype"] == "fp8")
+    ]
     status = row.iloc[0]["status_131072"]
-    key = {"fits": "verdict_fits", "tight": "verdict_tight", "no-fit": "verdict_does_not_fit",
-           "beyond": "explorer_status_beyond"}[status]
+    key = {
+        "fits": "verdict_fits",
+        "tight": "verdict_tight",
+        "no-fit": "verdict_does_not_fit",
+        "beyond": "explorer_status_beyond",
+    }[status]
     assert desktop.locator(".sz-explorer__result .sz-badge").inner_text().strip() == t(lang, key)
     if status in ("fits", "tight"):
         command = desktop.inner_text(".sz-explorer__command code")
@@ -124,7 +155,9 @@ def test_heatmap_cell_opens_its_answer(desktop: object, site_url: str) -> None: 
 def visible_rows(page: object) -> list[str]:
     """Texts of the fit-table body rows shown (their section and row not hidden)."""
     return page.eval_on_selector_all(
-        "#sz-fit-tables .sz-fit-section:not([hidden]) tbody tr:not([hidden])", "rs => rs.map(r => r.textContent)")
+        "#sz-fit-tables .sz-fit-section:not([hidden]) tbody tr:not([hidden])",
+        "rs => rs.map(r => r.textContent)",
+    )
 
 
 def filter_fit_tables(page: object, text: str) -> None:
@@ -132,10 +165,21 @@ def filter_fit_tables(page: object, text: str) -> None:
     page.fill("input.sz-filter", text)
 
 
-@pytest.mark.parametrize(("lang", "text"), [("en", "L40S"), ("en", "Llama 3.3"), ("zh", t("zh", "verdict_does_not_fit")),
-                                             ("ru", t("ru", "verdict_does_not_fit"))])
-def test_filter_finds_servers_models_and_translated_labels(desktop: object, site_url: str, lang: str,  # noqa: F811
-                                                           text: str) -> None:
+@pytest.mark.parametrize(
+    ("lang", "text"),
+    [
+        ("en", "L40S"),
+        ("en", "Llama 3.3"),
+        ("zh", t("zh", "verdict_does_not_fit")),
+        ("ru", t("ru", "verdict_does_not_fit")),
+    ],
+)
+def test_filter_finds_servers_models_and_translated_labels(
+    desktop: object,
+    site_url: str,  # noqa: F811
+    lang: str,
+    text: str,
+) -> None:
     """Assert the filter keeps some rows, each matching in its row or its server's heading, and hides the rest."""
     visit(desktop, f"{site_url}{PREFIXES[lang]}fit-tables/")
     total = len(visible_rows(desktop))
@@ -146,11 +190,14 @@ def test_filter_finds_servers_models_and_translated_labels(desktop: object, site
         "#sz-fit-tables .sz-fit-section:not([hidden]) tbody tr:not([hidden])",
         """rs => rs.map(r => { const s = r.closest('.sz-fit-section');
              const label = Array.from(s.querySelectorAll('h3, .sz-fit-caption')).map(e => e.textContent).join(' ');
-             return (label + ' ' + r.textContent).toLowerCase(); })""")
+             return (label + ' ' + r.textContent).toLowerCase(); })""",
+    )
     assert all(all(word in m for word in text.lower().split()) for m in matched)
     assert desktop.locator(".sz-filter-empty").is_hidden()
     if text == "L40S":
-        assert desktop.locator("#fit-gpu-l40s").is_visible() and desktop.locator("#fit-gpu-rtx-pro").is_hidden()
+        assert (
+            desktop.locator("#fit-gpu-l40s").is_visible() and desktop.locator("#fit-gpu-rtx-pro").is_hidden()
+        )
         charts = desktop.locator("#sz-fit-tables figure.sz-chart")
         assert 0 < sum(charts.nth(i).is_visible() for i in range(charts.count())) < charts.count()
     assert desktop.problems.items == []
@@ -214,8 +261,14 @@ def screenshot_name(lang: str, path: str, width: str) -> str:
 @pytest.mark.parametrize("width", WIDTHS)
 @pytest.mark.parametrize("path", PAGES, ids=[p.strip("/") or "home" for p in PAGES])
 @pytest.mark.parametrize("lang", PREFIXES)
-def test_page_is_clean(tabs, site_url: str, engine: str, lang: str, path: str,  # noqa: F811
-                       width: str) -> None:
+def test_page_is_clean(
+    tabs,  # noqa: F811
+    site_url: str,  # noqa: F811
+    engine: str,
+    lang: str,
+    path: str,
+    width: str,
+) -> None:
     """Assert the page loads in its language with no console error, script error or failed request, every
     wide table scrolls with a visible hint and verdict badges have text; keep the curated screenshots."""
     page = tabs(*WIDTHS[width])
@@ -229,8 +282,9 @@ def test_page_is_clean(tabs, site_url: str, engine: str, lang: str, path: str,  
     assert page.problems.items == []
     if engine == "mkdocs" and path in CURATED:
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(SCREENSHOTS / screenshot_name(lang, path, width)), full_page=True,
-                        timeout=SCREENSHOT_MS)
+        page.screenshot(
+            path=str(SCREENSHOTS / screenshot_name(lang, path, width)), full_page=True, timeout=SCREENSHOT_MS
+        )
 
 
 def test_screenshot_names_are_unique() -> None:
@@ -265,14 +319,20 @@ def test_explorer_shows_the_chat_ladder_of_the_answer(desktop: object, site_url:
     """Assert the answer carries the build's chat ladder for that model × server: five concurrency steps,
     the Throughput and cost page's cells (cautious end), its note; a GPU without peaks says why instead."""
     frame = chosen_ladders(site.context())
-    own = frame[(frame["checkpoint"] == "Qwen/Qwen3-14B-FP8") & (frame["server"] == "gpu-l40s")
-                & (frame["kv_cache_dtype"] == "fp8") & (frame["precision"] == "fp8")]
+    own = frame[
+        (frame["checkpoint"] == "Qwen/Qwen3-14B-FP8")
+        & (frame["server"] == "gpu-l40s")
+        & (frame["kv_cache_dtype"] == "fp8")
+        & (frame["precision"] == "fp8")
+    ]
     state = "model=Qwen/Qwen3-14B&checkpoint=Qwen/Qwen3-14B-FP8&precision=fp8&server=gpu-l40s&kv=fp8&ctx=4096"
     visit(desktop, f"{site_url}{PREFIXES[lang]}explorer/#{state}")
     explorer_ready(desktop)
     desktop.wait_for_selector(".sz-explorer__ladder-table tbody tr")
-    cells = desktop.eval_on_selector_all(".sz-explorer__ladder-table tbody tr",
-                                         "rows => rows.map(r => Array.from(r.cells, c => c.textContent))")
+    cells = desktop.eval_on_selector_all(
+        ".sz-explorer__ladder-table tbody tr",
+        "rows => rows.map(r => Array.from(r.cells, c => c.textContent))",
+    )
     assert cells == [ladder_cells(lang, row)[:6] for row in own.to_dict("records")]
     assert desktop.inner_text(".sz-explorer__ladder-note").startswith(t(lang, "tp_ladder_note")[:20])
     desktop.select_option("select[name='server']", "ref-1x-rtx-4090")

@@ -59,7 +59,9 @@ class Draft:
 
     def save(self, stem: str, data: Any) -> None:
         """Write ``data`` back as YAML (comments are lost; values and order are kept)."""
-        self.path(stem).write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True), encoding="utf-8")
+        self.path(stem).write_text(
+            yaml.safe_dump(data, sort_keys=False, allow_unicode=True), encoding="utf-8"
+        )
 
     def first(self, stem: str, pick: Callable[[dict], bool] = lambda entry: True) -> str:
         """The id of the first entry of ``stem`` for which ``pick(entry)`` holds."""
@@ -100,28 +102,34 @@ def is_gqa(model: dict) -> bool:
 
 def set_field(stem: str, field: str, value: Any, pick: Callable[[dict], bool] = lambda e: True) -> Mutation:
     """Mutation: set ``field`` of the first (picked) entry of ``stem`` to ``value``."""
+
     def mutate(draft: Draft) -> str:
         entry = draft.first(stem, pick)
         draft.edit(stem, entry, field, value)
         return f"{entry}.{field}"
+
     return mutate
 
 
 def replace_text(stem: str, transform: Callable[[str], str], where: str) -> Mutation:
     """Mutation: rewrite the whole text of ``stem``; ``where`` is the expected location text."""
+
     def mutate(draft: Draft) -> str:
         draft.path(stem).write_text(transform(draft.text(stem)), encoding="utf-8")
         return where
+
     return mutate
 
 
 def duplicate_key(stem: str) -> Mutation:
     """Mutation: append a second entry with the first entry's id (a duplicate YAML key)."""
+
     def mutate(draft: Draft) -> str:
         entry = draft.first(stem)
         text = draft.text(stem).rstrip("\n") + f"\n{json.dumps(entry)}:\n  name: duplicate\n"
         draft.path(stem).write_text(text, encoding="utf-8")
         return f"line {text.count(chr(10)) - 1}: YAML error: duplicate key {entry!r}"
+
     return mutate
 
 
@@ -182,17 +190,21 @@ def missing_assumption(draft: Draft) -> str:
 
 def set_assumption(key: str, value: Any) -> Mutation:
     """Mutation: give assumption ``key`` a value of the wrong type or range."""
+
     def mutate(draft: Draft) -> str:
         draft.edit("assumptions", key, "value", value)
         return f"{key}.value"
+
     return mutate
 
 
 def delete_file(stem: str) -> Mutation:
     """Mutation: remove one catalog file."""
+
     def mutate(draft: Draft) -> str:
         draft.path(stem).unlink()
         return "(file): file is missing"
+
     return mutate
 
 
@@ -218,19 +230,32 @@ class Case:
 
 
 CASES = [
-    Case("gpu-missing-memory_mib", "gpus", "required field is missing", set_field("gpus", "memory_mib", DELETE)),
+    Case(
+        "gpu-missing-memory_mib", "gpus", "required field is missing", set_field("gpus", "memory_mib", DELETE)
+    ),
     Case("gpu-memory_mib-string", "gpus", "valid integer", set_field("gpus", "memory_mib", "46068")),
     Case("gpu-memory_mib-float", "gpus", "valid integer", set_field("gpus", "memory_mib", 46068.5)),
     Case("gpu-memory_mib-bool", "gpus", "valid integer", set_field("gpus", "memory_mib", True)),
     Case("gpu-name-list", "gpus", "valid string", set_field("gpus", "name", ["NVIDIA", "L40S"])),
     Case("gpu-name-null", "gpus", "valid string", set_field("gpus", "name", None)),
     Case("gpu-fp8-string", "gpus", "valid boolean", set_field("gpus", "fp8", "yes")),
-    Case("server-gpus_per_node-bool", "servers", "valid integer", set_field("servers", "gpus_per_node", True)),
+    Case(
+        "server-gpus_per_node-bool", "servers", "valid integer", set_field("servers", "gpus_per_node", True)
+    ),
     Case("gpu-memory_mib-zero", "gpus", "greater than 0", set_field("gpus", "memory_mib", 0)),
-    Case("gpu-memory_mib-negative", "gpus", "greater than 0, got -46068", set_field("gpus", "memory_mib", -46068)),
+    Case(
+        "gpu-memory_mib-negative",
+        "gpus",
+        "greater than 0, got -46068",
+        set_field("gpus", "memory_mib", -46068),
+    ),
     Case("gpu-memory_gb-negative", "gpus", "greater than 0", set_field("gpus", "memory_gb", -48.0)),
-    Case("gpu-interconnect-bandwidth-zero", "gpus", "greater than 0",
-         set_field("gpus", "interconnect.bandwidth_gbs", 0)),
+    Case(
+        "gpu-interconnect-bandwidth-zero",
+        "gpus",
+        "greater than 0",
+        set_field("gpus", "interconnect.bandwidth_gbs", 0),
+    ),
     Case("model-params-zero", "models", "greater than 0", set_field("models", "total_params_b", 0)),
     Case("model-params-negative", "models", "greater than 0", set_field("models", "total_params_b", -14.8)),
     Case("model-layers-zero", "models", "greater than 0", set_field("models", "layers", 0)),
@@ -238,70 +263,175 @@ CASES = [
     Case("model-kv_heads-zero", "models", "greater than 0", set_field("models", "kv_heads", 0)),
     Case("server-nodes-negative", "servers", "greater than 0", set_field("servers", "nodes", -1)),
     Case("server-unknown-gpu", "servers", "unknown GPU 'h900'", set_field("servers", "gpu", "h900")),
-    Case("checkpoint-unknown-precision", "models", "unknown precision 'int3'",
-         set_field("models", "checkpoints.0.precision", "int3")),
-    Case("checkpoint-id-without-org", "models", "should match pattern",
-         set_field("models", "checkpoints.0.id", "no-slash")),
+    Case(
+        "checkpoint-unknown-precision",
+        "models",
+        "unknown precision 'int3'",
+        set_field("models", "checkpoints.0.precision", "int3"),
+    ),
+    Case(
+        "checkpoint-id-without-org",
+        "models",
+        "should match pattern",
+        set_field("models", "checkpoints.0.id", "no-slash"),
+    ),
     Case("checkpoints-empty", "models", "at least 1 item", set_field("models", "checkpoints", [])),
     Case("duplicate-gpu-id", "gpus", "duplicate key", duplicate_key("gpus")),
     Case("duplicate-model-id", "models", "duplicate key", duplicate_key("models")),
     Case("duplicate-checkpoint-id", "models", "duplicate checkpoint id", duplicate_checkpoint),
-    Case("yaml-syntax-error", "servers", "YAML error",
-         replace_text("servers", lambda t: t + "\nbroken: {name: [unclosed\n", "line ")),
+    Case(
+        "yaml-syntax-error",
+        "servers",
+        "YAML error",
+        replace_text("servers", lambda t: t + "\nbroken: {name: [unclosed\n", "line "),
+    ),
     Case("tab-indented-file", "gpus", "YAML error", tab_indented),
     Case("empty-file", "precisions", "non-empty mapping", replace_text("precisions", lambda t: "", "(file)")),
-    Case("comments-only-file", "servers", "non-empty mapping",
-         replace_text("servers", lambda t: "# nothing here\n", "(file)")),
-    Case("file-is-a-list", "gpus", "non-empty mapping",
-         replace_text("gpus", lambda t: "- l40s\n- h100-80gb\n", "(file)")),
-    Case("entry-is-a-scalar", "servers", "must be a mapping of fields",
-         replace_text("servers", lambda t: t + "\nlonely-server: 42\n", "lonely-server")),
+    Case(
+        "comments-only-file",
+        "servers",
+        "non-empty mapping",
+        replace_text("servers", lambda t: "# nothing here\n", "(file)"),
+    ),
+    Case(
+        "file-is-a-list",
+        "gpus",
+        "non-empty mapping",
+        replace_text("gpus", lambda t: "- l40s\n- h100-80gb\n", "(file)"),
+    ),
+    Case(
+        "entry-is-a-scalar",
+        "servers",
+        "must be a mapping of fields",
+        replace_text("servers", lambda t: t + "\nlonely-server: 42\n", "lonely-server"),
+    ),
     Case("id-is-a-number", "gpus", "id must be a non-empty string", integer_id),
     Case("memory_mib-10e30", "gpus", "at most", set_field("gpus", "memory_mib", 10**30)),
     Case("memory_gb-1e300-float", "gpus", "at most", set_field("gpus", "memory_gb", 1e300)),
-    Case("memory_gb-1e300-yaml-string", "gpus", "valid number",
-         replace_text("gpus", lambda t: re.sub(r"memory_gb: [\d.]+", "memory_gb: 1e300", t, count=1), "memory_gb")),
+    Case(
+        "memory_gb-1e300-yaml-string",
+        "gpus",
+        "valid number",
+        replace_text(
+            "gpus", lambda t: re.sub(r"memory_gb: [\d.]+", "memory_gb: 1e300", t, count=1), "memory_gb"
+        ),
+    ),
     Case("bandwidth-nan", "gpus", "nan", set_field("gpus", "bandwidth_gbs", float("nan"))),
     Case("bandwidth-inf", "gpus", "inf", set_field("gpus", "bandwidth_gbs", float("inf"))),
-    Case("price-negative-inf", "servers", "greater than 0",
-         set_field("servers", "price", {"monthly": float("-inf"), "currency": "USD"}, lambda s: "price" in s)),
+    Case(
+        "price-negative-inf",
+        "servers",
+        "greater than 0",
+        set_field("servers", "price", {"monthly": float("-inf"), "currency": "USD"}, lambda s: "price" in s),
+    ),
     Case("non-utf8-bytes", "gpus", "not valid UTF-8", non_utf8),
     Case("unknown-extra-key", "gpus", "unknown field", set_field("gpus", "memory_tb", 1)),
     Case("unknown-nested-key", "gpus", "unknown field", set_field("gpus", "interconnect.lanes", 16)),
-    Case("server-kind-not-allowed", "servers", "should be 'offer' or 'reference'",
-         set_field("servers", "kind", "rental")),
-    Case("currency-lowercase", "servers", "should match pattern",
-         set_field("servers", "price", {"monthly": 979, "currency": "usd"}, lambda s: "price" in s)),
+    Case(
+        "server-kind-not-allowed",
+        "servers",
+        "should be 'offer' or 'reference'",
+        set_field("servers", "kind", "rental"),
+    ),
+    Case(
+        "currency-lowercase",
+        "servers",
+        "should match pattern",
+        set_field("servers", "price", {"monthly": 979, "currency": "usd"}, lambda s: "price" in s),
+    ),
     Case("name-too-long", "gpus", "at most 500 characters", set_field("gpus", "name", "L" * 501)),
     Case("kv_heads-not-dividing-heads", "models", "must divide attention_heads", kv_heads_not_dividing),
-    Case("sliding-window-covers-all-layers", "models", "at least one full-attention layer",
-         sliding_covers_all_layers),
+    Case(
+        "sliding-window-covers-all-layers",
+        "models",
+        "at least one full-attention layer",
+        sliding_covers_all_layers,
+    ),
     Case("moe-dense-layers-beyond-layers", "models", "must be at most layers", dense_layers_beyond_layers),
-    Case("example-unknown-server", "examples", "unknown server 'gpu-h900'",
-         set_field("examples", "server", "gpu-h900")),
-    Case("example-unknown-model", "examples", "unknown model", set_field("examples", "model", "acme/NoSuchModel")),
-    Case("example-foreign-checkpoint", "examples", "is not a checkpoint of",
-         set_field("examples", "checkpoint", "acme/NoSuchModel-FP8")),
-    Case("example-longer-than-model-context", "examples", "at most the model's context",
-         set_field("examples", "max_model_len", 10**9)),
-    Case("example-tp-not-dividing-heads", "examples", "must divide the model's",
-         set_field("examples", "tensor_parallel_size", 3)),
-    Case("example-plan-needs-more-gpus", "examples", "GPUs, but", set_field("examples", "data_parallel_size", 64)),
+    Case(
+        "example-unknown-server",
+        "examples",
+        "unknown server 'gpu-h900'",
+        set_field("examples", "server", "gpu-h900"),
+    ),
+    Case(
+        "example-unknown-model",
+        "examples",
+        "unknown model",
+        set_field("examples", "model", "acme/NoSuchModel"),
+    ),
+    Case(
+        "example-foreign-checkpoint",
+        "examples",
+        "is not a checkpoint of",
+        set_field("examples", "checkpoint", "acme/NoSuchModel-FP8"),
+    ),
+    Case(
+        "example-longer-than-model-context",
+        "examples",
+        "at most the model's context",
+        set_field("examples", "max_model_len", 10**9),
+    ),
+    Case(
+        "example-tp-not-dividing-heads",
+        "examples",
+        "must divide the model's",
+        set_field("examples", "tensor_parallel_size", 3),
+    ),
+    Case(
+        "example-plan-needs-more-gpus",
+        "examples",
+        "GPUs, but",
+        set_field("examples", "data_parallel_size", 64),
+    ),
     Case("missing-required-assumption", "assumptions", "required assumption is missing", missing_assumption),
-    Case("assumption-gmu-string", "assumptions", "valid number", set_assumption("gpu_memory_utilization", "high")),
-    Case("assumption-gmu-above-one", "assumptions", "at most 1", set_assumption("gpu_memory_utilization", 1.5)),
+    Case(
+        "assumption-gmu-string",
+        "assumptions",
+        "valid number",
+        set_assumption("gpu_memory_utilization", "high"),
+    ),
+    Case(
+        "assumption-gmu-above-one", "assumptions", "at most 1", set_assumption("gpu_memory_utilization", 1.5)
+    ),
     Case("assumption-contexts-string", "assumptions", "valid list", set_assumption("contexts", "abc")),
     Case("assumption-context-zero", "assumptions", "greater than 0", set_assumption("contexts", [4096, 0])),
-    Case("assumption-max-model-len-negative", "assumptions", "greater than 0", set_assumption("max_model_len", -1)),
-    Case("assumption-vllm-version-word", "assumptions", "should match pattern",
-         set_assumption("vllm_version", "latest")),
-    Case("assumption-kv-dtype-unknown", "assumptions", "'auto' or 'fp8'", set_assumption("kv_cache_dtypes", ["fp4"])),
-    Case("assumption-coefficient-nan", "assumptions", "finite number",
-         set_assumption("nontorch_mib", float("nan"))),
-    Case("assumption-without-reason", "assumptions", "required field is missing",
-         set_field("assumptions", "reason", DELETE)),
-    Case("precision-online_from-unknown", "precisions", "unknown precision 'bf17'",
-         set_field("precisions", "online_from", "bf17", lambda p: "online_from" in p)),
+    Case(
+        "assumption-max-model-len-negative",
+        "assumptions",
+        "greater than 0",
+        set_assumption("max_model_len", -1),
+    ),
+    Case(
+        "assumption-vllm-version-word",
+        "assumptions",
+        "should match pattern",
+        set_assumption("vllm_version", "latest"),
+    ),
+    Case(
+        "assumption-kv-dtype-unknown",
+        "assumptions",
+        "'auto' or 'fp8'",
+        set_assumption("kv_cache_dtypes", ["fp4"]),
+    ),
+    Case(
+        "assumption-coefficient-nan",
+        "assumptions",
+        "finite number",
+        set_assumption("nontorch_mib", float("nan")),
+    ),
+    Case(
+        "assumption-without-reason",
+        "assumptions",
+        "required field is missing",
+        set_field("assumptions", "reason", DELETE),
+    ),
+    Case(
+        "precision-online_from-unknown",
+        "precisions",
+        "unknown precision 'bf17'",
+        set_field("precisions", "online_from", "bf17", lambda p: "online_from" in p),
+    ),
     Case("models-file-missing", "models", "file is missing", delete_file("models")),
 ]
 
@@ -352,8 +482,11 @@ PROCESS_CASES = ("gpu-memory_mib-negative", "non-utf8-bytes")
 """Cases also run as ``python -m sizing`` in a process of its own (exit status, stderr, no traceback)."""
 
 
-@pytest.mark.parametrize("case", [c for c in CASES if c.name in PROCESS_CASES],
-                         ids=[c.id for c in CASES if c.name in PROCESS_CASES])
+@pytest.mark.parametrize(
+    "case",
+    [c for c in CASES if c.name in PROCESS_CASES],
+    ids=[c.id for c in CASES if c.name in PROCESS_CASES],
+)
 def test_cli_process_stops_with_one_line(tmp_path: Path, case: Case) -> None:
     """Assert ``python -m sizing`` itself exits 2 with the one line on stderr and nothing on stdout."""
     draft = draft_of(tmp_path)
@@ -371,18 +504,30 @@ def test_there_are_at_least_thirty_distinct_cases() -> None:
 # the site build against a broken catalog (marker: site)
 # ---------------------------------------------------------------------------------------------
 
-SITE_CASES = ("gpu-memory_mib-negative", "duplicate-gpu-id", "non-utf8-bytes", "server-unknown-gpu",
-              "missing-required-assumption", "example-longer-than-model-context")
+SITE_CASES = (
+    "gpu-memory_mib-negative",
+    "duplicate-gpu-id",
+    "non-utf8-bytes",
+    "server-unknown-gpu",
+    "missing-required-assumption",
+    "example-longer-than-model-context",
+)
 BUILT_CASE = "gpu-memory_mib-negative"
 """The case whose English site is built for real (the others render a page macro in this process)."""
 
 
 def build_english(catalog: Path, out: Path) -> subprocess.CompletedProcess[str]:
     """``mkdocs build --strict`` of the English site against ``catalog`` (via ``SIZING_CATALOG``)."""
-    env = {**os.environ, "SIZING_CATALOG": str(catalog), "NO_MKDOCS_2_WARNING": "1",
-           "DISABLE_MKDOCS_2_WARNING": "true"}
+    env = {
+        **os.environ,
+        "SIZING_CATALOG": str(catalog),
+        "NO_MKDOCS_2_WARNING": "1",
+        "DISABLE_MKDOCS_2_WARNING": "true",
+    }
     command = [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", "mkdocs.yml", "-d", str(out)]
-    return subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300, check=False)
+    return subprocess.run(
+        command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300, check=False
+    )
 
 
 def render_page_macro(catalog: Path, monkeypatch: pytest.MonkeyPatch) -> str:
@@ -396,10 +541,12 @@ def render_page_macro(catalog: Path, monkeypatch: pytest.MonkeyPatch) -> str:
     return env.macros["sz_table"]("what-fits")
 
 
-@pytest.mark.parametrize("case", [c for c in CASES if c.name in SITE_CASES],
-                         ids=[c.id for c in CASES if c.name in SITE_CASES])
-def test_page_macro_stops_with_the_same_line(tmp_path: Path, case: Case, capsys: pytest.CaptureFixture[str],
-                                             monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(
+    "case", [c for c in CASES if c.name in SITE_CASES], ids=[c.id for c in CASES if c.name in SITE_CASES]
+)
+def test_page_macro_stops_with_the_same_line(
+    tmp_path: Path, case: Case, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Assert a page macro on the broken catalog raises the error whose message is the CLI's one line."""
     draft = draft_of(tmp_path)
     case.mutate(draft)
@@ -419,5 +566,7 @@ def test_site_build_stops_with_the_same_line(tmp_path: Path, capsys: pytest.Capt
     result = build_english(draft.folder, tmp_path / "site")
     output = result.stdout + result.stderr
     assert result.returncode != 0, f"{case.id}: the site built from a broken catalog"
-    assert expected and expected in output, f"{case.id}: {expected!r} not in the build output:\n{output[-3000:]}"
+    assert expected and expected in output, (
+        f"{case.id}: {expected!r} not in the build output:\n{output[-3000:]}"
+    )
     assert not (tmp_path / "site" / "index.html").exists() or result.returncode != 0

@@ -25,8 +25,19 @@ from sizing.cli import main
 from sizing.render.terminal import MAX_WIDTH
 
 ROOT = Path(__file__).resolve().parents[2]
-SKIP = {".git", ".venv", "__pycache__", ".pytest_cache", ".hypothesis", "site", "build", ".cache", ".ruff_cache",
-        ".mypy_cache", "test-artifacts"}
+SKIP = {
+    ".git",
+    ".venv",
+    "__pycache__",
+    ".pytest_cache",
+    ".hypothesis",
+    "site",
+    "build",
+    ".cache",
+    ".ruff_cache",
+    ".mypy_cache",
+    "test-artifacts",
+}
 M = ("--model", "Qwen/Qwen3-14B", "--gpu", "l40s")
 
 
@@ -54,7 +65,9 @@ def _repository_unchanged(repository_digest: str):
     assert tree_digest(ROOT) == repository_digest, "a hostile input changed the repository"
 
 
-def run(capsys: pytest.CaptureFixture[str], entry: Callable[[list[str]], int], argv: list[str]) -> tuple[int, str]:
+def run(
+    capsys: pytest.CaptureFixture[str], entry: Callable[[list[str]], int], argv: list[str]
+) -> tuple[int, str]:
     """(exit status, stderr) of ``entry(argv)`` run in this process."""
     try:
         status = entry(argv)
@@ -72,8 +85,12 @@ def assert_one_line(status: int, err: str, expected: int = 2) -> None:
 # --- files a user hands us -----------------------------------------------------------------------
 
 NEST = "[" * 200_000
-ALIAS_BOMB = "a0: &a0 [" + ", ".join(["x"] * 10) + "]\n" + "".join(
-    f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]\n" for i in range(1, 10))
+ALIAS_BOMB = (
+    "a0: &a0 ["
+    + ", ".join(["x"] * 10)
+    + "]\n"
+    + "".join(f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]\n" for i in range(1, 10))
+)
 
 
 def _fifo(folder: Path, name: str) -> Path:
@@ -101,9 +118,14 @@ FILES: dict[str, tuple[Callable[[Path], Path], str]] = {
     "a 2 GB sparse file": (lambda d: _sparse(d, "config.json"), "larger than 16 MiB"),
     "a folder": (lambda d: d, "is a folder"),
     "a JSON nesting bomb": (lambda d: _text(d, "config.json", NEST), "nested deeper than 32"),
-    "1e309": (lambda d: _text(d, "config.json", '{"num_hidden_layers": 1e309, "hidden_size": 8}'),
-              "num_hidden_layers: must be a finite number"),
-    "NaN": (lambda d: _text(d, "config.json", '{"hidden_size": NaN}'), "hidden_size: must be a finite number"),
+    "1e309": (
+        lambda d: _text(d, "config.json", '{"num_hidden_layers": 1e309, "hidden_size": 8}'),
+        "num_hidden_layers: must be a finite number",
+    ),
+    "NaN": (
+        lambda d: _text(d, "config.json", '{"hidden_size": NaN}'),
+        "hidden_size: must be a finite number",
+    ),
 }
 
 
@@ -124,11 +146,22 @@ def _catalog_with(tmp_path: Path, stem: str, make: Callable[[Path], object]) -> 
 
 CATALOGS: dict[str, tuple[str, Callable[[Path], object], str]] = {
     "a YAML alias bomb": ("models", lambda p: p.write_text(ALIAS_BOMB, encoding="utf-8"), "alias bomb"),
-    "a YAML nesting bomb": ("gpus", lambda p: p.write_text(NEST[:400_000], encoding="utf-8"), "nested deeper"),
+    "a YAML nesting bomb": (
+        "gpus",
+        lambda p: p.write_text(NEST[:400_000], encoding="utf-8"),
+        "nested deeper",
+    ),
     "a FIFO": ("servers", os.mkfifo, "is a FIFO"),
-    "a recursive alias": ("precisions", lambda p: p.write_text("a: &a {b: *a}\n", encoding="utf-8"), "recursive"),
-    "a newline in an id": ("gpus", lambda p: p.write_text('"l40s\\nerror: fake": {bogus: 1}\n', encoding="utf-8"),
-                           "l40s\\nerror: fake"),
+    "a recursive alias": (
+        "precisions",
+        lambda p: p.write_text("a: &a {b: *a}\n", encoding="utf-8"),
+        "recursive",
+    ),
+    "a newline in an id": (
+        "gpus",
+        lambda p: p.write_text('"l40s\\nerror: fake": {bogus: 1}\n', encoding="utf-8"),
+        "l40s\\nerror: fake",
+    ),
 }
 
 
@@ -190,6 +223,7 @@ def test_a_huge_columns_is_bounded(capsys, monkeypatch):
 
 # --- outputs: write only into a folder of our own --------------------------------------------------
 
+
 def _home(tmp_path: Path) -> Path:
     home = tmp_path / "home"
     (home / "Documents").mkdir(parents=True)
@@ -235,7 +269,9 @@ def test_export_writes_into_a_new_folder_then_updates_its_own(capsys, tmp_path):
     assert main(["export", "--out", str(out)]) == 0
     (out / ".DS_Store").write_bytes(b"\x00\x05\x16\x07\xff\xfe binary")
     (out / "notes.txt").write_text("mine", encoding="utf-8")
-    (out / "fit-gone.md").write_text("<!-- generated — do not edit; run `python -m sizing export` -->\n", "utf-8")
+    (out / "fit-gone.md").write_text(
+        "<!-- generated — do not edit; run `python -m sizing export` -->\n", "utf-8"
+    )
     assert main(["export", "--out", str(out)]) == 0  # its own folder: the removed table goes, strays stay
     assert not (out / "fit-gone.md").exists() and (out / "notes.txt").read_text(encoding="utf-8") == "mine"
     assert main(["export", "--check", "--out", str(out)]) == 0
@@ -253,6 +289,7 @@ def test_export_check_ignores_stray_files_in_generated(capsys, tmp_path):
 
 # --- interrupting a build --------------------------------------------------------------------------
 
+
 def _children(pid: int) -> set[int]:
     found: set[int] = set()
     for task in Path(f"/proc/{pid}/task").glob("*/children"):
@@ -267,8 +304,13 @@ def test_a_terminated_build_ends_its_children_and_keeps_the_site(tmp_path):
     (site / docs.SITE_MARKER).write_text("", encoding="utf-8")
     (site / "index.html").write_text("previous", encoding="utf-8")
     before = tree_digest(site)
-    build = subprocess.Popen([sys.executable, "-m", "scripts.docs", "build", "--site", str(site)], cwd=ROOT,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    build = subprocess.Popen(
+        [sys.executable, "-m", "scripts.docs", "build", "--site", str(site)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     deadline, children = time.monotonic() + 60, set()
     while not children and time.monotonic() < deadline and build.poll() is None:
         time.sleep(0.05)

@@ -18,11 +18,10 @@ import pytest
 import yaml
 
 from sizing.render import catalog_text
-
-from sizing.site import context as site
 from sizing.render import table_rows as tr
 from sizing.render.i18n import LANGS, fmt_number, messages
 from sizing.render.plural import categories, forms, missing_categories, plural, plural_keys
+from sizing.site import context as site
 
 ROOT = Path(__file__).resolve().parents[2]
 PREFIXES = {"en": "", "zh": "zh/", "ru": "ru/"}
@@ -69,20 +68,27 @@ def prose(html: str) -> str:
 def pages(site_dir: Path, lang: str) -> dict[str, str]:
     """Every HTML page of one language (404 included), by path relative to the site."""
     root = site_dir / PREFIXES[lang]
-    found = [p for p in root.rglob("*.html") if lang != "en" or p.relative_to(root).parts[0] not in ("zh", "ru")]
+    found = [
+        p for p in root.rglob("*.html") if lang != "en" or p.relative_to(root).parts[0] not in ("zh", "ru")
+    ]
     return {p.relative_to(site_dir).as_posix(): p.read_text(encoding="utf-8") for p in found}
 
 
 # --- Flags ----------------------------------------------------------------------------------------
 
-FLAG_VALUE = re.compile(r"--[a-z][a-z0-9-]+(?:</code>)?[ \u00a0]+(?:<code>)?(\d{1,3}(?:[,\u00a0\u202f ]\d{3})+|\d+,\d+)\b")
+FLAG_VALUE = re.compile(
+    r"--[a-z][a-z0-9-]+(?:</code>)?[ \u00a0]+(?:<code>)?(\d{1,3}(?:[,\u00a0\u202f ]\d{3})+|\d+,\d+)\b"
+)
 
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_no_flag_value_is_grouped_or_has_a_decimal_comma(built_site: Path, lang: str) -> None:
     """Assert ``--max-model-len 32,768`` / ``--gpu-memory-utilization 0,90`` occur nowhere on the site."""
-    bad = [(name, m.group(0)) for name, html in pages(built_site, lang).items()
-           for m in FLAG_VALUE.finditer(unescape(html))]
+    bad = [
+        (name, m.group(0))
+        for name, html in pages(built_site, lang).items()
+        for m in FLAG_VALUE.finditer(unescape(html))
+    ]
     assert not bad, bad[:5]
 
 
@@ -91,7 +97,9 @@ def test_flag_pattern_catches_what_it_must() -> None:
     assert FLAG_VALUE.search("Lower --max-model-len to 12\u00a0288".replace(" to", ""))
     assert FLAG_VALUE.search("--gpu-memory-utilization 0,90")
     assert FLAG_VALUE.search("<code>--max-model-len 32,768</code>")
-    assert not FLAG_VALUE.search("<code>--max-model-len 32768</code>, <code>--gpu-memory-utilization 0.90</code>")
+    assert not FLAG_VALUE.search(
+        "<code>--max-model-len 32768</code>, <code>--gpu-memory-utilization 0.90</code>"
+    )
 
 
 # --- No English prose on zh / ru pages --------------------------------------------------------------
@@ -115,14 +123,20 @@ def latin_words(text: str, lang: str) -> list[str]:
 def test_latin_prose_check_catches_english() -> None:
     """Assert English prose is caught, and ids, units, flags, quoted log lines and glosses are not."""
     assert latin_words("PCIe 4.0 x16 (no NVLink) GQA + sliding window 128", "ru") == ["sliding", "window"]
-    assert latin_words("«Model loading took» 24,54 ГиБ --quantization Qwen/Qwen3-14B-FP8 (continuous batching)",
-                       "ru") == []
+    assert (
+        latin_words(
+            "«Model loading took» 24,54 ГиБ --quantization Qwen/Qwen3-14B-FP8 (continuous batching)", "ru"
+        )
+        == []
+    )
 
 
 @pytest.mark.parametrize("lang", ["zh", "ru"])
 def test_no_latin_prose_on_translated_pages(built_site: Path, lang: str) -> None:
     """Assert zh/ru pages (tables, captions, notes, 404 included) hold no English words outside code."""
-    found = {name: sorted(set(latin_words(prose(html), lang))) for name, html in pages(built_site, lang).items()}
+    found = {
+        name: sorted(set(latin_words(prose(html), lang))) for name, html in pages(built_site, lang).items()
+    }
     assert not {k: v for k, v in found.items() if v}
 
 
@@ -158,8 +172,13 @@ def test_glossary_has_a_term_per_language() -> None:
 @pytest.mark.parametrize("lang", ["en", "zh", "ru"])
 def test_no_rejected_variant_in_labels(lang: str) -> None:
     """Assert no message of ``lang`` uses a variant the glossary rejected."""
-    bad = [(key, v) for entry in glossary().values() for v in (entry.get("rejected") or {}).get(lang, [])
-           for key, text in messages(lang).items() if rejected_in(text, lang, v)]
+    bad = [
+        (key, v)
+        for entry in glossary().values()
+        for v in (entry.get("rejected") or {}).get(lang, [])
+        for key, text in messages(lang).items()
+        if rejected_in(text, lang, v)
+    ]
     assert not bad
 
 
@@ -167,8 +186,12 @@ def test_no_rejected_variant_in_labels(lang: str) -> None:
 def test_no_rejected_variant_on_pages(built_site: Path, lang: str) -> None:
     """Assert the built pages of ``lang`` use the glossary's terms, not the rejected variants."""
     text = "\n".join(prose(html) for html in pages(built_site, lang).values())
-    bad = [v for entry in glossary().values() for v in (entry.get("rejected") or {}).get(lang, [])
-           if rejected_in(text, lang, v)]
+    bad = [
+        v
+        for entry in glossary().values()
+        for v in (entry.get("rejected") or {}).get(lang, [])
+        if rejected_in(text, lang, v)
+    ]
     assert not bad
 
 
@@ -176,7 +199,9 @@ def test_zh_legend_names_are_column_headers(built_site: Path) -> None:
     """Assert each term the zh fit-tables legend explains is a column header of those tables."""
     source = (ROOT / "docs" / "zh" / "fit-tables.md").read_text(encoding="utf-8")
     terms = re.findall(r"^- \*\*([^*]+)\*\*", source, re.M)
-    headers = " | ".join(re.findall(r"<th[^>]*>(.*?)</th>", pages(built_site, "zh")["zh/fit-tables/index.html"]))
+    headers = " | ".join(
+        re.findall(r"<th[^>]*>(.*?)</th>", pages(built_site, "zh")["zh/fit-tables/index.html"])
+    )
     assert terms and all(term in unescape(headers) for term in terms), terms
 
 
@@ -200,16 +225,27 @@ def test_plural_messages_render_each_number_with_its_form(lang: str, number: flo
         assert shown in text and "{n}" not in text, (key, text)
         table = forms(lang, key)
         from babel import Locale
+
         category = Locale.parse(lang).plural_form(number)
         assert text == table.get(category, table["other"]).replace("{n}", shown)
 
 
-@pytest.mark.parametrize(("number", "expected"), [
-    (1, "1 токен"), (2, "2 токена"), (5, "5 токенов"), (21, "21 токен"), (22.5, "22,5 токена"),
-])
+@pytest.mark.parametrize(
+    ("number", "expected"),
+    [
+        (1, "1 токен"),
+        (2, "2 токена"),
+        (5, "5 токенов"),
+        (21, "21 токен"),
+        (22.5, "22,5 токена"),
+    ],
+)
 def test_russian_tokens_agree_with_the_number(number: float, expected: str) -> None:
     """Assert the Russian noun after a computed number agrees with it."""
-    assert plural("ru", "plural_tokens", number, fmt_number(number, "ru", 1 if isinstance(number, float) else 0)) == expected
+    assert (
+        plural("ru", "plural_tokens", number, fmt_number(number, "ru", 1 if isinstance(number, float) else 0))
+        == expected
+    )
 
 
 def test_russian_forms_differ_where_the_grammar_does() -> None:
@@ -225,8 +261,11 @@ def test_russian_forms_differ_where_the_grammar_does() -> None:
 def test_no_message_puts_a_counted_noun_after_a_placeholder(lang: str) -> None:
     """Assert no Russian message writes ``{n} токенов`` by concatenation: counted nouns go through plural."""
     nouns = r"(токен|запрос|реплик|слоё|слоя|последовательност|блок|ядер|узл)"
-    bad = [k for k, v in messages(lang).items() if not k.startswith("plural_")
-           and re.search(r"\}\s*\(?" + nouns, v)]
+    bad = [
+        k
+        for k, v in messages(lang).items()
+        if not k.startswith("plural_") and re.search(r"\}\s*\(?" + nouns, v)
+    ]
     assert not bad
 
 
@@ -253,8 +292,12 @@ def test_worked_examples_show_the_tables_setting() -> None:
 
     for eid in (e for e in ctx.examples if ctx.catalog.examples[e].speculative is None):
         ex, row = ctx.example(eid), table_row(ctx, eid)
-        same = (ex["plan"], int(ex["tp"]), int(ex["dp"]), ex["sequences_32768"]) == \
-            (row["plan"], int(row["tp"]), int(row["dp"]), row["sequences_32768"])
+        same = (ex["plan"], int(ex["tp"]), int(ex["dp"]), ex["sequences_32768"]) == (
+            row["plan"],
+            int(row["tp"]),
+            int(row["dp"]),
+            row["sequences_32768"],
+        )
         assert same or eid in ILLUSTRATIONS, eid
 
 

@@ -63,7 +63,9 @@ def _broken_link(site: Path, page: Path, link: str) -> str | None:
     if target is None:
         return f"{link!r}: no file for {url.path}"
     if "=" in url.fragment:  # an explorer state (#model=…&ctx=…), read by explorer.js, not an id
-        return None if target.parent.name == "explorer" else f"{link!r}: a state fragment outside the explorer"
+        return (
+            None if target.parent.name == "explorer" else f"{link!r}: a state fragment outside the explorer"
+        )
     if url.fragment and target.suffix == ".html" and unquote(url.fragment) not in _parse(target).ids:
         return f"{link!r}: no id {url.fragment!r} in {target.relative_to(site)}"
     return None
@@ -76,10 +78,12 @@ def _html_pages(site: Path) -> list[Path]:
 
 def test_every_internal_link_resolves(built_site: Path) -> None:
     """Assert each internal href/src of each page, including #anchors, points at something real."""
-    broken = [f"{page.relative_to(built_site)}: {problem}"
-              for page in _html_pages(built_site)
-              for link in _parse(page).links
-              if (problem := _broken_link(built_site, page, link))]
+    broken = [
+        f"{page.relative_to(built_site)}: {problem}"
+        for page in _html_pages(built_site)
+        for link in _parse(page).links
+        if (problem := _broken_link(built_site, page, link))
+    ]
     assert broken == []
 
 
@@ -87,8 +91,9 @@ def test_every_internal_link_resolves(built_site: Path) -> None:
 def test_language_selector_reaches_every_language(built_site: Path, prefix: str) -> None:
     """Assert each language's pages link to the home page of all three languages."""
     page = built_site / prefix / "methodology" / "index.html"
-    targets = {urlsplit(urljoin(urljoin(BASE, f"{prefix}methodology/"), link)).path
-               for link in _parse(page).links}
+    targets = {
+        urlsplit(urljoin(urljoin(BASE, f"{prefix}methodology/"), link)).path for link in _parse(page).links
+    }
     assert {"/", "/zh/", "/ru/"} <= targets
 
 

@@ -15,8 +15,13 @@ pytestmark = pytest.mark.skipif(shutil.which("make") is None, reason="make is no
 
 
 def make(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["make", "--no-print-directory", "-C", str(ROOT), f"PY={sys.executable}", *args],
-                          capture_output=True, text=True, timeout=60, check=False)
+    return subprocess.run(
+        ["make", "--no-print-directory", "-C", str(ROOT), f"PY={sys.executable}", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
 
 
 def test_an_old_python_is_named_before_anything_is_installed():
@@ -52,8 +57,19 @@ def test_serve_passes_the_port_to_the_server_through_the_environment():
     assert '-m scripts.docs serve --port "$PORT"' in dry.stdout and "8123" not in dry.stdout
 
 
-@pytest.mark.parametrize("port", ["abc", "0", "65536", "", "1; touch {mark}", "$(shell touch {mark})",
-                                  "'$(touch {mark})'", "`touch {mark}`"])
+@pytest.mark.parametrize(
+    "port",
+    [
+        "abc",
+        "0",
+        "65536",
+        "",
+        "1; touch {mark}",
+        "$(shell touch {mark})",
+        "'$(touch {mark})'",
+        "`touch {mark}`",
+    ],
+)
 def test_a_port_that_is_not_a_number_is_named_and_runs_nothing(tmp_path, port):
     mark = tmp_path / "ran"
     result = make("check-port", f"PORT={port.format(mark=mark)}")
@@ -93,10 +109,20 @@ def test_the_test_commands_end_with_pytest_on_two_workers(target):
 
 def test_setup_names_what_to_install_when_apt_cannot_run(tmp_path):
     """Without apt-get (or root) and without Chromium, ``make browser`` fails with one line naming the fix."""
-    command = [shutil.which("make"), "--no-print-directory", "-C", str(ROOT), "browser", f"CHROMIUM={tmp_path}/none"]
-    result = subprocess.run(command, capture_output=True, text=True, timeout=60, check=False,
-                            env={"PATH": str(tmp_path)})
+    command = [
+        shutil.which("make"),
+        "--no-print-directory",
+        "-C",
+        str(ROOT),
+        "browser",
+        f"CHROMIUM={tmp_path}/none",
+    ]
+    result = subprocess.run(
+        command, capture_output=True, text=True, timeout=60, check=False, env={"PATH": str(tmp_path)}
+    )
     first, *rest = result.stderr.strip().splitlines()
     assert result.returncode != 0 and all("Error 1" in line for line in rest), result.stderr
-    assert first == (f"make: {tmp_path}/none or a Chinese font is missing and cannot be installed here (needs "
-                     "apt-get and root): install chromium and fonts-wqy-zenhei, then run make setup again")
+    assert first == (
+        f"make: {tmp_path}/none or a Chinese font is missing and cannot be installed here (needs "
+        "apt-get and root): install chromium and fonts-wqy-zenhei, then run make setup again"
+    )

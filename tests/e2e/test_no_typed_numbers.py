@@ -53,8 +53,12 @@ def test_allowed_phrases_are_removed_as_whole_tokens():
 
 def test_every_allow_list_entry_has_a_reason():
     path = ROOT / "tests" / "data" / "allowed_digits.txt"
-    entries = [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip() and line[0] != "#"]
-    assert all(" # " in line and line.split(" # ", 1)[1].strip() for line in entries), "each entry: TOKEN  # reason"
+    entries = [
+        line for line in path.read_text(encoding="utf-8").splitlines() if line.strip() and line[0] != "#"
+    ]
+    assert all(" # " in line and line.split(" # ", 1)[1].strip() for line in entries), (
+        "each entry: TOKEN  # reason"
+    )
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: f"{p.parent.name}/{p.name}")

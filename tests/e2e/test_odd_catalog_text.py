@@ -14,7 +14,6 @@ import re
 from pathlib import Path
 
 import pytest
-
 from test_hostile_catalog import build_english, cli, draft_of
 
 ODD_NAME = "Odd | <script>alert(1)</script> {{ config }} {% raw %} `tick` مرحبا שלום 显存"
@@ -44,7 +43,9 @@ def markdown_cells(line: str) -> list[str]:
     return [cell.strip() for cell in re.split(r"(?<!\\)\|", line.strip().strip("|"))]
 
 
-def test_odd_text_round_trips_through_json_and_csv(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_odd_text_round_trips_through_json_and_csv(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """Assert JSON and CSV tables carry the odd names exactly as written in the catalog."""
     folder, server = odd_catalog(tmp_path)
     as_json = cli(capsys, folder, "table", "--model", ODD_ID, "--server", server, "--format", "json")

@@ -14,11 +14,20 @@ from __future__ import annotations
 import re
 
 import pytest
+from test_browser import (  # noqa: F401 - fixtures used by these tests
+    PAGES,
+    PREFIXES,
+    SCREENSHOT_MS,
+    SCREENSHOTS,
+    browser,
+    chromium,
+    open_tab,
+    site_url,
+    visit,
+)
+from test_explorer_browser import CURATED, WIDTHS, explorer_ready
 
 from sizing.render.i18n import t
-from test_browser import PAGES, PREFIXES, SCREENSHOT_MS, SCREENSHOTS, open_tab, visit
-from test_browser import browser, chromium, site_url  # noqa: F401 - fixtures used by these tests
-from test_explorer_browser import CURATED, WIDTHS, explorer_ready
 
 SHOTS = SCREENSHOTS / "reader"
 LLAMA = "meta-llama/Llama-3.3-70B-Instruct"
@@ -28,8 +37,13 @@ EMOJI = re.compile("[\u2705\u274c\u2714\u2716]")
 
 @pytest.mark.parametrize("width", WIDTHS)
 @pytest.mark.parametrize("lang", PREFIXES)
-def test_pages_read_without_emoji_clipping_or_tiny_text(browser: object, site_url: str, engine: str,  # noqa: F811
-                                                        lang: str, width: str) -> None:
+def test_pages_read_without_emoji_clipping_or_tiny_text(
+    browser: object,  # noqa: F811
+    site_url: str,  # noqa: F811
+    engine: str,
+    lang: str,
+    width: str,
+) -> None:
     """Assert every page has no emoji verdict, no clipped formula, no copy button on a formula and chart
     text of at least 11 px on screen; save a screenshot of its first screen (MkDocs build; the curated
     pages are saved whole by ``test_explorer_browser``)."""
@@ -89,8 +103,10 @@ def test_explorer_suggestion_is_a_link_without_tags(browser: object, site_url: s
     link.click()
     tab.wait_for_function("() => location.hash.includes('server=ref-')")
     explorer_ready(tab)
-    assert tab.locator(".sz-explorer__result .sz-badge").inner_text().strip() in (t(lang, "verdict_fits"),
-                                                                                   t(lang, "verdict_tight"))
+    assert tab.locator(".sz-explorer__result .sz-badge").inner_text().strip() in (
+        t(lang, "verdict_fits"),
+        t(lang, "verdict_tight"),
+    )
     assert tab.problems.items == []
     tab.context.close()
 
@@ -105,8 +121,10 @@ def test_heatmap_click_selects_and_shows_the_answer(browser: object, site_url: s
     cell.scroll_into_view_if_needed()
     cell.click()
     tab.wait_for_function("() => document.querySelector('.sz-heatmap td[aria-current=true]')")
-    assert tab.evaluate("() => document.querySelector('.sz-heatmap td[aria-current=true] a').getAttribute('href')"
-                        " === location.hash")
+    assert tab.evaluate(
+        "() => document.querySelector('.sz-heatmap td[aria-current=true] a').getAttribute('href')"
+        " === location.hash"
+    )
     assert tab.locator(".sz-heatmap th.sz-heat-col").count() == 1
     top = tab.eval_on_selector(".sz-explorer__result", "r => r.getBoundingClientRect().top")
     assert 0 <= top < WIDTHS[width][1] / 2

@@ -19,8 +19,16 @@ from tests.conftest import STALE
 ROOT = Path(__file__).resolve().parents[2]
 PREFIXES = {"en": "", "zh": "zh/", "ru": "ru/"}
 PAGES = ("choosing-a-gpu-server", "deployment-hardware", "fit-tables", "throughput", "methodology", "catalog")
-_IGNORED = shutil.ignore_patterns(".git", ".venv", "__pycache__", ".pytest_cache", ".hypothesis", ".site-build-*",
-                                  "test-artifacts", "node_modules")
+_IGNORED = shutil.ignore_patterns(
+    ".git",
+    ".venv",
+    "__pycache__",
+    ".pytest_cache",
+    ".hypothesis",
+    ".site-build-*",
+    "test-artifacts",
+    "node_modules",
+)
 
 
 def COPY_IGNORE(folder: str, names: list[str]) -> set[str]:  # noqa: N802 - used like the constant it was
@@ -68,8 +76,14 @@ def test_site_assets_are_local(built_site: Path, lang: str) -> None:
     """Assert pages load the vendored scripts and site CSS, and no script or stylesheet from a CDN."""
     root = built_site / PREFIXES[lang]
     html = (root / "fit-tables" / "index.html").read_text(encoding="utf-8")
-    for asset in ("tablesort.min.js", "tablesort.number.min.js", "tablesort-init.js",
-                  "table-filter.js", "table-scroll.js", "sizing.css"):
+    for asset in (
+        "tablesort.min.js",
+        "tablesort.number.min.js",
+        "tablesort-init.js",
+        "table-filter.js",
+        "table-scroll.js",
+        "sizing.css",
+    ):
         assert f"assets/{'javascripts' if asset.endswith('.js') else 'stylesheets'}/{asset}" in html
         assert list(root.glob(f"assets/*/{asset}")), asset
     assert _external_resources(html) == []
@@ -154,13 +168,19 @@ def test_fit_tables_page_weighs_under_its_target(built_site: Path, lang: str) ->
 def test_whole_site_weighs_under_its_target(built_site: Path) -> None:
     """Assert the assembled site (every file, all languages) is under issue 11's 15,000,000 bytes."""
     sizes = site_sizes(built_site)
-    assert sizes["total"] < TARGETS["site_bytes"], f"{sizes['total']:,} bytes; largest: {sizes['largest'][:3]}"
+    assert sizes["total"] < TARGETS["site_bytes"], (
+        f"{sizes['total']:,} bytes; largest: {sizes['largest'][:3]}"
+    )
 
 
 def test_lunr_files_follow_the_search_languages() -> None:
     """Assert the build keeps only what Material's search worker loads for an index's languages."""
     assert lunr_files(["en"]) == set()
-    assert lunr_files(["ru", "en"]) == {"min/lunr.ru.min.js", "min/lunr.multi.min.js", "min/lunr.stemmer.support.min.js"}
+    assert lunr_files(["ru", "en"]) == {
+        "min/lunr.ru.min.js",
+        "min/lunr.multi.min.js",
+        "min/lunr.stemmer.support.min.js",
+    }
     assert lunr_files(["th"]) == {"wordcut.js", "min/lunr.th.min.js", "min/lunr.stemmer.support.min.js"}
 
 
@@ -205,7 +225,7 @@ def test_failed_build_leaves_the_site_untouched(run_docs, engine: str, tmp_path:
     site = tmp_path / "published" / "site"
     site.mkdir(parents=True)
     (site / SITE_MARKER).write_text("", encoding="utf-8")  # a site an earlier build wrote
-    (site / "index.html").write_text("<html lang=\"en\">previous site</html>", encoding="utf-8")
+    (site / "index.html").write_text('<html lang="en">previous site</html>', encoding="utf-8")
     before = _snapshot(site)
     result = run_docs("build", "--engine", engine, "--site", str(site), repo=repo)
     assert result.returncode != 0

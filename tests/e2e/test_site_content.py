@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from sizing.render import i18n
 from sizing.launch.commands import sglang_command, vllm_command
+from sizing.render import i18n
 from sizing.site.context import context
 from sizing.units import MiB
 
@@ -23,8 +23,11 @@ PAGES = ["", "choosing-a-gpu-server", "deployment-hardware", "fit-tables", "meth
 CODE = re.compile(r"<pre[^>]*>(.*?)</pre>", re.S)
 TABLE = re.compile(r"<table.*?</table>", re.S)
 SVG = re.compile(r"<svg.*?</svg>", re.S)
-NUMBER = {"en": re.compile(r"\d[\d,]*(?:\.\d+)?"), "zh": re.compile(r"\d[\d,]*(?:\.\d+)?"),
-          "ru": re.compile(r"\d(?:[\d\u00a0\u202f]*\d)?(?:,\d+)?")}
+NUMBER = {
+    "en": re.compile(r"\d[\d,]*(?:\.\d+)?"),
+    "zh": re.compile(r"\d[\d,]*(?:\.\d+)?"),
+    "ru": re.compile(r"\d(?:[\d\u00a0\u202f]*\d)?(?:,\d+)?"),
+}
 
 
 def page(site: Path, lang: str, name: str) -> str:
@@ -74,10 +77,15 @@ def test_worked_examples_show_the_engines_values(built_site, lang, catalog):
         gpu = catalog.gpus[catalog.servers[catalog.examples[example_id].server].gpu]
         budget = -(-float(catalog.assume("gpu_memory_utilization")) * gpu.memory_mib * MiB // 1)
         assert row["kv_bytes_per_token"] == layers * 2 * heads * 128 * 1  # fp8 KV
-        expected = [i18n.fmt_kib(layers * 2 * heads * 128, lang), i18n.fmt_gib(budget, lang),
-                    i18n.fmt_gib(row["weights_bytes"], lang), i18n.fmt_gib(row["available_kv_bytes"], lang),
-                    i18n.fmt_number(row["kv_cache_tokens"], lang),
-                    i18n.fmt_number(row["sequences_4096"], lang), i18n.fmt_number(row["sequences_32768"], lang)]
+        expected = [
+            i18n.fmt_kib(layers * 2 * heads * 128, lang),
+            i18n.fmt_gib(budget, lang),
+            i18n.fmt_gib(row["weights_bytes"], lang),
+            i18n.fmt_gib(row["available_kv_bytes"], lang),
+            i18n.fmt_number(row["kv_cache_tokens"], lang),
+            i18n.fmt_number(row["sequences_4096"], lang),
+            i18n.fmt_number(row["sequences_32768"], lang),
+        ]
         missing = [value for value in expected if value not in text]
         assert not missing, f"{lang} {example_id}: {missing}"
 
@@ -102,5 +110,9 @@ def test_tables_hold_the_same_numbers_in_every_language(built_site, name):
         for table_en, table_other in zip(english, other):
             for cell_en, cell in zip(table_en, table_other):
                 single = (i18n.t("en", "plan_single_gpu"), i18n.t(lang, "plan_single_gpu"))  # zh writes 单卡
-                if cell != cell_en and is_numeric(cell_en) and (cell_en, cell) != single:  # numbers must agree
-                    assert numbers(cell, lang) == numbers(cell_en, "en"), f"{lang}/{name}: {cell!r} vs {cell_en!r}"
+                if (
+                    cell != cell_en and is_numeric(cell_en) and (cell_en, cell) != single
+                ):  # numbers must agree
+                    assert numbers(cell, lang) == numbers(cell_en, "en"), (
+                        f"{lang}/{name}: {cell!r} vs {cell_en!r}"
+                    )

@@ -38,9 +38,11 @@ def small_pool(tmp_path_factory: pytest.TempPathFactory) -> pd.DataFrame:
     """
     copy = tmp_path_factory.mktemp("advice") / "catalog"
     shutil.copytree(ROOT / "catalog", copy)
-    for stem, entry, field, value in (("gpus", "l40s", "memory_mib", 33300),
-                                      ("assumptions", "max_model_len", "value", 6144),
-                                      ("assumptions", "gpu_memory_utilization_max", "value", 0.90)):
+    for stem, entry, field, value in (
+        ("gpus", "l40s", "memory_mib", 33300),
+        ("assumptions", "max_model_len", "value", 6144),
+        ("assumptions", "gpu_memory_utilization_max", "value", 0.90),
+    ):
         data = yaml.safe_load((copy / f"{stem}.yaml").read_text(encoding="utf-8"))
         data[entry][field] = value
         (copy / f"{stem}.yaml").write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
@@ -54,8 +56,12 @@ def test_fp8_kv_is_suggested_only_where_it_fits(small_pool):
     assert len(qwen) == 1 and qwen["change_value"].tolist() == ["fp8"]
     assert int(qwen["longest_context"].iloc[0]) < 4096
     for _, row in rows.iterrows():
-        same = matrix[(matrix["checkpoint"] == row["checkpoint"]) & (matrix["precision"] == row["precision"])
-                      & (matrix["server"] == row["server"]) & (matrix["kv_cache_dtype"] == "fp8")]
+        same = matrix[
+            (matrix["checkpoint"] == row["checkpoint"])
+            & (matrix["precision"] == row["precision"])
+            & (matrix["server"] == row["server"])
+            & (matrix["kv_cache_dtype"] == "fp8")
+        ]
         assert row["kv_cache_dtype"] == "auto" and same["fits"].any()
 
 
@@ -64,16 +70,21 @@ def test_a_smaller_checkpoint_is_one_that_fits_on_the_same_server(matrix):
     assert len(rows)
     for _, row in rows.iterrows():
         ckpt = row["change_value"].rsplit(" (", 1)[0]
-        other = matrix[(matrix["checkpoint"] == ckpt) & (matrix["server"] == row["server"])
-                       & (matrix["kv_cache_dtype"] == row["kv_cache_dtype"]) & matrix["fits"]]
+        other = matrix[
+            (matrix["checkpoint"] == ckpt)
+            & (matrix["server"] == row["server"])
+            & (matrix["kv_cache_dtype"] == row["kv_cache_dtype"])
+            & matrix["fits"]
+        ]
         assert len(other) and other["w_total"].max() < row["w_total"]
 
 
 def _room(row, gpus: int, band: float) -> float:
     """Bytes left per GPU after weights split over ``gpus`` and one full request's KV cache, at the low
     end of the KV band (the printed figure divided by 1 + the optimistic error)."""
-    per_layer = kv.attention_bytes_per_token_layer(row["is_mla"], row["kv_heads"], row["head_dim"], row["mla_dim"],
-                                                   gpus, row["kv_bytes"])
+    per_layer = kv.attention_bytes_per_token_layer(
+        row["is_mla"], row["kv_heads"], row["head_dim"], row["mla_dim"], gpus, row["kv_bytes"]
+    )
     request = int(per_layer) * (row["full_layers"] + row["sliding_layers"]) * row["max_model_len"]
     fixed = row["activation_bytes"] + row["nontorch_bytes"] + row["cudagraph_bytes"]
     printed = row["budget_bytes"] - fixed - row["w_total"] / gpus
@@ -103,8 +114,13 @@ def test_more_gpus_is_never_advised_at_or_below_the_servers_count(matrix):
 def test_deepseek_v3_on_8x_h20_is_advised_tp_8_at_the_highest_utilisation(matrix, catalog):
     """The issue's case: TP 8 at 0.95 starts on the 8× H20, so the advice is not "needs 8 GPUs"."""
     for model in ("deepseek-ai/DeepSeek-V3", "deepseek-ai/DeepSeek-V3.2"):
-        row = matrix[matrix["chosen"] & (matrix["model"] == model) & (matrix["precision"] == "fp8")
-                     & (matrix["server"] == "ref-8x-h20") & (matrix["kv_cache_dtype"] == "fp8")].iloc[0]
+        row = matrix[
+            matrix["chosen"]
+            & (matrix["model"] == model)
+            & (matrix["precision"] == "fp8")
+            & (matrix["server"] == "ref-8x-h20")
+            & (matrix["kv_cache_dtype"] == "fp8")
+        ].iloc[0]
         assert not row["fits"] and row["change"] == "gpu-memory-utilization"
         assert row["change_value"] == f"{float(catalog.assume('gpu_memory_utilization_max')):.2f}"
         assert row["change_plan"] == "tp-tp8-pp1-dp1"
@@ -118,11 +134,20 @@ def test_a_higher_utilisation_is_advised_only_where_it_starts(matrix, catalog):
     rows = matrix[matrix["chosen"] & (matrix["change"] == "gpu-memory-utilization")]
     assert len(rows)
     for _, row in rows.head(50).iterrows():
-        same = (matrix[["checkpoint", "precision", "server", "kv_cache_dtype"]] == row[
-            ["checkpoint", "precision", "server", "kv_cache_dtype"]]).all(axis=1)
+        same = (
+            matrix[["checkpoint", "precision", "server", "kv_cache_dtype"]]
+            == row[["checkpoint", "precision", "server", "kv_cache_dtype"]]
+        ).all(axis=1)
         plan = row["change_plan"] or f"{row['plan']}-tp{row['tp']}-pp{row['pp']}-dp{row['dp']}"
-        label = (matrix["plan"].astype(str) + "-tp" + matrix["tp"].astype(str)
-                 + "-pp" + matrix["pp"].astype(str) + "-dp" + matrix["dp"].astype(str))
+        label = (
+            matrix["plan"].astype(str)
+            + "-tp"
+            + matrix["tp"].astype(str)
+            + "-pp"
+            + matrix["pp"].astype(str)
+            + "-dp"
+            + matrix["dp"].astype(str)
+        )
         target = np.flatnonzero((same & (label == plan)).to_numpy())
         assert len(target) == 1
         utilization = float(row["change_value"])
@@ -136,5 +161,5 @@ def test_the_gpu_count_is_judged_on_the_low_end_of_the_band():
     from sizing.engine.advice import cautious_free
 
     # 10 GiB printed with a 25 % optimistic error: vLLM may print as little as 10 / 1.25 = 8 GiB.
-    got = cautious_free(np.array([10 * 2**30, -2**30]), 0.25)
-    assert got.tolist() == [8 * 2**30, -2**30]
+    got = cautious_free(np.array([10 * 2**30, -(2**30)]), 0.25)
+    assert got.tolist() == [8 * 2**30, -(2**30)]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 from sizing.engine import cases
 
 
@@ -21,8 +20,13 @@ def test_plan_templates() -> None:
     """
     plans = cases.plan_frame(8, 2)
     assert list(zip(plans["plan"], plans["tp"], plans["rank"], plans["expert_parallel"])) == [
-        ("dp", 1, 0, False), ("tp", 2, 1, False), ("tp", 4, 2, False), ("tp", 8, 3, False),
-        ("dp-ep", 1, 4, True), ("tp-pp", 0, 5, False)]
+        ("dp", 1, 0, False),
+        ("tp", 2, 1, False),
+        ("tp", 4, 2, False),
+        ("tp", 8, 3, False),
+        ("dp-ep", 1, 4, True),
+        ("tp-pp", 0, 5, False),
+    ]
     assert cases.plan_frame(1, 1)["plan"].tolist() == ["dp"]
     assert cases.plan_frame(2, 1)["plan"].tolist() == ["dp", "tp", "dp-ep"]
 

@@ -21,7 +21,11 @@ def _wrong_kind(frame: pd.DataFrame) -> list[str]:
     wrong = []
     for name in frame.columns:
         decl = columns.declaration(name)
-        ok = frame[name].dtype.kind in KINDS[decl.kind] if decl.kind in KINDS else frame[name].dtype.kind in "OT"
+        ok = (
+            frame[name].dtype.kind in KINDS[decl.kind]
+            if decl.kind in KINDS
+            else frame[name].dtype.kind in "OT"
+        )
         wrong += [] if ok else [f"{name}: {frame[name].dtype} is not {decl.kind}"]
     return wrong
 
@@ -38,7 +42,10 @@ def test_one_estimate_has_the_same_columns(catalog, matrix: pd.DataFrame) -> Non
     columns (speculative decoding, prefix caching) the matrix runs without and the per-class inputs the
     matrix rows leave out."""
     frame = estimate_frame(catalog, Request(model="Qwen/Qwen3-14B", gpu="l40s"))
-    assert set(frame.columns) == set(matrix.columns) | {c.name for c in columns.REQUEST_ONLY} | columns.PER_CLASS_ONLY
+    assert (
+        set(frame.columns)
+        == set(matrix.columns) | {c.name for c in columns.REQUEST_ONLY} | columns.PER_CLASS_ONLY
+    )
     assert not set(matrix.columns) & columns.PER_CLASS_ONLY
     assert _wrong_kind(frame) == []
 
@@ -48,9 +55,15 @@ def test_an_undeclared_column_is_caught(matrix: pd.DataFrame) -> None:
     assert _undeclared(matrix.head(1).assign(surprise=1)) == ["surprise"]
 
 
-@pytest.mark.parametrize(("name", "declared"), [("concurrency_4096", "concurrency_<ctx>"),
-                                                ("decode_tps_ceiling", "decode_tps_ceiling"),
-                                                ("sequences_x", None), ("nope", None)])
+@pytest.mark.parametrize(
+    ("name", "declared"),
+    [
+        ("concurrency_4096", "concurrency_<ctx>"),
+        ("decode_tps_ceiling", "decode_tps_ceiling"),
+        ("sequences_x", None),
+        ("nope", None),
+    ],
+)
 def test_declarations_resolve_per_context_names(name: str, declared: str | None) -> None:
     """Assert per-context names map onto their pattern and unknown names onto None."""
     found = columns.declaration(name)

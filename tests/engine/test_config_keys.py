@@ -94,4 +94,6 @@ def test_a_key_with_a_newline_cannot_break_the_one_line():
     raw["evil\nkey" + "x" * 500] = 1
     with pytest.raises(UsageError) as caught:
         model_from_config(raw, "Qwen/Qwen3-14B", "cfg.json")
-    assert "\n" not in str(caught.value) and len(str(caught.value)) < 250 and "'evil\\nkey" in str(caught.value)
+    assert (
+        "\n" not in str(caught.value) and len(str(caught.value)) < 250 and "'evil\\nkey" in str(caught.value)
+    )

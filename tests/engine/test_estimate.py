@@ -6,37 +6,69 @@ from pathlib import Path
 
 import pytest
 
-from sizing.errors import UsageError
 from sizing.engine.estimate import Request, estimate
+from sizing.errors import UsageError
 from sizing.units import GiB, KiB
 
 
 def test_qwen3_14b_fp8_on_one_l40s(catalog):
-    row = estimate(catalog, Request(model="Qwen/Qwen3-14B-FP8", gpu="l40s", gpu_memory_utilization=0.90,
-                                    kv_cache_dtype="fp8", max_model_len=32768))
+    row = estimate(
+        catalog,
+        Request(
+            model="Qwen/Qwen3-14B-FP8",
+            gpu="l40s",
+            gpu_memory_utilization=0.90,
+            kv_cache_dtype="fp8",
+            max_model_len=32768,
+        ),
+    )
     assert row["kv_bytes_per_token"] == 40 * 2 * 8 * 128 * 1 == 80 * KiB
     assert 14.8 <= row["weights_bytes"] / GiB <= 15.7
     assert row["fits"]
 
 
 def test_llama_70b_bf16_tp2_on_two_rtx_pro(catalog):
-    row = estimate(catalog, Request(model="meta-llama/Llama-3.3-70B-Instruct", server="gpu-rtx-pro",
-                                    tensor_parallel_size=2, kv_cache_dtype="fp8", max_model_len=32768))
+    row = estimate(
+        catalog,
+        Request(
+            model="meta-llama/Llama-3.3-70B-Instruct",
+            server="gpu-rtx-pro",
+            tensor_parallel_size=2,
+            kv_cache_dtype="fp8",
+            max_model_len=32768,
+        ),
+    )
     assert row["kv_bytes_per_token"] == 80 * 2 * (8 // 2) * 128 * 1 == 81920
     # the seed's hand arithmetic left 11.5 GB; vLLM's accounting in bytes leaves far more
     assert row["available_kv_bytes"] / GiB > 15
 
 
 def test_llama_70b_per_token_kv_is_160_kib_on_one_gpu(catalog):
-    row = estimate(catalog, Request(model="meta-llama/Llama-3.3-70B-Instruct", gpu_memory_mib=10**6,
-                                    kv_cache_dtype="fp8", max_model_len=32768))
+    row = estimate(
+        catalog,
+        Request(
+            model="meta-llama/Llama-3.3-70B-Instruct",
+            gpu_memory_mib=10**6,
+            kv_cache_dtype="fp8",
+            max_model_len=32768,
+        ),
+    )
     assert row["kv_bytes_per_token"] == 160 * KiB
 
 
 @pytest.mark.parametrize("tp", [1, 8])
 def test_deepseek_v3_mla_bytes_per_token_on_every_rank(catalog, tp):
-    row = estimate(catalog, Request(model="deepseek-ai/DeepSeek-V3", gpu="h200", gpus=8, tensor_parallel_size=tp,
-                                    kv_cache_dtype="auto", max_model_len=32768))
+    row = estimate(
+        catalog,
+        Request(
+            model="deepseek-ai/DeepSeek-V3",
+            gpu="h200",
+            gpus=8,
+            tensor_parallel_size=tp,
+            kv_cache_dtype="auto",
+            max_model_len=32768,
+        ),
+    )
     assert row["kv_bytes_per_token"] == 61 * 576 * 2
 
 
@@ -51,16 +83,25 @@ def test_gpt_oss_120b_sliding_layers_hold_a_bounded_number_of_blocks(catalog):
 
 
 def test_decode_ceiling_of_14b_fp8_on_l40s_is_about_54_tokens_per_second(catalog):
-    row = estimate(catalog, Request(model="Qwen/Qwen3-14B-FP8", gpu="l40s", kv_cache_dtype="fp8",
-                                    max_model_len=32768))
+    row = estimate(
+        catalog, Request(model="Qwen/Qwen3-14B-FP8", gpu="l40s", kv_cache_dtype="fp8", max_model_len=32768)
+    )
     assert row["decode_tps_ceiling"] == pytest.approx(864e9 / row["weights_bytes"])
     assert row["decode_tps_ceiling"] == pytest.approx(54, rel=0.03)
 
 
 def test_kv_cache_memory_bytes_skips_the_budget(catalog):
     given = 10 * GiB
-    row = estimate(catalog, Request(model="Qwen/Qwen3-14B", gpu="l40s", kv_cache_memory_bytes=given,
-                                    max_model_len=32768, vllm_version="0.10.2"))
+    row = estimate(
+        catalog,
+        Request(
+            model="Qwen/Qwen3-14B",
+            gpu="l40s",
+            kv_cache_memory_bytes=given,
+            max_model_len=32768,
+            vllm_version="0.10.2",
+        ),
+    )
     blocks = given // (16 * 40 * 2 * 8 * 128 * 2)
     assert row["num_gpu_blocks"] == blocks
     assert row["max_concurrency"] == pytest.approx(blocks / (32768 / 16))
@@ -81,18 +122,31 @@ def test_an_explicit_plan_vllm_would_refuse_is_a_usage_error(catalog):
 
 
 def test_a_bare_gpu_type_gets_as_many_gpus_as_the_plan(catalog):
-    row = estimate(catalog, Request(model="deepseek-ai/DeepSeek-V3", gpu="h200", tensor_parallel_size=8,
-                                    max_model_len=32768))
+    row = estimate(
+        catalog,
+        Request(model="deepseek-ai/DeepSeek-V3", gpu="h200", tensor_parallel_size=8, max_model_len=32768),
+    )
     assert (row["server_gpus"], row["tp"]) == (8, 8)
 
 
 def test_memory_estimate_agrees_with_the_full_estimate(catalog):
     from sizing.engine.estimate import memory_estimate
 
-    req = Request(model="Qwen/Qwen3-14B-FP8", gpu="l40s", tensor_parallel_size=1, kv_cache_dtype="fp8",
-                  max_model_len=32768)
+    req = Request(
+        model="Qwen/Qwen3-14B-FP8",
+        gpu="l40s",
+        tensor_parallel_size=1,
+        kv_cache_dtype="fp8",
+        max_model_len=32768,
+    )
     light, full = memory_estimate(catalog, req), estimate(catalog, req)
-    for column in ("weights_bytes", "available_kv_bytes", "num_gpu_blocks", "kv_cache_tokens", "max_concurrency"):
+    for column in (
+        "weights_bytes",
+        "available_kv_bytes",
+        "num_gpu_blocks",
+        "kv_cache_tokens",
+        "max_concurrency",
+    ):
         assert light[column] == full[column]
 
 
@@ -109,14 +163,21 @@ def test_a_local_config_json_is_served_from_its_folder(catalog, tmp_path):
 def test_blocks_use_the_cautious_end_of_the_band_unless_kv_bytes_are_given(catalog):
     from sizing.engine.estimate import memory_estimate
 
-    base = dict(model="Qwen/Qwen3-14B", gpu="h100-80gb", tensor_parallel_size=1, vllm_version="0.20.0",
-                max_model_len=32768)
+    base = dict(
+        model="Qwen/Qwen3-14B",
+        gpu="h100-80gb",
+        tensor_parallel_size=1,
+        vllm_version="0.20.0",
+        max_model_len=32768,
+    )
     row = memory_estimate(catalog, Request(**base))
     band = catalog.assumptions  # a dense model: the dense class's band
     assert row["available_kv_low_bytes"] == pytest.approx(
-        row["available_kv_bytes"] / (1 + band["kv_band_optimistic_dense"].value))
+        row["available_kv_bytes"] / (1 + band["kv_band_optimistic_dense"].value)
+    )
     assert row["available_kv_high_bytes"] == pytest.approx(
-        row["available_kv_bytes"] / (1 + band["kv_band_pessimistic_dense"].value))
+        row["available_kv_bytes"] / (1 + band["kv_band_pessimistic_dense"].value)
+    )
     assert row["kv_cache_bytes"] == pytest.approx(row["available_kv_low_bytes"])
     given = memory_estimate(catalog, Request(**base, kv_cache_memory_bytes=20 * GiB))
     ends = (given["available_kv_low_bytes"], given["available_kv_high_bytes"], given["kv_cache_bytes"])
@@ -127,7 +188,12 @@ def test_blocks_use_the_cautious_end_of_the_band_unless_kv_bytes_are_given(catal
 def test_v0_profiles_the_whole_context_unless_chunked_prefill_turns_on_above_32k(catalog, context, tokens):
     from sizing.engine.estimate import memory_estimate
 
-    req = Request(model="meta-llama/Llama-3.1-8B-Instruct", gpu="rtx-3090", tensor_parallel_size=1,
-                  vllm_version="0.7.3", max_model_len=context)
+    req = Request(
+        model="meta-llama/Llama-3.1-8B-Instruct",
+        gpu="rtx-3090",
+        tensor_parallel_size=1,
+        vllm_version="0.7.3",
+        max_model_len=context,
+    )
     row = memory_estimate(catalog, req)
     assert (int(row["profile_tokens"]), int(row["max_num_batched_tokens"])) == (tokens, max(tokens, 2048))

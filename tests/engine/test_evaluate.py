@@ -7,8 +7,15 @@ import pytest
 
 from sizing.engine.estimate import Request, estimate_frame
 
-COMPARED = ["weights_bytes", "available_kv_bytes", "kv_bytes_per_token", "num_gpu_blocks", "kv_cache_tokens",
-            "max_concurrency", "fits"]
+COMPARED = [
+    "weights_bytes",
+    "available_kv_bytes",
+    "kv_bytes_per_token",
+    "num_gpu_blocks",
+    "kv_cache_tokens",
+    "max_concurrency",
+    "fits",
+]
 
 
 def test_one_row_per_combination_and_plan(matrix, catalog):
@@ -16,12 +23,22 @@ def test_one_row_per_combination_and_plan(matrix, catalog):
     assert not matrix.duplicated(keys).any()
     assert set(matrix["model"]) == set(catalog.models)
     assert set(matrix["server"]) == set(catalog.servers)
-    chosen = matrix[matrix["chosen"]].groupby(["model", "checkpoint", "precision", "server", "kv_cache_dtype"]).size()
+    chosen = (
+        matrix[matrix["chosen"]]
+        .groupby(["model", "checkpoint", "precision", "server", "kv_cache_dtype"])
+        .size()
+    )
     assert (chosen == 1).all()
 
 
 def test_no_negative_or_nan_capacity(matrix):
-    for column in ("num_gpu_blocks", "kv_cache_tokens", "max_concurrency", "weights_bytes", "kv_bytes_per_token"):
+    for column in (
+        "num_gpu_blocks",
+        "kv_cache_tokens",
+        "max_concurrency",
+        "weights_bytes",
+        "kv_bytes_per_token",
+    ):
         values = matrix[column].to_numpy(dtype=float)
         assert np.isfinite(values).all() and (values >= 0).all(), column
 
@@ -29,18 +46,28 @@ def test_no_negative_or_nan_capacity(matrix):
 @pytest.mark.parametrize("index", [0, 7, 101, 333, 777])
 def test_matrix_rows_equal_single_estimates(matrix, catalog, index):
     row = matrix.iloc[index % len(matrix)]
-    req = Request(model=row["checkpoint"], server=row["server"], tensor_parallel_size=int(row["tp"]),
-                  pipeline_parallel_size=int(row["pp"]), data_parallel_size=int(row["dp"]),
-                  kv_cache_dtype=row["kv_cache_dtype"], max_model_len=int(row["max_model_len"]),
-                  quantization=row["precision"] if row["online_quantization"] else None)
+    req = Request(
+        model=row["checkpoint"],
+        server=row["server"],
+        tensor_parallel_size=int(row["tp"]),
+        pipeline_parallel_size=int(row["pp"]),
+        data_parallel_size=int(row["dp"]),
+        kv_cache_dtype=row["kv_cache_dtype"],
+        max_model_len=int(row["max_model_len"]),
+        quantization=row["precision"] if row["online_quantization"] else None,
+    )
     single = estimate_frame(catalog, req).iloc[0]
     for column in COMPARED:
         assert single[column] == row[column], column
 
 
 def test_chosen_plan_prefers_data_parallel_when_one_gpu_holds_the_model(matrix):
-    rows = matrix[(matrix["checkpoint"] == "Qwen/Qwen3-14B-FP8") & (matrix["server"] == "gpu-rtx-pro")
-                  & (matrix["kv_cache_dtype"] == "fp8") & matrix["chosen"]]
+    rows = matrix[
+        (matrix["checkpoint"] == "Qwen/Qwen3-14B-FP8")
+        & (matrix["server"] == "gpu-rtx-pro")
+        & (matrix["kv_cache_dtype"] == "fp8")
+        & matrix["chosen"]
+    ]
     assert rows["plan"].tolist() == ["dp"] and rows["dp"].tolist() == [2]
     assert rows["reason"].tolist() == ["fits-one-gpu"]
 
@@ -66,8 +93,12 @@ def test_fp8_kv_doubles_gqa_tokens(matrix):
 
 
 def _plans(matrix, model, server, kv="auto"):
-    rows = matrix[(matrix["model"] == model) & (matrix["checkpoint"] == model) & (matrix["server"] == server)
-                  & (matrix["kv_cache_dtype"] == kv)]
+    rows = matrix[
+        (matrix["model"] == model)
+        & (matrix["checkpoint"] == model)
+        & (matrix["server"] == server)
+        & (matrix["kv_cache_dtype"] == kv)
+    ]
     return {(r.plan, int(r.tp), int(r.dp)): r for r in rows.itertuples()}
 
 
@@ -109,8 +140,18 @@ def test_a_compute_class_shares_gpu_plan_model_and_kv_dtype(catalog):
     from sizing.engine.evaluate import case_frame
 
     frame, (classes, representative, *_), _ = case_frame(catalog)
-    key = ["checkpoint", "precision", "online_quantization", "kv_cache_dtype", "gpu", "tp", "pp", "ep",
-           "max_context", "total_bytes"]
+    key = [
+        "checkpoint",
+        "precision",
+        "online_quantization",
+        "kv_cache_dtype",
+        "gpu",
+        "tp",
+        "pp",
+        "ep",
+        "max_context",
+        "total_bytes",
+    ]
     assert (frame[key].iloc[representative[classes]].to_numpy() == frame[key].to_numpy()).all()
     assert len(representative) < len(frame)  # servers of one GPU type share their classes
 
@@ -146,7 +187,9 @@ def test_text_columns_are_categoricals_that_sort_as_their_text(matrix):
         assert categories == sorted(categories), name
         assert plain[name].dtype == "str" and plain[name].tolist() == matrix[name].astype(str).tolist(), name
     order = ["model", "precision", "checkpoint", "server", "kv_cache_dtype", "reason"]
-    assert (matrix.sort_values(order, kind="stable").index == plain.sort_values(order, kind="stable").index).all()
+    assert (
+        matrix.sort_values(order, kind="stable").index == plain.sort_values(order, kind="stable").index
+    ).all()
 
 
 def test_no_multi_node_row_holds_fewer_sequences_than_one_node_of_its_gpus(matrix, catalog):
@@ -156,16 +199,24 @@ def test_no_multi_node_row_holds_fewer_sequences_than_one_node_of_its_gpus(matri
     chosen = matrix[matrix["chosen"]]
     keys = ["model", "checkpoint", "precision", "kv_cache_dtype"]
     length = int(catalog.assume("max_model_len"))
-    pairs = [(sid, one) for sid, s in catalog.servers.items() if s.nodes > 1
-             for one, o in catalog.servers.items()
-             if o.nodes == 1 and o.gpu == s.gpu and o.gpus_per_node == s.gpus_per_node]
+    pairs = [
+        (sid, one)
+        for sid, s in catalog.servers.items()
+        if s.nodes > 1
+        for one, o in catalog.servers.items()
+        if o.nodes == 1 and o.gpu == s.gpu and o.gpus_per_node == s.gpus_per_node
+    ]
     assert pairs
     for many, one in pairs:
         a = chosen[chosen["server"] == many].set_index(keys)[f"sequences_{length}"]
         b = chosen[chosen["server"] == one].set_index(keys)[f"sequences_{length}"].reindex(a.index)
         assert (a >= b).all(), (many, a[a < b].head())
-    row = chosen[(chosen["model"] == "deepseek-ai/DeepSeek-V3") & (chosen["precision"] == "fp8")
-                 & (chosen["server"] == "ref-2n-8x-h200") & (chosen["kv_cache_dtype"] == "fp8")].iloc[0]
+    row = chosen[
+        (chosen["model"] == "deepseek-ai/DeepSeek-V3")
+        & (chosen["precision"] == "fp8")
+        & (chosen["server"] == "ref-2n-8x-h200")
+        & (chosen["kv_cache_dtype"] == "fp8")
+    ].iloc[0]
     assert row["plan"] == "dp-ep"
     assert (row["dp"], row["ep"], row["nodes_per_engine"], row["dp_per_node"]) == (16, 16, 2, 8)
 

@@ -133,16 +133,36 @@ def test_import_config_exits_2_with_one_line_naming_file_and_field(tmp_path, cap
 HOSTILE = [  # (fixture, path to the value, value, the field the one line names)
     ("Qwen--Qwen3-30B-A3B.json", ("layer_types",), 36.5, "layer_types"),
     ("Qwen--Qwen3-30B-A3B.json", ("architectures",), True, "architectures"),
-    ("moonshotai--Kimi-Linear-48B-A3B-Instruct.json", ("linear_attn_config", "kda_layers"), 1.5,
-     "linear_attn_config.kda_layers"),
-    ("Qwen--Qwen3-32B-FP8.json", ("quantization_config", "modules_to_not_convert"), True,
-     "quantization_config.modules_to_not_convert"),
-    ("Qwen--Qwen3-VL-30B-A3B-Instruct.json", ("vision_config", "deepstack_visual_indexes"), 1,
-     "vision_config.deepstack_visual_indexes"),
-    ("meta-llama--Llama-4-Maverick-17B-128E-Instruct.json", ("vision_config", "pixel_shuffle_ratio"), math.nan,
-     "vision_config.pixel_shuffle_ratio"),
-    ("meta-llama--Llama-4-Maverick-17B-128E-Instruct.json", ("vision_config", "pixel_shuffle_ratio"), "x",
-     "vision_config.pixel_shuffle_ratio"),
+    (
+        "moonshotai--Kimi-Linear-48B-A3B-Instruct.json",
+        ("linear_attn_config", "kda_layers"),
+        1.5,
+        "linear_attn_config.kda_layers",
+    ),
+    (
+        "Qwen--Qwen3-32B-FP8.json",
+        ("quantization_config", "modules_to_not_convert"),
+        True,
+        "quantization_config.modules_to_not_convert",
+    ),
+    (
+        "Qwen--Qwen3-VL-30B-A3B-Instruct.json",
+        ("vision_config", "deepstack_visual_indexes"),
+        1,
+        "vision_config.deepstack_visual_indexes",
+    ),
+    (
+        "meta-llama--Llama-4-Maverick-17B-128E-Instruct.json",
+        ("vision_config", "pixel_shuffle_ratio"),
+        math.nan,
+        "vision_config.pixel_shuffle_ratio",
+    ),
+    (
+        "meta-llama--Llama-4-Maverick-17B-128E-Instruct.json",
+        ("vision_config", "pixel_shuffle_ratio"),
+        "x",
+        "vision_config.pixel_shuffle_ratio",
+    ),
 ]
 
 

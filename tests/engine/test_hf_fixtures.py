@@ -37,7 +37,10 @@ def test_quantized_fixtures_carry_quantization_config() -> None:
     assert (fp8["quant_method"], fp8["weight_block_size"]) == ("fp8", [128, 128])
     assert _load("deepseek-ai--DeepSeek-V3")["quantization_config"]["quant_method"] == "fp8"
     kimi = _load("moonshotai--Kimi-K2.5")["text_config"]["quantization_config"]
-    assert (kimi["quant_method"], kimi["config_groups"]["group_0"]["weights"]["group_size"]) == ("compressed-tensors", 32)
+    assert (kimi["quant_method"], kimi["config_groups"]["group_0"]["weights"]["group_size"]) == (
+        "compressed-tensors",
+        32,
+    )
 
 
 def test_shapes_the_sizing_engine_reads() -> None:

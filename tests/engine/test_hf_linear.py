@@ -51,11 +51,17 @@ def test_kda_sizes_are_integers():
         linear_attention(Config(raw, "cfg.json"), 27)
 
 
-@pytest.mark.parametrize(("fixture", "change", "message"), [
-    (SUPER, {"mamba_num_heads": 100}, "mamba_num_heads: must be a multiple of n_groups \\(8\\), got 100"),
-    ("Qwen--Qwen3.6-27B.json", {"linear_num_value_heads": 40},
-     "linear_num_value_heads: must be a multiple of linear_num_key_heads \\(16\\), got 40"),
-])
+@pytest.mark.parametrize(
+    ("fixture", "change", "message"),
+    [
+        (SUPER, {"mamba_num_heads": 100}, "mamba_num_heads: must be a multiple of n_groups \\(8\\), got 100"),
+        (
+            "Qwen--Qwen3.6-27B.json",
+            {"linear_num_value_heads": 40},
+            "linear_num_value_heads: must be a multiple of linear_num_key_heads \\(16\\), got 40",
+        ),
+    ],
+)
 def test_heads_must_split_evenly_into_groups(fixture, change, message):
     raw = json.loads((DATA / fixture).read_text(encoding="utf-8"))
     (raw.get("text_config") or raw).update(change)

@@ -124,8 +124,12 @@ def test_hf_quant_config_beside_a_config_without_one_is_the_quantization_config(
     # the exclude list names mixer projections of some layers: attention (Mamba and GQA) is costed in BF16
     assert (ckpt.precision, ckpt.keeps_bf16) == ("nvfp4", ["attention", "embeddings", "lm_head"])
     row = estimate(catalog, Request(model=str(NANO_NVFP4), server="ref-1x-rtx-5090", max_model_len=8192))
-    bf16 = estimate(catalog, Request(model="nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16",
-                                     server="ref-1x-rtx-5090", max_model_len=8192))
+    bf16 = estimate(
+        catalog,
+        Request(
+            model="nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", server="ref-1x-rtx-5090", max_model_len=8192
+        ),
+    )
     assert bool(row["fits"]) and not bool(bf16["fits"]) and row["w_total"] < 0.35 * bf16["w_total"]
 
 

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from sizing.errors import UsageError
 from sizing.engine.estimate import Request, estimate
-from sizing.engine.weights import total_params
 from sizing.engine.importer import model_from_config, model_from_config_file
+from sizing.engine.weights import total_params
+from sizing.errors import UsageError
 
 DATA = Path(__file__).parents[1] / "data" / "hf_configs"
 
@@ -44,7 +44,9 @@ def test_gpt_oss_sliding_layers_and_mxfp4():
 
 
 def test_multimodal_text_config_is_read():
-    model = model_from_config_file(DATA / "meta-llama--Llama-4-Scout-17B-16E-Instruct.json", model_id="x/scout")
+    model = model_from_config_file(
+        DATA / "meta-llama--Llama-4-Scout-17B-16E-Instruct.json", model_id="x/scout"
+    )
     assert (model.layers, model.hidden_size, model.moe.experts) == (48, 5120, 16)
 
 
@@ -56,12 +58,16 @@ def test_missing_key_is_a_clear_error():
 
 
 def test_cli_prints_a_loadable_entry(tmp_path):
-    from sizing.cli import main
     import contextlib
     import io
+
+    from sizing.cli import main
+
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        assert main(["import-config", str(DATA / "Qwen--Qwen3-30B-A3B.json"), "--id", "Qwen/Qwen3-30B-A3B"]) == 0
+        assert (
+            main(["import-config", str(DATA / "Qwen--Qwen3-30B-A3B.json"), "--id", "Qwen/Qwen3-30B-A3B"]) == 0
+        )
     entry = yaml.safe_load(out.getvalue())
     assert entry["Qwen/Qwen3-30B-A3B"]["moe"]["experts"] == 128
 
@@ -75,21 +81,42 @@ def test_deepseek_v32_sparse_mla_indexer_is_read():
 def test_gemma4_global_layers_and_sliding_pattern_are_read():
     model = model_from_config_file(DATA / "google--gemma-4-31B-it.json")
     assert (model.layers, model.sliding_window.layers, model.sliding_window.window) == (60, 50, 1024)
-    assert (model.global_attention.kv_heads, model.global_attention.head_dim, model.global_attention.k_eq_v) == (
-        4, 512, True)
+    assert (
+        model.global_attention.kv_heads,
+        model.global_attention.head_dim,
+        model.global_attention.k_eq_v,
+    ) == (4, 512, True)
     assert model.kv_sharing is None and model.tie_embeddings
-    assert model.total_params_b == pytest.approx(31.1, abs=0.1)  # 30.7B text stack plus the vision tower (card: 31B)
-    assert (model.vision.layers, model.vision.max_tokens_per_item, model.vision.out_hidden_size) == (27, 280, 5376)
+    assert model.total_params_b == pytest.approx(
+        31.1, abs=0.1
+    )  # 30.7B text stack plus the vision tower (card: 31B)
+    assert (model.vision.layers, model.vision.max_tokens_per_item, model.vision.out_hidden_size) == (
+        27,
+        280,
+        5376,
+    )
 
 
 def test_gemma4_kv_shared_layers_and_moe_block(tmp_path):
     raw = json.loads((DATA / "google--gemma-4-31B-it.json").read_text(encoding="utf-8"))
     text = raw["text_config"]
-    text.update(num_kv_shared_layers=12, enable_moe_block=True, num_experts=128, top_k_experts=8,
-                moe_intermediate_size=704)
+    text.update(
+        num_kv_shared_layers=12,
+        enable_moe_block=True,
+        num_experts=128,
+        top_k_experts=8,
+        moe_intermediate_size=704,
+    )
     model = model_from_config(raw, "local/gemma4-variant", "variant")
-    assert (model.kv_sharing.layers, model.kv_sharing.sliding_layers) == (12, 10)  # the last 12 of 5:1 layer_types
-    assert (model.moe.experts, model.moe.shared_experts, model.moe.shared_intermediate_size) == (128, 1, 21504)
+    assert (model.kv_sharing.layers, model.kv_sharing.sliding_layers) == (
+        12,
+        10,
+    )  # the last 12 of 5:1 layer_types
+    assert (model.moe.experts, model.moe.shared_experts, model.moe.shared_intermediate_size) == (
+        128,
+        1,
+        21504,
+    )
 
 
 def test_qwen3_vl_vision_config_is_read():
@@ -100,10 +127,28 @@ def test_qwen3_vl_vision_config_is_read():
     assert model.total_params_b == pytest.approx(31.1, abs=0.1)
 
 
-ARCHITECTURE_FIELDS = ("architecture", "layers", "hidden_size", "intermediate_size", "attention_heads", "kv_heads",
-                       "head_dim", "vocab_size", "tie_embeddings", "max_context", "attention_bias", "mla", "moe",
-                       "sliding_window", "global_attention", "kv_sharing", "linear_attention", "vision", "mtp_layers",
-                       "rotary_dim")
+ARCHITECTURE_FIELDS = (
+    "architecture",
+    "layers",
+    "hidden_size",
+    "intermediate_size",
+    "attention_heads",
+    "kv_heads",
+    "head_dim",
+    "vocab_size",
+    "tie_embeddings",
+    "max_context",
+    "attention_bias",
+    "mla",
+    "moe",
+    "sliding_window",
+    "global_attention",
+    "kv_sharing",
+    "linear_attention",
+    "vision",
+    "mtp_layers",
+    "rotary_dim",
+)
 
 # December 2026 catalog additions: (fixture, catalog entry, index of the checkpoint the fixture describes).
 REPRODUCED = [
@@ -111,7 +156,11 @@ REPRODUCED = [
     ("zai-org--GLM-5.1.json", "zai-org/GLM-5.1", 0),
     ("zai-org--GLM-5.1-FP8.json", "zai-org/GLM-5.1", 1),
     ("Qwen--Qwen3-Coder-30B-A3B-Instruct.json", "Qwen/Qwen3-Coder-30B-A3B-Instruct", 0),
-    ("mistralai--Mistral-Small-3.1-24B-Instruct-2503.json", "mistralai/Mistral-Small-3.2-24B-Instruct-2506", 0),
+    (
+        "mistralai--Mistral-Small-3.1-24B-Instruct-2503.json",
+        "mistralai/Mistral-Small-3.2-24B-Instruct-2506",
+        0,
+    ),
     ("google--gemma-4-26B-A4B.json", "google/gemma-4-26B-A4B-it", 0),
 ]
 
@@ -138,7 +187,9 @@ def test_a_vision_tower_the_engine_cannot_size_is_refused():
 def test_import_config_reproduces_the_catalog_entry(catalog, fixture, entry, index):
     cataloged = catalog.models[entry]
     imported = _imported(fixture, model_id=cataloged.checkpoints[index].id)
-    assert {f: getattr(imported, f) for f in ARCHITECTURE_FIELDS} == {f: getattr(cataloged, f) for f in ARCHITECTURE_FIELDS}
+    assert {f: getattr(imported, f) for f in ARCHITECTURE_FIELDS} == {
+        f: getattr(cataloged, f) for f in ARCHITECTURE_FIELDS
+    }
     ckpt, want = imported.checkpoints[0], cataloged.checkpoints[index]
     assert (ckpt.precision, sorted(ckpt.keeps_bf16)) == (want.precision, sorted(want.keeps_bf16))
 
@@ -150,22 +201,38 @@ def test_kimi_k25_int4_experts_keep_the_ignored_parts_in_bf16():
     assert model.architecture == "KimiK25ForConditionalGeneration"
     # ignore: lm_head, self_attn, shared_experts and the dense layer's mlp.(gate|up|down)_proj
     assert ckpt.precision == "int4-ct-g32"
-    assert set(ckpt.keeps_bf16) == {"attention", "dense_mlp", "embeddings", "lm_head", "router", "shared_experts"}
+    assert set(ckpt.keeps_bf16) == {
+        "attention",
+        "dense_mlp",
+        "embeddings",
+        "lm_head",
+        "router",
+        "shared_experts",
+    }
 
 
 def test_norms_and_indexer_projections_in_an_exclude_list_keep_no_part():
     model = model_from_config_file(DATA / "zai-org--GLM-5.1-FP8.json")
     # self_attn.indexers_proj and *_layernorm are listed, the attention projections are FP8
     assert model.checkpoints[0].keeps_bf16 == ["embeddings", "lm_head", "router"]
-    assert (model.mtp_layers, model.mla.index_head_dim, model.mla.v_head_dim, model.head_dim) == (1, 128, 256, 256)
+    assert (model.mtp_layers, model.mla.index_head_dim, model.mla.v_head_dim, model.head_dim) == (
+        1,
+        128,
+        256,
+        256,
+    )
 
 
 def test_pixtral_tower_is_gated_and_its_largest_image_fills_the_square():
     v = model_from_config_file(DATA / "mistralai--Mistral-Small-3.1-24B-Instruct-2503.json").vision
     assert (v.layers, v.hidden_size, v.merge_size, v.gated_mlp) == (24, 1024, 2, True)
     assert v.max_tokens_per_item == (1540 // (14 * 2)) ** 2 == 3025
-@pytest.mark.parametrize(("name", "linear", "full", "params_b"), [("Qwen--Qwen3.6-27B", 48, 16, 27.35),
-                                                                  ("Qwen--Qwen3.5-35B-A3B", 30, 10, 35.1)])
+
+
+@pytest.mark.parametrize(
+    ("name", "linear", "full", "params_b"),
+    [("Qwen--Qwen3.6-27B", 48, 16, 27.35), ("Qwen--Qwen3.5-35B-A3B", 30, 10, 35.1)],
+)
 def test_qwen35_family_layer_types_mtp_and_tower_are_read(name, linear, full, params_b):
     """layer_types give the GDN layers, mtp_num_hidden_layers the MTP layer, mamba_ssm_dtype the FP32 state."""
     model = model_from_config_file(DATA / f"{name}.json")
@@ -177,11 +244,19 @@ def test_qwen35_family_layer_types_mtp_and_tower_are_read(name, linear, full, pa
 
 def test_nextn_layers_are_read_as_mtp_layers():
     assert model_from_config_file(DATA / "deepseek-ai--DeepSeek-V3.json").mtp_layers == 1
+
+
 def test_kimi_linear_kda_and_mla_layers_are_read():
     model = model_from_config_file(DATA / "moonshotai--Kimi-Linear-48B-A3B-Instruct.json")
     la, moe = model.linear_attention, model.moe
     assert la is not None and moe is not None and model.mla is not None
-    assert (la.kind, la.layers, la.num_value_heads, la.value_head_dim, la.conv_kernel) == ("kda", 20, 32, 128, 4)
+    assert (la.kind, la.layers, la.num_value_heads, la.value_head_dim, la.conv_kernel) == (
+        "kda",
+        20,
+        32,
+        128,
+        4,
+    )
     assert (model.layers - la.layers, model.mla.kv_lora_rank, model.mla.q_lora_rank) == (7, 512, None)
     assert (moe.experts, moe.experts_per_token, moe.shared_experts, moe.dense_layers) == (256, 8, 1, 1)
     assert model.max_context == 1048576  # model_max_length: the config has no max_position_embeddings
@@ -192,8 +267,12 @@ def test_nemotron_h_pattern_gives_mamba_attention_and_moe_blocks():
     model = model_from_config_file(DATA / "nvidia--NVIDIA-Nemotron-3-Nano-30B-A3B-BF16.json")
     la, moe = model.linear_attention, model.moe
     assert la is not None and moe is not None
-    assert (la.kind, la.layers, model.mlp_only_layers, model.layers - la.layers - model.mlp_only_layers) == \
-        ("mamba2", 23, 23, 6)
+    assert (la.kind, la.layers, model.mlp_only_layers, model.layers - la.layers - model.mlp_only_layers) == (
+        "mamba2",
+        23,
+        23,
+        6,
+    )
     assert (la.num_key_heads, la.num_value_heads, la.key_head_dim, la.value_head_dim) == (8, 64, 128, 64)
     assert la.ssm_dtype_bytes == 4 and not model.gated_mlp
     assert (moe.experts, moe.experts_per_token, moe.shared_intermediate_size) == (128, 6, 3712)
@@ -201,35 +280,80 @@ def test_nemotron_h_pattern_gives_mamba_attention_and_moe_blocks():
 
 def test_granite_4_h_layer_types_give_mamba2_layers_with_moe_on_every_layer():
     # granite-4.0-h-tiny's keys as quoted at code-index id 65865534003 (no verbatim config.json was found)
-    raw = {"model_type": "granitemoehybrid", "architectures": ["GraniteMoeHybridForCausalLM"], "hidden_size": 1536,
-           "num_hidden_layers": 40, "num_attention_heads": 12, "num_key_value_heads": 4, "intermediate_size": 512,
-           "shared_intermediate_size": 1024, "num_local_experts": 64, "num_experts_per_tok": 6, "vocab_size": 100352,
-           "tie_word_embeddings": True, "mamba_d_state": 128, "mamba_n_groups": 1, "mamba_n_heads": 48,
-           "mamba_d_head": 64, "mamba_d_conv": 4, "max_position_embeddings": 131072,
-           "layer_types": ["mamba"] * 5 + ["attention"] + ["mamba"] * 9 + ["attention"] + ["mamba"] * 9
-           + ["attention"] + ["mamba"] * 9 + ["attention"] + ["mamba"] * 4}
+    raw = {
+        "model_type": "granitemoehybrid",
+        "architectures": ["GraniteMoeHybridForCausalLM"],
+        "hidden_size": 1536,
+        "num_hidden_layers": 40,
+        "num_attention_heads": 12,
+        "num_key_value_heads": 4,
+        "intermediate_size": 512,
+        "shared_intermediate_size": 1024,
+        "num_local_experts": 64,
+        "num_experts_per_tok": 6,
+        "vocab_size": 100352,
+        "tie_word_embeddings": True,
+        "mamba_d_state": 128,
+        "mamba_n_groups": 1,
+        "mamba_n_heads": 48,
+        "mamba_d_head": 64,
+        "mamba_d_conv": 4,
+        "max_position_embeddings": 131072,
+        "layer_types": ["mamba"] * 5
+        + ["attention"]
+        + ["mamba"] * 9
+        + ["attention"]
+        + ["mamba"] * 9
+        + ["attention"]
+        + ["mamba"] * 9
+        + ["attention"]
+        + ["mamba"] * 4,
+    }
     model = model_from_config(raw, "ibm-granite/granite-4.0-h-tiny", "test")
     la, moe = model.linear_attention, model.moe
     assert la is not None and moe is not None
-    assert (la.kind, la.layers, la.num_key_heads, model.mlp_only_layers, model.gated_mlp) == ("mamba2", 36, 1, 0, True)
+    assert (la.kind, la.layers, la.num_key_heads, model.mlp_only_layers, model.gated_mlp) == (
+        "mamba2",
+        36,
+        1,
+        0,
+        True,
+    )
     assert (moe.experts, moe.shared_experts, moe.shared_intermediate_size) == (64, 1, 1024)
 
 
-@pytest.mark.parametrize(("fixture", "rotary"), [
-    ("Qwen--Qwen3.6-27B.json", 64),  # head_dim 256 x partial_rotary_factor 0.25 (top level and rope_parameters)
-    ("Qwen--Qwen3.5-35B-A3B.json", 64),  # 0.25 inside rope_parameters only
-    ("MiniMaxAI--MiniMax-M2.5.json", 64),  # its own rotary_dim key
-    ("google--gemma-4-31B-it.json", None),  # per-layer-type rope_parameters: proportional RoPE spans the head
-    ("nvidia--NVIDIA-Nemotron-3-Nano-30B-A3B-BF16.json", 0),  # Nemotron-H attention has no RoPE in vLLM
-])
+@pytest.mark.parametrize(
+    ("fixture", "rotary"),
+    [
+        (
+            "Qwen--Qwen3.6-27B.json",
+            64,
+        ),  # head_dim 256 x partial_rotary_factor 0.25 (top level and rope_parameters)
+        ("Qwen--Qwen3.5-35B-A3B.json", 64),  # 0.25 inside rope_parameters only
+        ("MiniMaxAI--MiniMax-M2.5.json", 64),  # its own rotary_dim key
+        (
+            "google--gemma-4-31B-it.json",
+            None,
+        ),  # per-layer-type rope_parameters: proportional RoPE spans the head
+        ("nvidia--NVIDIA-Nemotron-3-Nano-30B-A3B-BF16.json", 0),  # Nemotron-H attention has no RoPE in vLLM
+    ],
+)
 def test_rotary_dim_follows_get_rope(fixture, rotary):
     assert model_from_config_file(DATA / fixture).rotary_dim == rotary
 
 
 def test_nope_position_embeddings_give_no_rotary_dims():
-    raw = {"model_type": "granitemoehybrid", "hidden_size": 2048, "num_hidden_layers": 4, "num_attention_heads": 16,
-           "intermediate_size": 8192, "vocab_size": 49152, "max_position_embeddings": 4096, "tie_word_embeddings": True,
-           "position_embedding_type": "nope"}
+    raw = {
+        "model_type": "granitemoehybrid",
+        "hidden_size": 2048,
+        "num_hidden_layers": 4,
+        "num_attention_heads": 16,
+        "intermediate_size": 8192,
+        "vocab_size": 49152,
+        "max_position_embeddings": 4096,
+        "tie_word_embeddings": True,
+        "position_embedding_type": "nope",
+    }
     assert model_from_config(raw, "test/nope", "test").rotary_dim == 0
 
 
@@ -259,16 +383,20 @@ def test_maverick_fits_the_8x_h200_it_ran_on(catalog, tmp_path):
     raw = json.loads((DATA / MAVERICK).read_text(encoding="utf-8"))
     raw["text_config"]["interleave_moe_layer_step"] = 1
     (tmp_path / "config.json").write_text(json.dumps(raw), encoding="utf-8")
-    every = estimate(catalog, Request(model=str(tmp_path / "config.json"), server="ref-8x-h200",
-                                      max_model_len=32768))
+    every = estimate(
+        catalog, Request(model=str(tmp_path / "config.json"), server="ref-8x-h200", max_model_len=32768)
+    )
     assert not bool(every["fits"]) and every["w_total"] > 1.9 * row["w_total"]
 
 
-@pytest.mark.parametrize(("change", "dense"), [
-    ({"decoder_sparse_step": 2}, 24),  # Qwen3-MoE: MoE where (layer + 1) % step == 0
-    ({"mlp_only_layers": [0, 5, 47]}, 3),
-    ({"decoder_sparse_step": 2, "mlp_only_layers": [1, 2]}, 25),
-])
+@pytest.mark.parametrize(
+    ("change", "dense"),
+    [
+        ({"decoder_sparse_step": 2}, 24),  # Qwen3-MoE: MoE where (layer + 1) % step == 0
+        ({"mlp_only_layers": [0, 5, 47]}, 3),
+        ({"decoder_sparse_step": 2, "mlp_only_layers": [1, 2]}, 25),
+    ],
+)
 def test_qwen_moe_dense_layers_follow_vllm(change, dense):
     raw = json.loads((DATA / "Qwen--Qwen3-30B-A3B.json").read_text(encoding="utf-8"))
     assert model_from_config({**raw, **change}, "Qwen/Qwen3-30B-A3B", "cfg").moe.dense_layers == dense
@@ -287,7 +415,11 @@ def test_nemotron_3_super_latent_moe():
     moe = model.moe
     assert (moe.latent_size, moe.experts, moe.experts_per_token, moe.dense_layers) == (1024, 512, 22, 0)
     assert (model.mlp_only_layers, model.linear_attention.layers, model.mtp_layers, model.gated_mlp) == (
-        40, 40, 1, False)
+        40,
+        40,
+        1,
+        False,
+    )
     assert model.total_params_b == pytest.approx(120.67, abs=0.01)  # card: 120B total
 
 
@@ -300,6 +432,7 @@ def test_nemotron_pattern_dense_blocks_are_not_moe():
 
 def test_deepseek_v4_is_refused_by_name(capsys):
     from sizing.cli import main
+
     path = DATA / "deepseek-ai--DeepSeek-V4-Flash.json"
     assert main(["import-config", str(path)]) == 2
     err = capsys.readouterr().err
@@ -315,6 +448,7 @@ def test_a_window_on_unnamed_layers_is_refused_unless_it_spans_the_context():
 
 def test_a_literal_1e309_is_refused_by_field(tmp_path, capsys):
     from sizing.cli import main
+
     text = (DATA / "Qwen--Qwen3-14B.json").read_text(encoding="utf-8")
     path = tmp_path / "config.json"
     path.write_text(text.replace('"hidden_size": 5120', '"hidden_size": 1e309'), encoding="utf-8")
@@ -327,8 +461,10 @@ def test_nemotron_3_super_prints_vllms_own_token_line(catalog, version):
     """A hybrid (Mamba) model's 'GPU KV cache size' as the release computes it: num_blocks // groups ×
     block size up to 0.19 (kv_cache_utils._report_kv_cache_config), int(max_concurrency × max_model_len)
     from 0.20."""
-    row = estimate(catalog, Request(model=str(DATA / SUPER), server="ref-4x-h200", max_model_len=32768,
-                                    vllm_version=version))
+    row = estimate(
+        catalog,
+        Request(model=str(DATA / SUPER), server="ref-4x-h200", max_model_len=32768, vllm_version=version),
+    )
     if version == "0.15.0":
         want = row["num_gpu_blocks"] // row["kv_groups"] * row["block_size"]
     else:
@@ -339,5 +475,7 @@ def test_nemotron_3_super_prints_vllms_own_token_line(catalog, version):
 def test_mla_qk_head_dim_must_be_nope_plus_rope():
     raw = json.loads((DATA / "zai-org--GLM-5.1.json").read_text(encoding="utf-8"))
     assert model_from_config(raw, "zai-org/GLM-5.1", "cfg").head_dim == 256  # its qk_head_dim: 192 + 64
-    with pytest.raises(UsageError, match=r"qk_head_dim: must be qk_nope_head_dim \+ qk_rope_head_dim \(256\)"):
+    with pytest.raises(
+        UsageError, match=r"qk_head_dim: must be qk_nope_head_dim \+ qk_rope_head_dim \(256\)"
+    ):
         model_from_config({**raw, "qk_head_dim": 320}, "zai-org/GLM-5.1", "cfg")

@@ -19,7 +19,11 @@ def test_mla_bytes_per_token_ignore_tp():
 
 def test_group_size_rule():
     # gpt-oss-120b: 18 full + 18 sliding -> groups of 18; Gemma-3 27B: 10 full + 52 sliding -> 10
-    assert kv.group_size(np.array([18, 10, 62]), np.array([18, 52, 0]), np.array([0, 0, 0])).tolist() == [18, 10, 62]
+    assert kv.group_size(np.array([18, 10, 62]), np.array([18, 52, 0]), np.array([0, 0, 0])).tolist() == [
+        18,
+        10,
+        62,
+    ]
     # 12 full + 36 linear (Qwen3-Next): smallest bucket; 13 vs 11: largest (13 < 1.5 x 11)
     assert kv.group_size(np.array([12, 13]), np.array([0, 11]), np.array([36, 0])).tolist() == [12, 13]
 
@@ -75,13 +79,18 @@ def test_mamba2_state_of_nemotron_3_nano_matches_vllms_shapes():
 def test_mamba2_groups_are_widened_to_the_tp_size_when_they_do_not_divide():
     assert kv.mamba2_groups(np.array([1, 1, 8, 8]), np.array([1, 2, 2, 8])).tolist() == [1, 2, 8, 8]
     # one group at TP 2 becomes two: conv (3072 + 2 x 2 x 128) / 2 = 1792 channels
-    assert int(kv.recurrent_state_bytes(kv.mamba2_groups(1, 2), 48, 128, 64, 4, 2, 2, 2)) == \
-        1792 * 3 * 2 + 24 * 64 * 128 * 2
+    assert (
+        int(kv.recurrent_state_bytes(kv.mamba2_groups(1, 2), 48, 128, 64, 4, 2, 2, 2))
+        == 1792 * 3 * 2 + 24 * 64 * 128 * 2
+    )
 
 
 def test_gdn_state_is_the_general_form_with_one_dtype():
-    assert int(kv.gdn_state_bytes(16, 32, 128, 128, 4, 2, 2)) == \
-        int(kv.recurrent_state_bytes(16, 32, 128, 128, 4, 2, 2, 2)) == (8192 // 2 * 3 + 16 * 128 * 128) * 2
+    assert (
+        int(kv.gdn_state_bytes(16, 32, 128, 128, 4, 2, 2))
+        == int(kv.recurrent_state_bytes(16, 32, 128, 128, 4, 2, 2, 2))
+        == (8192 // 2 * 3 + 16 * 128 * 128) * 2
+    )
 
 
 def test_kimi_linear_block_size_makes_one_mla_page_cover_a_kda_state():

@@ -3,7 +3,12 @@
 
 from __future__ import annotations
 
-from sizing.engine.layer_kinds import attention_layer_params, global_attention_delta, global_layers, value_slot_params
+from sizing.engine.layer_kinds import (
+    attention_layer_params,
+    global_attention_delta,
+    global_layers,
+    value_slot_params,
+)
 
 
 def test_attention_layer_params_with_and_without_a_value_projection():

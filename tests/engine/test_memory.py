@@ -14,9 +14,19 @@ from sizing.engine.versions import rules_for
 from sizing.units import GiB, MiB
 
 EXTENSIBLE, BUDGETED, V0 = rules_for("0.34.0"), rules_for("0.25.0"), rules_for("0.6.4")
-COEF = Coefficients(act_hidden_factor=2.5, act_mlp_factor=0.5, nontorch_mib=60, nccl_mib=40, nvls_mib=0, consumed_mib=0,
-                    cudagraph_mib_per_capture=0.3, cuda_context_mib=500, extensible_margin_gib=1,
-                    kv_band_optimistic=0.02, kv_band_pessimistic=-0.02)
+COEF = Coefficients(
+    act_hidden_factor=2.5,
+    act_mlp_factor=0.5,
+    nontorch_mib=60,
+    nccl_mib=40,
+    nvls_mib=0,
+    consumed_mib=0,
+    cudagraph_mib_per_capture=0.3,
+    cuda_context_mib=500,
+    extensible_margin_gib=1,
+    kv_band_optimistic=0.02,
+    kv_band_pessimistic=-0.02,
+)
 L40S = 48305799168  # 46068 MiB
 
 
@@ -28,8 +38,18 @@ def frame(**columns: object) -> pd.DataFrame:
 def test_weights_per_gpu_splits_layers_by_tp_and_stages_by_pp() -> None:
     """Assert (800/2 + 10) + (100 + 100)/2 + 7 = 517 at TP2, and half the layers plus one end at TP2 × PP2;
     the 7 bytes of rank buffers (RoPE caches) are on every rank whole."""
-    row = dict(layers=4, w_layer_sharded=800.0, w_layer_replicated=10.0, w_embeddings=100.0, w_lm_head=100.0, tp=2,
-               w_experts=0.0, w_vision=0.0, language_model_only=False, w_rank_buffers=7)
+    row = dict(
+        layers=4,
+        w_layer_sharded=800.0,
+        w_layer_replicated=10.0,
+        w_embeddings=100.0,
+        w_lm_head=100.0,
+        tp=2,
+        w_experts=0.0,
+        w_vision=0.0,
+        language_model_only=False,
+        w_rank_buffers=7,
+    )
     assert memory.weights_per_gpu(frame(**row, pp=1), EXTENSIBLE).tolist() == [517.0]
     assert memory.weights_per_gpu(frame(**row, pp=2), EXTENSIBLE).tolist() == [205.0 + 50.0 + 7]
     tied = {**row, "w_lm_head": 0.0}
@@ -42,11 +62,31 @@ def gqa_row(tp: int = 1) -> pd.DataFrame:
     No sparse-MLA indexer (``index_head_dim`` 0) and full layers shaped like the others (``full_kv_heads``
     and ``full_head_dim`` as ``kv_heads`` and ``head_dim``), as :mod:`sizing.engine.cases` fills them.
     """
-    return frame(full_layers=28, sliding_layers=0, linear_layers=0, pp=1, tp=tp, is_mla=False, kv_heads=8,
-                 head_dim=128, mla_dim=0, kv_bytes=2, la_key_heads=0, la_value_heads=0, la_key_dim=0,
-                 la_value_dim=0, la_conv_kernel=1, la_ssm_bytes=2, la_widen_groups=False, model_dtype_bytes=2,
-                 block_size_override=0,
-                 block_size_attention=64, index_head_dim=0, full_kv_heads=8, full_head_dim=128)
+    return frame(
+        full_layers=28,
+        sliding_layers=0,
+        linear_layers=0,
+        pp=1,
+        tp=tp,
+        is_mla=False,
+        kv_heads=8,
+        head_dim=128,
+        mla_dim=0,
+        kv_bytes=2,
+        la_key_heads=0,
+        la_value_heads=0,
+        la_key_dim=0,
+        la_value_dim=0,
+        la_conv_kernel=1,
+        la_ssm_bytes=2,
+        la_widen_groups=False,
+        model_dtype_bytes=2,
+        block_size_override=0,
+        block_size_attention=64,
+        index_head_dim=0,
+        full_kv_heads=8,
+        full_head_dim=128,
+    )
 
 
 @pytest.mark.parametrize(("tp", "per_layer"), [(1, 4096), (2, 2048), (16, 512)])
@@ -64,15 +104,31 @@ def test_kv_geometry_of_a_gqa_model(tp: int, per_layer: int) -> None:
 
 def budget_row(gmu: float, given: int = 0) -> pd.DataFrame:
     """One L40S with Qwen3-0.6B's weights and overheads."""
-    return frame(total_bytes=L40S, gpu_memory_utilization=gmu, weights_bytes=1192085504.0,
-                 activation_bytes=516685824.0, nontorch_bytes=62914560.0, cudagraph_bytes=449209958.4,
-                 kv_cache_memory_bytes=given, is_moe=False, is_mla=False, linear_layers=0, vision_tokens=0)
+    return frame(
+        total_bytes=L40S,
+        gpu_memory_utilization=gmu,
+        weights_bytes=1192085504.0,
+        activation_bytes=516685824.0,
+        nontorch_bytes=62914560.0,
+        cudagraph_bytes=449209958.4,
+        kv_cache_memory_bytes=given,
+        is_moe=False,
+        is_mla=False,
+        linear_layers=0,
+        vision_tokens=0,
+    )
 
 
 def test_each_class_gets_its_own_band_and_a_row_in_several_the_widest() -> None:
     """Assert a dense row's low end divides by 1.01 and a MoE + multimodal row's by 1.05 (the wider of its two
     classes' optimistic quantiles), its high end by 1 − 0.04 (the wider pessimistic one)."""
-    bands = ((0.01, -0.01), (0.05, -0.02), (0.02, -0.03), (0.0, 0.0), (0.03, -0.04))  # dense moe mla hybrid mm
+    bands = (
+        (0.01, -0.01),
+        (0.05, -0.02),
+        (0.02, -0.03),
+        (0.0, 0.0),
+        (0.03, -0.04),
+    )  # dense moe mla hybrid mm
     coef = dataclasses.replace(COEF, class_bands=bands)
     df = pd.concat([budget_row(0.9), budget_row(0.9)], ignore_index=True)
     df.loc[1, ["is_moe", "vision_tokens"]] = [True, 256]
@@ -111,7 +167,9 @@ def test_extensible_cache_keeps_headroom_when_the_budget_is_high() -> None:
     df = budget_row(0.99)
     memory.add_budget(df, EXTENSIBLE, COEF)
     assert df["available_kv_bytes"].iloc[0] == 47822741177 - 1771685888 == 46051055289
-    assert df["kv_cache_point_bytes"].iloc[0] == pytest.approx(L40S - 500 * MiB - 1771685888 - 449209958.4 - 1 * GiB)
+    assert df["kv_cache_point_bytes"].iloc[0] == pytest.approx(
+        L40S - 500 * MiB - 1771685888 - 449209958.4 - 1 * GiB
+    )
     assert df["kv_cache_point_bytes"].iloc[0] == pytest.approx(44486873497.6)
     assert df["kv_cache_bytes"].iloc[0] == pytest.approx(43583911629.19, abs=0.01)
 
@@ -131,15 +189,28 @@ def test_budgeted_graphs_are_printed_and_given_kv_memory_wins() -> None:
     assert df["kv_cache_bytes"].iloc[0] == pytest.approx(40445415103.53, abs=0.01)
     given = budget_row(0.9, given=10 * GiB)
     memory.add_budget(given, EXTENSIBLE, COEF)
-    for column in ("available_kv_bytes", "available_kv_low_bytes", "available_kv_high_bytes",
-                   "kv_cache_point_bytes", "kv_cache_bytes"):
+    for column in (
+        "available_kv_bytes",
+        "available_kv_low_bytes",
+        "available_kv_high_bytes",
+        "kv_cache_point_bytes",
+        "kv_cache_bytes",
+    ):
         assert given[column].tolist() == [10 * GiB], column
 
 
 def capacity_row(**extra: object) -> pd.DataFrame:
     """Blocks and groups for the capacity rules; both groups keep ``block_size`` unless told otherwise."""
-    base = dict(num_gpu_blocks=5620, block_size=64, groups_full=1, groups_sliding=0, groups_linear=0, window=0,
-                max_num_batched_tokens=2048, pp=1)
+    base = dict(
+        num_gpu_blocks=5620,
+        block_size=64,
+        groups_full=1,
+        groups_sliding=0,
+        groups_linear=0,
+        window=0,
+        max_num_batched_tokens=2048,
+        pp=1,
+    )
     merged = {**base, **extra}
     merged.setdefault("block_size_full", merged["block_size"])
     merged.setdefault("block_size_sliding", merged["block_size"])

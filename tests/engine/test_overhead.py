@@ -54,7 +54,14 @@ def test_sampler_peak_counts_min_seqs_tokens_rows_of_the_vocabulary():
 
 def test_sampler_bytes_per_logit_by_release_and_runner():
     v1, v2 = np.array([False]), np.array([True])
-    assert [oh.sampler_bytes_per_logit(minor, v1)[0] for minor in (10, 11, 12, 16, 17, 27)] == [14, 14, 38, 38, 14, 14]
+    assert [oh.sampler_bytes_per_logit(minor, v1)[0] for minor in (10, 11, 12, 16, 17, 27)] == [
+        14,
+        14,
+        38,
+        38,
+        14,
+        14,
+    ]
     assert [oh.sampler_bytes_per_logit(minor, v2)[0] for minor in (27, 30, 33, 34)] == [2, 2, 2, 6]
 
 
@@ -117,8 +124,9 @@ def test_cudagraph_basis_is_the_captured_sizes_and_nothing_when_eager():
 
 def test_full_graphs_cover_the_decode_batches_and_the_estimate_counts_both_modes():
     # FULL_AND_PIECEWISE: piecewise up to 2 x 256 = 512 (51 sizes), FULL up to the 256 decode rows (35 sizes).
-    assert oh.full_graph_sizes(np.array([256, 1024, 16]), np.array([2048, 8192, 8192]),
-                               np.array([512, 512, 512])).tolist() == [35, 51, 5]
+    assert oh.full_graph_sizes(
+        np.array([256, 1024, 16]), np.array([2048, 8192, 8192]), np.array([512, 512, 512])
+    ).tolist() == [35, 51, 5]
     assert oh.sizes_up_to(np.array([1, 2, 3, 4, 8, 248, 256, 272])).tolist() == [1, 2, 2, 3, 4, 34, 35, 36]
     got = oh.cudagraph_estimate_basis(np.array([51, 51]), np.array([35, 35]), np.array([False, True]))
     assert got.tolist() == [86 * MiB, 0]
@@ -138,41 +146,71 @@ def test_v0_defaults_turn_chunked_prefill_on_above_32k():
 
 
 def test_v1_batch_defaults_by_device_memory():
-    tokens, seqs = oh.default_batch(np.array([80 * GiB, 80 * GiB, 180 * GiB, 24 * GiB]),
-                                    np.array([False, True, False, False]), llm_class=False)
+    tokens, seqs = oh.default_batch(
+        np.array([80 * GiB, 80 * GiB, 180 * GiB, 24 * GiB]),
+        np.array([False, True, False, False]),
+        llm_class=False,
+    )
     assert tokens.tolist() == [8192, 2048, 16384, 2048] and seqs.tolist() == [1024, 256, 1024, 256]
 
 
 def test_the_160_gib_tier_starts_with_0_28():
     """A B200 (179 GiB) on 0.27 gets the ≥ 70 GiB serve default of 8192 tokens, 16384 from 0.28."""
     for minor, want in ((18, 8192), (27, 8192), (28, 16384)):
-        tokens, seqs = oh.default_batch(np.array([179 * GiB]), np.array([False]), llm_class=False, minor=minor)
+        tokens, seqs = oh.default_batch(
+            np.array([179 * GiB]), np.array([False]), llm_class=False, minor=minor
+        )
         assert (tokens.tolist(), seqs.tolist()) == ([want], [1024])
 
 
 def test_band_classes_code_every_class_a_row_has_and_dense_as_none():
-    codes = oh.band_classes(np.array([False, True, True, False]), np.array([False, True, False, False]),
-                            np.array([0, 0, 12, 0]), np.array([0, 0, 0, 1024]))
-    assert [oh.classes_in(int(code)) for code in codes] == [("dense",), ("moe", "mla"), ("moe", "hybrid"),
-                                                           ("multimodal",)]
+    codes = oh.band_classes(
+        np.array([False, True, True, False]),
+        np.array([False, True, False, False]),
+        np.array([0, 0, 12, 0]),
+        np.array([0, 0, 0, 1024]),
+    )
+    assert [oh.classes_in(int(code)) for code in codes] == [
+        ("dense",),
+        ("moe", "mla"),
+        ("moe", "hybrid"),
+        ("multimodal",),
+    ]
 
 
 def test_the_band_of_several_classes_is_the_widest_of_theirs():
-    coef = oh.Coefficients(0, 0, 0, 0, 0, 0, 0, 0, 0, 0.09, -0.09,
-                           class_bands=((0.01, -0.01), (0.05, -0.02), (0.02, -0.03), (0.04, -0.06), (0.03, -0.04)))
+    coef = oh.Coefficients(
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0.09,
+        -0.09,
+        class_bands=((0.01, -0.01), (0.05, -0.02), (0.02, -0.03), (0.04, -0.06), (0.03, -0.04)),
+    )
     optimistic, pessimistic = oh.band_table(coef)
     assert (optimistic[0], pessimistic[0]) == (0.01, -0.01)  # dense
     assert (optimistic[1 | 2], pessimistic[1 | 2]) == (0.05, -0.03)  # MoE + MLA
     low, high = oh.kv_band(np.array([100.0, 100.0]), coef, np.array([0, 3], dtype=np.int8))
-    assert low.tolist() == pytest.approx([100 / 1.01, 100 / 1.05]) and high.tolist() == pytest.approx([100 / 0.99, 100 / 0.97])
-    assert oh.kv_band(np.array([100.0]), coef)[0].tolist() == pytest.approx([100 / 1.09])  # no classes: scalar
+    assert low.tolist() == pytest.approx([100 / 1.01, 100 / 1.05]) and high.tolist() == pytest.approx(
+        [100 / 0.99, 100 / 0.97]
+    )
+    assert oh.kv_band(np.array([100.0]), coef)[0].tolist() == pytest.approx(
+        [100 / 1.09]
+    )  # no classes: scalar
 
 
 def test_the_profile_peak_is_the_larger_phase_not_their_sum():
     """A 1 GiB forward against a sampler of 0.5 GiB plus 8192 x 4096 x 2 B = 64 MiB of hidden states: the
     forward wins; against a 2 GiB sampler the sampler phase (2 GiB + 64 MiB) wins."""
-    phase, peak = oh.profile_peak(np.array([1.0, 1.0]) * GiB, np.array([0.5, 2.0]) * GiB, np.array([8192, 8192]),
-                                  np.array([4096, 4096]))
+    phase, peak = oh.profile_peak(
+        np.array([1.0, 1.0]) * GiB, np.array([0.5, 2.0]) * GiB, np.array([8192, 8192]), np.array([4096, 4096])
+    )
     assert (phase / MiB).tolist() == [512 + 64, 2048 + 64]
     assert (peak / MiB).tolist() == [1024, 2048 + 64]
 

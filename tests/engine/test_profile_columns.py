@@ -7,8 +7,13 @@ from sizing.engine.profile_columns import dense_intermediate, profile_columns
 
 def test_dense_model_columns(catalog):
     m = catalog.models["Qwen/Qwen3-8B"]
-    assert profile_columns(m) == {"dense_inter": 12288, "moe_top_k": 0, "moe_inter": 0, "mla_nope_plus_v": 0,
-                                  "la_profile_units": 0}
+    assert profile_columns(m) == {
+        "dense_inter": 12288,
+        "moe_top_k": 0,
+        "moe_inter": 0,
+        "mla_nope_plus_v": 0,
+        "la_profile_units": 0,
+    }
 
 
 def test_moe_mla_model_uses_its_dense_layers_and_latent_widths(catalog):

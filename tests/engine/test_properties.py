@@ -25,23 +25,40 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sizing.catalog.loader import Catalog, catalog_from_texts
-from sizing.errors import CatalogError
 from sizing.engine.evaluate import case_matrix, evaluate, finish
-from sizing.units import GiB, MiB
 from sizing.engine.versions import rules_for
+from sizing.errors import CatalogError
+from sizing.units import GiB, MiB
 
 ROOT = Path(__file__).resolve().parents[2]
-REAL = {stem: (ROOT / "catalog" / f"{stem}.yaml").read_text(encoding="utf-8") for stem in ("precisions", "assumptions")}
+REAL = {
+    stem: (ROOT / "catalog" / f"{stem}.yaml").read_text(encoding="utf-8")
+    for stem in ("precisions", "assumptions")
+}
 PRECISIONS = list(yaml.safe_load(REAL["precisions"]))
-ARCHITECTURES = ("Ampere (sm_80)", "Ada Lovelace (sm_89)", "Hopper (sm_90)", "Blackwell (sm_100)",
-                 "Blackwell (sm_120)")
-SETTINGS = settings(max_examples=50, deadline=None, derandomize=True,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+ARCHITECTURES = (
+    "Ampere (sm_80)",
+    "Ada Lovelace (sm_89)",
+    "Hopper (sm_90)",
+    "Blackwell (sm_100)",
+    "Blackwell (sm_120)",
+)
+SETTINGS = settings(
+    max_examples=50,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 OPTIONAL = ("price_monthly", "price_per_gb_month", "nvme_read_gbs", "ram_gb", "ram_per_vram", "concurrency_")
 """Numeric columns that are NaN by design (no price, no disk/RAM listed, context beyond the model's)."""
-SIGNED = ("available_kv_bytes", "kv_cache_bytes", "available_kv_low_bytes", "available_kv_high_bytes",
-          "kv_cache_point_bytes")
+SIGNED = (
+    "available_kv_bytes",
+    "kv_cache_bytes",
+    "available_kv_low_bytes",
+    "available_kv_high_bytes",
+    "kv_cache_point_bytes",
+)
 """Columns that go negative when the weights do not fit (vLLM prints a negative 'Available KV cache')."""
 
 # ---------------------------------------------------------------------------------------------
@@ -53,19 +70,29 @@ SIGNED = ("available_kv_bytes", "kv_cache_bytes", "available_kv_low_bytes", "ava
 def gpu_entry(draw: st.DrawFn, index: int) -> dict[str, Any]:
     """One GPU type of 4-300 GiB."""
     mib = draw(st.integers(4 * 1024, 300 * 1024))
-    return {"name": f"{draw(st.sampled_from(['GPU', 'A100']))} {index}",
-            "architecture": draw(st.sampled_from(ARCHITECTURES)),
-            "memory_gb": round(mib * MiB / 1e9, 1), "memory_mib": mib,
-            "bandwidth_gbs": draw(st.floats(100, 10_000)), "fp8": draw(st.booleans()), "fp4": draw(st.booleans()),
-            "interconnect": {"kind": "pcie", "generation": "5.0", "bandwidth_gbs": 64.0}, "source": "hypothesis"}
+    return {
+        "name": f"{draw(st.sampled_from(['GPU', 'A100']))} {index}",
+        "architecture": draw(st.sampled_from(ARCHITECTURES)),
+        "memory_gb": round(mib * MiB / 1e9, 1),
+        "memory_mib": mib,
+        "bandwidth_gbs": draw(st.floats(100, 10_000)),
+        "fp8": draw(st.booleans()),
+        "fp4": draw(st.booleans()),
+        "interconnect": {"kind": "pcie", "generation": "5.0", "bandwidth_gbs": 64.0},
+        "source": "hypothesis",
+    }
 
 
 @st.composite
 def server_entry(draw: st.DrawFn, gpu_ids: list[str], index: int) -> dict[str, Any]:
     """One server with 1-8 GPUs per node on 1-2 nodes."""
-    entry = {"name": f"Server {index}", "kind": draw(st.sampled_from(["offer", "reference"])),
-             "gpu": draw(st.sampled_from(gpu_ids)), "gpus_per_node": draw(st.sampled_from([1, 2, 4, 8])),
-             "nodes": draw(st.sampled_from([1, 1, 2]))}
+    entry = {
+        "name": f"Server {index}",
+        "kind": draw(st.sampled_from(["offer", "reference"])),
+        "gpu": draw(st.sampled_from(gpu_ids)),
+        "gpus_per_node": draw(st.sampled_from([1, 2, 4, 8])),
+        "nodes": draw(st.sampled_from([1, 1, 2])),
+    }
     if draw(st.booleans()):
         entry["price"] = {"monthly": draw(st.floats(10, 100_000)), "currency": "USD"}
     return entry
@@ -75,20 +102,37 @@ def attention_block(draw: st.DrawFn, kind: str, layers: int) -> dict[str, Any]:
     """The optional architecture blocks of one model kind (sliding window, linear attention, MoE, MLA)."""
     block: dict[str, Any] = {}
     if kind == "sliding":
-        block["sliding_window"] = {"window": draw(st.sampled_from([128, 512, 4096])),
-                                   "layers": draw(st.integers(1, layers - 1))}
+        block["sliding_window"] = {
+            "window": draw(st.sampled_from([128, 512, 4096])),
+            "layers": draw(st.integers(1, layers - 1)),
+        }
     if kind == "linear":
-        block["linear_attention"] = {"kind": "gated_delta_net", "layers": draw(st.integers(1, layers - 1)),
-                                     "num_key_heads": 16, "num_value_heads": 32, "key_head_dim": 128,
-                                     "value_head_dim": 128, "conv_kernel": 4}
+        block["linear_attention"] = {
+            "kind": "gated_delta_net",
+            "layers": draw(st.integers(1, layers - 1)),
+            "num_key_heads": 16,
+            "num_value_heads": 32,
+            "key_head_dim": 128,
+            "value_head_dim": 128,
+            "conv_kernel": 4,
+        }
     if kind in ("moe", "mla-moe"):
-        block["moe"] = {"experts": draw(st.sampled_from([8, 64, 256])), "experts_per_token": draw(st.integers(1, 8)),
-                        "expert_intermediate_size": 128 * draw(st.integers(2, 32)),  # TP splits it
-                        "shared_experts": draw(st.integers(0, 1)), "shared_intermediate_size": 2048,
-                        "dense_layers": draw(st.integers(0, min(3, layers)))}
+        block["moe"] = {
+            "experts": draw(st.sampled_from([8, 64, 256])),
+            "experts_per_token": draw(st.integers(1, 8)),
+            "expert_intermediate_size": 128 * draw(st.integers(2, 32)),  # TP splits it
+            "shared_experts": draw(st.integers(0, 1)),
+            "shared_intermediate_size": 2048,
+            "dense_layers": draw(st.integers(0, min(3, layers))),
+        }
     if kind == "mla-moe":
-        block["mla"] = {"kv_lora_rank": 512, "qk_rope_head_dim": 64, "qk_nope_head_dim": 128, "v_head_dim": 128,
-                        **({"q_lora_rank": 1536} if draw(st.booleans()) else {})}
+        block["mla"] = {
+            "kv_lora_rank": 512,
+            "qk_rope_head_dim": 64,
+            "qk_nope_head_dim": 128,
+            "v_head_dim": 128,
+            **({"q_lora_rank": 1536} if draw(st.booleans()) else {}),
+        }
     return block
 
 
@@ -97,26 +141,62 @@ def model_entry(draw: st.DrawFn, index: int, kind: str | None = None) -> dict[st
     """One model of a random (or the given) kind with one to three checkpoints."""
     kind = kind or draw(st.sampled_from(["dense", "sliding", "linear", "moe", "mla-moe"]))
     heads = draw(st.sampled_from([4, 8, 16, 32, 64, 128]))
-    kv = heads if kind == "mla-moe" else draw(st.sampled_from([d for d in (1, 2, 4, 8, 16) if heads % d == 0]))
+    kv = (
+        heads if kind == "mla-moe" else draw(st.sampled_from([d for d in (1, 2, 4, 8, 16) if heads % d == 0]))
+    )
     layers = draw(st.integers(2, 96))
     precisions = draw(st.lists(st.sampled_from(PRECISIONS), min_size=1, max_size=3, unique=True))
-    return {"name": f"Model {index}", "family": "H", "architecture": "HForCausalLM",
-            "total_params_b": draw(st.floats(0.1, 1000)), "layers": layers,
-            "hidden_size": draw(st.sampled_from([512, 1024, 2048, 4096, 8192])),
-            "intermediate_size": draw(st.integers(256, 32768)), "attention_heads": heads, "kv_heads": kv,
-            "head_dim": draw(st.sampled_from([64, 128, 256])), "vocab_size": draw(st.integers(1000, 260_000)),
-            "tie_embeddings": draw(st.booleans()),
-            "max_context": draw(st.sampled_from([2048, 8192, 32768, 131072, 262144])),
-            **attention_block(draw, kind, layers),
-            "checkpoints": [{"id": f"org/m{index}-{p}", "precision": p} for p in precisions], "source": "hypothesis"}
+    return {
+        "name": f"Model {index}",
+        "family": "H",
+        "architecture": "HForCausalLM",
+        "total_params_b": draw(st.floats(0.1, 1000)),
+        "layers": layers,
+        "hidden_size": draw(st.sampled_from([512, 1024, 2048, 4096, 8192])),
+        "intermediate_size": draw(st.integers(256, 32768)),
+        "attention_heads": heads,
+        "kv_heads": kv,
+        "head_dim": draw(st.sampled_from([64, 128, 256])),
+        "vocab_size": draw(st.integers(1000, 260_000)),
+        "tie_embeddings": draw(st.booleans()),
+        "max_context": draw(st.sampled_from([2048, 8192, 32768, 131072, 262144])),
+        **attention_block(draw, kind, layers),
+        "checkpoints": [{"id": f"org/m{index}-{p}", "precision": p} for p in precisions],
+        "source": "hypothesis",
+    }
 
 
-BAD_VALUES = (0, -1, -4096, 0.0, -0.5, math.nan, math.inf, -math.inf, 1e300, 10**30, 10**12, 1e12, True, "12", None)
+BAD_VALUES = (
+    0,
+    -1,
+    -4096,
+    0.0,
+    -0.5,
+    math.nan,
+    math.inf,
+    -math.inf,
+    1e300,
+    10**30,
+    10**12,
+    1e12,
+    True,
+    "12",
+    None,
+)
 NUMERIC_FIELDS = {
     "gpus": ("memory_mib", "memory_gb", "bandwidth_gbs", "interconnect.bandwidth_gbs"),
     "servers": ("gpus_per_node", "nodes"),
-    "models": ("layers", "hidden_size", "intermediate_size", "attention_heads", "kv_heads", "head_dim",
-               "vocab_size", "max_context", "total_params_b"),
+    "models": (
+        "layers",
+        "hidden_size",
+        "intermediate_size",
+        "attention_heads",
+        "kv_heads",
+        "head_dim",
+        "vocab_size",
+        "max_context",
+        "total_params_b",
+    ),
 }
 
 
@@ -135,8 +215,15 @@ def raw_catalogs(draw: st.DrawFn, with_bad_values: bool = True) -> dict[str, dic
     servers = {f"srv-{i}": draw(server_entry(list(gpus), i)) for i in range(draw(st.integers(1, 3)))}
     models = {f"org/m{i}": draw(model_entry(i)) for i in range(draw(st.integers(1, 3)))}
     first = next(iter(models.values()))
-    examples = {"ex": {"model": next(iter(models)), "checkpoint": first["checkpoints"][0]["id"],
-                       "server": next(iter(servers)), "kv_cache_dtype": "auto", "max_model_len": 2048}}
+    examples = {
+        "ex": {
+            "model": next(iter(models)),
+            "checkpoint": first["checkpoints"][0]["id"],
+            "server": next(iter(servers)),
+            "kv_cache_dtype": "auto",
+            "max_model_len": 2048,
+        }
+    }
     raw = {"gpus": gpus, "servers": servers, "models": models, "examples": examples}
     if with_bad_values and draw(st.booleans()):
         stem = draw(st.sampled_from(sorted(NUMERIC_FIELDS)))
@@ -200,9 +287,17 @@ def test_non_positive_and_non_finite_numbers_are_refused(stem: str, data: st.Dat
 # engine properties
 # ---------------------------------------------------------------------------------------------
 
-FIXED_GPU = {"name": "GPU 80", "architecture": "Hopper (sm_90)", "memory_gb": 85.5, "memory_mib": 81559,
-             "bandwidth_gbs": 3350.0, "fp8": True, "fp4": False,
-             "interconnect": {"kind": "nvlink", "generation": "4", "bandwidth_gbs": 450.0}, "source": "hypothesis"}
+FIXED_GPU = {
+    "name": "GPU 80",
+    "architecture": "Hopper (sm_90)",
+    "memory_gb": 85.5,
+    "memory_mib": 81559,
+    "bandwidth_gbs": 3350.0,
+    "fp8": True,
+    "fp4": False,
+    "interconnect": {"kind": "nvlink", "generation": "4", "bandwidth_gbs": 450.0},
+    "source": "hypothesis",
+}
 
 
 REAL_SIZES = (16384, 24564, 32607, 46068, 49140, 81559, 97887, 143771, 183359)
@@ -211,7 +306,9 @@ REAL_SIZES = (16384, 24564, 32607, 46068, 49140, 81559, 97887, 143771, 183359)
 
 def memory_sizes(low: int = 4 * 1024, high: int = 400 * 1024) -> st.SearchStrategy[list[int]]:
     """Two to six distinct GPU memory sizes in [low, high] MiB, ascending."""
-    one = st.one_of(st.integers(low, high), st.sampled_from([m for m in REAL_SIZES if low <= m <= high] or [low]))
+    one = st.one_of(
+        st.integers(low, high), st.sampled_from([m for m in REAL_SIZES if low <= m <= high] or [low])
+    )
     return st.lists(one, min_size=2, max_size=6, unique=True).map(sorted)
 
 
@@ -219,14 +316,29 @@ def ladder_catalog(model: dict[str, Any], sizes: list[int], gpus: int) -> Catalo
     """``model`` and one server of ``gpus`` GPUs per size, the GPUs identical except for memory."""
     gpu_ids = {mib: f"g{mib}" for mib in sizes}
     ckpt = model["checkpoints"][0]["id"]
-    gpus_yaml = {g: {**FIXED_GPU, "name": f"GPU {mib}", "memory_mib": mib, "memory_gb": round(mib * MiB / 1e9, 1)}
-                 for mib, g in gpu_ids.items()}
-    return load({"gpus": gpus_yaml,
-                 "servers": {f"s{mib}": {"name": f"S {mib}", "kind": "reference", "gpu": g, "gpus_per_node": gpus}
-                             for mib, g in gpu_ids.items()},
-                 "models": {"org/m0": model},
-                 "examples": {"ex": {"model": "org/m0", "checkpoint": ckpt, "server": f"s{sizes[0]}",
-                                     "kv_cache_dtype": "auto", "max_model_len": 2048}}})
+    gpus_yaml = {
+        g: {**FIXED_GPU, "name": f"GPU {mib}", "memory_mib": mib, "memory_gb": round(mib * MiB / 1e9, 1)}
+        for mib, g in gpu_ids.items()
+    }
+    return load(
+        {
+            "gpus": gpus_yaml,
+            "servers": {
+                f"s{mib}": {"name": f"S {mib}", "kind": "reference", "gpu": g, "gpus_per_node": gpus}
+                for mib, g in gpu_ids.items()
+            },
+            "models": {"org/m0": model},
+            "examples": {
+                "ex": {
+                    "model": "org/m0",
+                    "checkpoint": ckpt,
+                    "server": f"s{sizes[0]}",
+                    "kv_cache_dtype": "auto",
+                    "max_model_len": 2048,
+                }
+            },
+        }
+    )
 
 
 def assert_capacity_rises_with_memory(df: pd.DataFrame) -> None:
@@ -261,10 +373,23 @@ def test_more_memory_never_lowers_capacity_with_default_batch(model: dict, sizes
 
 def test_capacity_dips_where_the_default_batch_grows() -> None:
     """Assert the known exception: at 70 GiB vLLM's default batch quadruples, so one more MiB costs blocks."""
-    model = {"name": "Dense 14B", "family": "H", "architecture": "HForCausalLM", "total_params_b": 14.8, "layers": 40,
-             "hidden_size": 5120, "intermediate_size": 17408, "attention_heads": 40, "kv_heads": 8, "head_dim": 128,
-             "vocab_size": 151936, "tie_embeddings": False, "max_context": 40960,
-             "checkpoints": [{"id": "org/dense-14b", "precision": "fp8"}], "source": "hypothesis"}
+    model = {
+        "name": "Dense 14B",
+        "family": "H",
+        "architecture": "HForCausalLM",
+        "total_params_b": 14.8,
+        "layers": 40,
+        "hidden_size": 5120,
+        "intermediate_size": 17408,
+        "attention_heads": 40,
+        "kv_heads": 8,
+        "head_dim": 128,
+        "vocab_size": 151936,
+        "tie_embeddings": False,
+        "max_context": 40960,
+        "checkpoints": [{"id": "org/dense-14b", "precision": "fp8"}],
+        "source": "hypothesis",
+    }
     df = evaluate(ladder_catalog(model, [70 * 1024 - 1, 70 * 1024], 1))
     rows = df[(df["kv_cache_dtype"] == "auto")].sort_values("total_bytes")
     below, at = rows["num_gpu_blocks"].tolist()
@@ -287,17 +412,32 @@ def test_fp8_kv_halves_bytes_per_token_exactly(raw: dict) -> None:
 def one_model_catalog(model: dict[str, Any]) -> Catalog:
     """A catalog of ``model`` (as ``org/m0``) and one node of 16 fixed 80 GB GPUs."""
     ckpt = model["checkpoints"][0]["id"]
-    return load({"gpus": {"g": FIXED_GPU}, "models": {"org/m0": model},
-                 "servers": {"s": {"name": "16 GPUs", "kind": "reference", "gpu": "g", "gpus_per_node": 16}},
-                 "examples": {"ex": {"model": "org/m0", "checkpoint": ckpt, "server": "s", "kv_cache_dtype": "auto",
-                                     "max_model_len": 2048}}})
+    return load(
+        {
+            "gpus": {"g": FIXED_GPU},
+            "models": {"org/m0": model},
+            "servers": {"s": {"name": "16 GPUs", "kind": "reference", "gpu": "g", "gpus_per_node": 16}},
+            "examples": {
+                "ex": {
+                    "model": "org/m0",
+                    "checkpoint": ckpt,
+                    "server": "s",
+                    "kv_cache_dtype": "auto",
+                    "max_model_len": 2048,
+                }
+            },
+        }
+    )
 
 
 def bytes_by_tp(model: dict[str, Any]) -> dict[int, int]:
     """KV bytes per token per GPU (model dtype) of ``model`` by TP size, on one 16-GPU node."""
     df = evaluate(one_model_catalog(model))
-    rows = df[(df["kv_cache_dtype"] == "auto") & (df["checkpoint"] == model["checkpoints"][0]["id"])
-              & (df["pp"] == 1)]
+    rows = df[
+        (df["kv_cache_dtype"] == "auto")
+        & (df["checkpoint"] == model["checkpoints"][0]["id"])
+        & (df["pp"] == 1)
+    ]
     return dict(zip(rows["tp"].astype(int), rows["kv_bytes_per_token"].astype(int)))
 
 

@@ -8,12 +8,20 @@ import pytest
 from sizing.catalog.schema import VisionTower
 from sizing.engine.towers import encoder_profile_bytes, image_limit, limit_flag, profiled_items, vision_params
 
-QWEN3_VL = VisionTower(layers=27, hidden_size=1152, intermediate_size=4304, patch_size=16, out_hidden_size=2048,
-                       merge_size=2, mergers=4, max_tokens_per_item=16384)
+QWEN3_VL = VisionTower(
+    layers=27,
+    hidden_size=1152,
+    intermediate_size=4304,
+    patch_size=16,
+    out_hidden_size=2048,
+    merge_size=2,
+    mergers=4,
+    max_tokens_per_item=16384,
+)
 
 
 def test_qwen3_vl_tower_is_about_half_a_billion_parameters():
-    blocks = 27 * (4 * 1152 ** 2 + 2 * 1152 * 4304)
+    blocks = 27 * (4 * 1152**2 + 2 * 1152 * 4304)
     mergers = 4 * (4608 * 4608 + 4608 * 2048)
     assert vision_params(QWEN3_VL) == blocks + 3 * 2 * 16 * 16 * 1152 + mergers
     assert 0.5e9 < vision_params(QWEN3_VL) < 0.56e9
@@ -21,8 +29,12 @@ def test_qwen3_vl_tower_is_about_half_a_billion_parameters():
 
 def test_profiled_items_fill_the_budget_within_the_limit():
     # budget max(8192, 16384) holds one 16384-token image; 280-token images: 29 fit 8192, limit 2 caps
-    assert profiled_items(np.array([16384, 8192, 8192, 8192]), np.array([16384, 280, 280, 280]),
-                          np.array([0, 0, 2, 0]), np.array([False, False, True, True])).tolist() == [1, 29, 2, 0]
+    assert profiled_items(
+        np.array([16384, 8192, 8192, 8192]),
+        np.array([16384, 280, 280, 280]),
+        np.array([0, 0, 2, 0]),
+        np.array([False, False, True, True]),
+    ).tolist() == [1, 29, 2, 0]
 
 
 def test_encoder_bytes_scale_with_patches_and_vanish_without_items():

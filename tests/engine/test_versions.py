@@ -4,16 +4,21 @@ from __future__ import annotations
 
 import pytest
 
-from sizing.errors import UsageError
 from sizing.engine.versions import refusal, rules_for
+from sizing.errors import UsageError
 
 
 @pytest.mark.parametrize(
     ("version", "line", "block", "cudagraphs"),
-    [("0.6.4.post1", "V0 0.6.4–0.7", 16, False), ("0.7.3", "V0 0.6.4–0.7", 16, False),
-     ("0.9.2", "V1 0.8–0.9", 16, False), ("0.10.1.1", "V1 0.10–0.19", 16, False),
-     ("0.19.0", "V1 0.10–0.19", 16, False), ("0.20.2", "V1 0.20–0.33", 16, True),
-     ("0.34.0", "V1 ≥ 0.34", 64, True)],
+    [
+        ("0.6.4.post1", "V0 0.6.4–0.7", 16, False),
+        ("0.7.3", "V0 0.6.4–0.7", 16, False),
+        ("0.9.2", "V1 0.8–0.9", 16, False),
+        ("0.10.1.1", "V1 0.10–0.19", 16, False),
+        ("0.19.0", "V1 0.10–0.19", 16, False),
+        ("0.20.2", "V1 0.20–0.33", 16, True),
+        ("0.34.0", "V1 ≥ 0.34", 64, True),
+    ],
 )
 def test_rules_for(version, line, block, cudagraphs):
     rules = rules_for(version)
@@ -35,11 +40,18 @@ def test_release_facts_live_in_versions() -> None:
 
     assert [max_capture_size(sm) for sm in (0, 80, 89, 90, 100, 120)] == [512, 512, 512, 512, 1024, 512]
     rules = rules_for("0.34.0")
-    assert (rules.mla_block_size_sm100, rules.mla_min_block_size_sm90, rules.extensible_activation_share) == \
-        (128, 64, 0.75)
+    assert (rules.mla_block_size_sm100, rules.mla_min_block_size_sm90, rules.extensible_activation_share) == (
+        128,
+        64,
+        0.75,
+    )
     assert (BATCH_DEFAULTS.big_gib, BATCH_DEFAULTS.large_gib, BATCH_DEFAULTS.small_tokens) == (160, 70, 2048)
-@pytest.mark.parametrize(("version", "words"), [("0.6.3", "before 0.6.4"), ("0.5.0", "before 0.6.4"),
-                                                ("0.35.0", "newer than"), ("1.0.0", "newer than")])
+
+
+@pytest.mark.parametrize(
+    ("version", "words"),
+    [("0.6.3", "before 0.6.4"), ("0.5.0", "before 0.6.4"), ("0.35.0", "newer than"), ("1.0.0", "newer than")],
+)
 def test_unmodelled_releases_are_refused_with_one_line(version, words):
     message = refusal(version)
     assert message is not None and words in message and "\n" not in message
@@ -66,8 +78,12 @@ def test_release_cutoffs_name_the_rules() -> None:
     from sizing.engine.versions import SCOPED_SPLIT_MINOR
 
     assert SCOPED_SPLIT_MINOR == 21
-    assert [rules_for(v).scoped_weight_split for v in ("0.6.4", "0.20.2", "0.21.0", "0.34.0")] == \
-        [False, False, True, True]
+    assert [rules_for(v).scoped_weight_split for v in ("0.6.4", "0.20.2", "0.21.0", "0.34.0")] == [
+        False,
+        False,
+        True,
+        True,
+    ]
 
 
 def test_the_supported_release_is_written_in_versions_only() -> None:
@@ -86,8 +102,17 @@ def test_the_supported_release_is_written_in_versions_only() -> None:
         if path == root / "sizing" / "engine" / "versions.py":
             continue
         tree = ast.parse(path.read_text(encoding="utf-8"))
-        prose = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant)}
-        found += [f"{path.relative_to(root)}:{n.lineno}" for n in ast.walk(tree)
-                  if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in prose
-                  and line.search(n.value)]
+        prose = {
+            id(n.value)
+            for n in ast.walk(tree)
+            if isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant)
+        }
+        found += [
+            f"{path.relative_to(root)}:{n.lineno}"
+            for n in ast.walk(tree)
+            if isinstance(n, ast.Constant)
+            and isinstance(n.value, str)
+            and id(n) not in prose
+            and line.search(n.value)
+        ]
     assert found == []

@@ -6,18 +6,38 @@ import numpy as np
 import pytest
 
 from sizing.catalog.schema import Checkpoint
-from sizing.units import GiB
 from sizing.engine.estimate import Request, estimate
-from sizing.engine.weights import (attention_params, model_parts, mxfp4_alignment, padded_expert_factor, part_bytes,
-                            rope_cache_bytes, total_params, weight_split)
+from sizing.engine.weights import (
+    attention_params,
+    model_parts,
+    mxfp4_alignment,
+    padded_expert_factor,
+    part_bytes,
+    rope_cache_bytes,
+    total_params,
+    weight_split,
+)
+from sizing.units import GiB
 
 
 @pytest.mark.parametrize(
     "model_id",
-    ["Qwen/Qwen3-14B", "Qwen/Qwen3-32B", "meta-llama/Llama-3.3-70B-Instruct", "meta-llama/Llama-3.1-8B-Instruct",
-     "deepseek-ai/DeepSeek-V3", "openai/gpt-oss-120b", "Qwen/Qwen3-30B-A3B", "Qwen/Qwen3-235B-A22B",
-     "mistralai/Mixtral-8x7B-Instruct-v0.1", "Qwen/Qwen3-Next-80B-A3B-Instruct", "moonshotai/Kimi-K2-Instruct",
-     "moonshotai/Kimi-Linear-48B-A3B-Instruct", "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", "ibm-granite/granite-4.0-h-tiny"],
+    [
+        "Qwen/Qwen3-14B",
+        "Qwen/Qwen3-32B",
+        "meta-llama/Llama-3.3-70B-Instruct",
+        "meta-llama/Llama-3.1-8B-Instruct",
+        "deepseek-ai/DeepSeek-V3",
+        "openai/gpt-oss-120b",
+        "Qwen/Qwen3-30B-A3B",
+        "Qwen/Qwen3-235B-A22B",
+        "mistralai/Mixtral-8x7B-Instruct-v0.1",
+        "Qwen/Qwen3-Next-80B-A3B-Instruct",
+        "moonshotai/Kimi-K2-Instruct",
+        "moonshotai/Kimi-Linear-48B-A3B-Instruct",
+        "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16",
+        "ibm-granite/granite-4.0-h-tiny",
+    ],
 )
 def test_derived_parameter_count_matches_the_model_card(catalog, model_id):
     model = catalog.models[model_id]
@@ -28,7 +48,9 @@ def test_qwen3_14b_layer_arithmetic(catalog):
     model = catalog.models["Qwen/Qwen3-14B"]
     # q and o: 5120 x 40 heads x 128; k and v: 5120 x 8 x 128 each
     assert attention_params(model) == (5120 * 5120 * 2 + 5120 * 1024 * 2, 0)
-    expected = 151936 * 5120 * 2 + 40 * (5120 * 5120 * 2 + 5120 * 1024 * 2 + 3 * 5120 * 17408 + 2 * 5120) + 5120
+    expected = (
+        151936 * 5120 * 2 + 40 * (5120 * 5120 * 2 + 5120 * 1024 * 2 + 3 * 5120 * 17408 + 2 * 5120) + 5120
+    )
     assert total_params(model) == expected
 
 
@@ -52,8 +74,11 @@ def test_fp8_checkpoint_keeps_embeddings_and_lm_head_in_bf16(catalog):
 # MXFP4 padding at every TP size, int4 group-32 MoE, online fp8
 # ---------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("sm", "minor", "expected"), [(80, 19, (128, 256)), (90, 10, (128, 256)),
-                                                      (90, 14, (256, 1)), (100, 20, (256, 256))])
+
+@pytest.mark.parametrize(
+    ("sm", "minor", "expected"),
+    [(80, 19, (128, 256)), (90, 10, (128, 256)), (90, 14, (256, 1)), (100, 20, (256, 256))],
+)
 def test_mxfp4_backend_alignment_by_gpu_and_release(sm, minor, expected):
     align_i, align_h = mxfp4_alignment(np.array([sm]), minor)
     assert (int(align_i[0]), int(align_h[0])) == expected
@@ -75,8 +100,9 @@ def test_gpt_oss_120b_weights_per_rank_grow_with_tp_padding(catalog):
     from sizing.engine.estimate import Request, memory_estimate
 
     def weights(tp: int, gpu: str, version: str) -> float:
-        req = Request(model="openai/gpt-oss-120b", gpu=gpu, gpus=tp, tensor_parallel_size=tp,
-                      vllm_version=version)
+        req = Request(
+            model="openai/gpt-oss-120b", gpu=gpu, gpus=tp, tensor_parallel_size=tp, vllm_version=version
+        )
         return float(memory_estimate(catalog, req)["weights_bytes"])
 
     model = catalog.models["openai/gpt-oss-120b"]
@@ -85,7 +111,8 @@ def test_gpt_oss_120b_weights_per_rank_grow_with_tp_padding(catalog):
     experts = sum(part_bytes(p, ckpt, spec, model) for p in model_parts(model) if p.name == "experts")
     # Triton (Hopper, 0.14): TP 1 pads 2880 -> 3072; TP 4 pads 720 -> 768, the same share.
     assert weights(1, "h100-80gb", "0.14.1") - weights(1, "h100-80gb", "0.11.0") == pytest.approx(
-        experts * (3072 / 2880 - 2944 * 3072 / 2880 ** 2))
+        experts * (3072 / 2880 - 2944 * 3072 / 2880**2)
+    )
     # Blackwell's FlashInfer pads the hidden size too: at TP 4 the experts grow by 768 x 3072 / (720 x 2880).
     base = weights(4, "b200", "0.20.0") - experts / 4 * (768 * 3072 / (720 * 2880) - 1)
     assert base == pytest.approx(weights(4, "h100-80gb", "0.14.1") - experts / 4 * (768 / 720 - 1))
@@ -125,15 +152,25 @@ def test_kimi_linear_parameters_match_its_checkpoints_tensors(catalog):
 
 def test_kda_layer_parameters_follow_the_checkpoints_tensor_shapes(catalog):
     from sizing.engine.weights import linear_attention_params
+
     model = catalog.models["moonshotai/Kimi-Linear-48B-A3B-Instruct"]
     h, p = 2304, 4096  # hidden; 32 heads x 128
-    tensors = (3 * p * h + 32 * h + 2 * (128 * h + p * 128) + h * p  # q/k/v, beta, f_a/f_b, g_a/g_b, o
-               + 3 * p * 4 + 32 + p + 128)  # q/k/v conv, A_log, dt_bias, o_norm
+    tensors = (
+        3 * p * h
+        + 32 * h
+        + 2 * (128 * h + p * 128)
+        + h * p  # q/k/v, beta, f_a/f_b, g_a/g_b, o
+        + 3 * p * 4
+        + 32
+        + p
+        + 128
+    )  # q/k/v conv, A_log, dt_bias, o_norm
     assert linear_attention_params(model) == tensors
 
 
 def test_nemotron_h_blocks_hold_one_mixer_or_one_non_gated_moe(catalog):
     from sizing.engine.weights import linear_attention_params
+
     model = catalog.models["nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16"]
     h, inner, conv = 2688, 64 * 64, 64 * 64 + 2 * 8 * 128
     assert linear_attention_params(model) == h * (inner + conv + 64) + conv * 5 + 3 * 64 + inner + inner * h
@@ -142,25 +179,33 @@ def test_nemotron_h_blocks_hold_one_mixer_or_one_non_gated_moe(catalog):
     assert parts["attention"] == 6 * h * (2 * 32 * 128 + 2 * 2 * 128) + 23 * linear_attention_params(model)
 
 
-@pytest.mark.parametrize(("model_id", "expected"), [
-    ("meta-llama/Llama-3.1-8B-Instruct", 131072 * 128 * 2),  # [max_position, head_dim] in bf16
-    ("google/gemma-4-31B-it", 262144 * (256 + 512) * 2),  # sliding and global geometry: two caches
-    ("MiniMaxAI/MiniMax-M2.5", 196608 * 64 * 2),  # rotary_dim 64 of a 128 head
-    ("deepseek-ai/DeepSeek-V3", 163840 * 64 * 2),  # MLA: qk_rope_head_dim
-    ("moonshotai/Kimi-Linear-48B-A3B-Instruct", 0),  # NoPE MLA
-])
+@pytest.mark.parametrize(
+    ("model_id", "expected"),
+    [
+        ("meta-llama/Llama-3.1-8B-Instruct", 131072 * 128 * 2),  # [max_position, head_dim] in bf16
+        ("google/gemma-4-31B-it", 262144 * (256 + 512) * 2),  # sliding and global geometry: two caches
+        ("MiniMaxAI/MiniMax-M2.5", 196608 * 64 * 2),  # rotary_dim 64 of a 128 head
+        ("deepseek-ai/DeepSeek-V3", 163840 * 64 * 2),  # MLA: qk_rope_head_dim
+        ("moonshotai/Kimi-Linear-48B-A3B-Instruct", 0),  # NoPE MLA
+    ],
+)
 def test_rope_cache_is_max_position_by_rotary_dims_per_distinct_rope(catalog, model_id, expected):
     assert rope_cache_bytes(catalog.models[model_id]) == expected
 
 
 def test_llama31_8b_loads_what_vllm_logs(catalog):
-    """"Model loading took 14.99 GiB" (calibration logs llama31-8b-*): 8.03 B bf16 parameters are 14.96 GiB,
+    """ "Model loading took 14.99 GiB" (calibration logs llama31-8b-*): 8.03 B bf16 parameters are 14.96 GiB,
     the 32 MiB RoPE cache makes up the rest, on each rank whole."""
     for tp in (1, 2):
-        row = estimate(catalog, Request(model="meta-llama/Llama-3.1-8B-Instruct", gpu="h100-80gb", tensor_parallel_size=tp))
-        params = weight_split(catalog.models["meta-llama/Llama-3.1-8B-Instruct"],
-                              catalog.models["meta-llama/Llama-3.1-8B-Instruct"].checkpoints[0],
-                              catalog.precisions["bf16"]).total
+        row = estimate(
+            catalog,
+            Request(model="meta-llama/Llama-3.1-8B-Instruct", gpu="h100-80gb", tensor_parallel_size=tp),
+        )
+        params = weight_split(
+            catalog.models["meta-llama/Llama-3.1-8B-Instruct"],
+            catalog.models["meta-llama/Llama-3.1-8B-Instruct"].checkpoints[0],
+            catalog.precisions["bf16"],
+        ).total
         assert float(row["weights_bytes"]) == pytest.approx(params / tp + 131072 * 128 * 2, rel=1e-3)
     assert round(params / GiB + 131072 * 128 * 2 / GiB, 2) == 14.99
 
@@ -176,6 +221,7 @@ def test_k_eq_v_value_slots_are_loaded_but_not_in_the_checkpoint(catalog):
 def test_split_rounding_rounds_unsplit_tensors_up_to_2_mib():
     from sizing.engine.weights import split_rounding
     from sizing.units import MiB
+
     # Qwen2.5-1.5B in bf16: gate_up [2 x 8960, 1536] is 52.5 MiB in a 54 MiB block, down [1536, 8960] 26.25 MiB
     # in 28 MiB; a 16.6 MiB gate_up (Qwen2.5-0.5B) is below max_split_size_mb=20 and is split, so counted as is.
     got = split_rounding(np.array([2 * 8960 * 1536 * 2, 8960 * 1536 * 2, 2 * 4864 * 896 * 2, 64 * MiB]))
@@ -198,8 +244,13 @@ def test_latent_moe_experts_work_in_the_latent_width_between_replicated_projecti
     from pathlib import Path
 
     from sizing.engine.importer import model_from_config_file
-    model = model_from_config_file(Path(__file__).parents[1] / "data" / "hf_configs"
-                                   / "nvidia--NVIDIA-Nemotron-3-Super-120B-A12B-FP8.json")
+
+    model = model_from_config_file(
+        Path(__file__).parents[1]
+        / "data"
+        / "hf_configs"
+        / "nvidia--NVIDIA-Nemotron-3-Super-120B-A12B-FP8.json"
+    )
     parts = {p.name: p for p in model_parts(model)}
     assert parts["experts"].params == 2 * 1024 * 2688 * 512 * 40  # up and down (ReLU²), 40 MoE blocks
     assert parts["shared_experts"].params == 2 * 4096 * 5376 * 40  # the shared expert keeps the hidden width
@@ -214,4 +265,5 @@ def test_fp8_parts_of_a_mixed_checkpoint_cost_one_byte(catalog):
     mixed = Checkpoint(id="x/y", precision="nvfp4", keeps_fp8=["attention"])
     assert part_bytes(attention, mixed, spec, model) == attention.params
     assert part_bytes(attention, Checkpoint(id="x/y", precision="nvfp4"), spec, model) == (
-        attention.params * spec.bytes_per_param)
+        attention.params * spec.bytes_per_param
+    )

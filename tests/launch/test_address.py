@@ -7,14 +7,26 @@ import pytest
 from sizing.launch.address import valid_host, valid_port
 
 
-@pytest.mark.parametrize("text", ["10.0.0.10", "0.0.0.0", "::", "fe80::1", "localhost", "gpu-01.example.org",  # noqa: S104
-                                  "node_1", "example.org."])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "10.0.0.10",
+        "0.0.0.0",  # noqa: S104
+        "::",
+        "fe80::1",
+        "localhost",
+        "gpu-01.example.org",
+        "node_1",
+        "example.org.",
+    ],
+)
 def test_hosts_accept_names_and_addresses(text):
     assert valid_host(text)
 
 
-@pytest.mark.parametrize("text", ["", "a;id", "$(id)", "`id`", "two words", "-x", "a..b", "x" * 64, "é.org",
-                                  "a\nb", "host:80"])
+@pytest.mark.parametrize(
+    "text", ["", "a;id", "$(id)", "`id`", "two words", "-x", "a..b", "x" * 64, "é.org", "a\nb", "host:80"]
+)
 def test_hosts_refuse_what_a_shell_would_read(text):
     assert not valid_host(text)
 

@@ -13,9 +13,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from sizing.engine.estimate import Request, estimate, estimate_frame
 from sizing.errors import CatalogError, UsageError
 from sizing.launch.commands import SGLANG_FLAGS, VLLM_FLAGS, node_commands, sglang_command, vllm_command
-from sizing.engine.estimate import Request, estimate, estimate_frame
 from sizing.launch.vllm_flags import VLLM_VERSION, known_flags, known_sglang_flags, vllm_option_specs
 
 FLAG = re.compile(r"(?<!\S)(--?[a-z][a-z0-9-]*)")
@@ -49,7 +49,9 @@ def _choice_values(command: str) -> dict[str, set[str]]:
 def test_every_choice_value_the_matrix_emits_is_one_vllm_accepts(catalog, matrix):
     """Assert --kv-cache-dtype, --quantization, --distributed-executor-backend values are in vLLM's choices."""
     specs = vllm_option_specs(VLLM_VERSION)
-    rows = matrix[matrix["chosen"]].drop_duplicates(["checkpoint", "precision", "kv_cache_dtype", "plan", "pp"])
+    rows = matrix[matrix["chosen"]].drop_duplicates(
+        ["checkpoint", "precision", "kv_cache_dtype", "plan", "pp"]
+    )
     seen: dict[str, set[str]] = {}
     for _, row in rows.iterrows():
         for flag, values in _choice_values(vllm_command(row, catalog)).items():
@@ -60,8 +62,10 @@ def test_every_choice_value_the_matrix_emits_is_one_vllm_accepts(catalog, matrix
 
 
 def test_example_1_command(catalog):
-    row = estimate(catalog, Request(model="Qwen/Qwen3-14B-FP8", server="gpu-l40s", kv_cache_dtype="fp8",
-                                    max_model_len=32768))
+    row = estimate(
+        catalog,
+        Request(model="Qwen/Qwen3-14B-FP8", server="gpu-l40s", kv_cache_dtype="fp8", max_model_len=32768),
+    )
     command = vllm_command(row, catalog)
     assert command.startswith("vllm serve Qwen/Qwen3-14B-FP8 \\\n")
     assert "--max-model-len 32768" in command and "--kv-cache-dtype fp8" in command
@@ -73,22 +77,40 @@ def test_example_1_command(catalog):
 
 def test_online_fp8_adds_quantization_and_tp_flags(catalog, matrix):
     online = matrix[matrix["online_quantization"] & (matrix["plan"] == "tp")].iloc[0]
-    row = estimate(catalog, Request(model=online["model"], server=online["server"], tensor_parallel_size=2,
-                                    quantization="fp8", max_model_len=32768))
+    row = estimate(
+        catalog,
+        Request(
+            model=online["model"],
+            server=online["server"],
+            tensor_parallel_size=2,
+            quantization="fp8",
+            max_model_len=32768,
+        ),
+    )
     command = vllm_command(row, catalog)
     assert command.startswith(f"vllm serve {online['model']} ")
     assert "--quantization fp8" in command and "--tensor-parallel-size 2" in command
 
 
 def test_a_published_fp8_checkpoint_is_preferred_to_online_quantization(catalog):
-    row = estimate(catalog, Request(model="Qwen/Qwen3-14B", gpu="l40s", quantization="fp8", max_model_len=32768))
+    row = estimate(
+        catalog, Request(model="Qwen/Qwen3-14B", gpu="l40s", quantization="fp8", max_model_len=32768)
+    )
     assert row["checkpoint"] == "Qwen/Qwen3-14B-FP8" and "--quantization" not in vllm_command(row, catalog)
 
 
 @pytest.mark.parametrize("engine_command", [vllm_command, sglang_command])
 def test_multi_node_commands_name_their_nodes(catalog, engine_command):
-    row = estimate(catalog, Request(model="deepseek-ai/DeepSeek-V3", server="ref-2n-8x-h100", max_model_len=32768,
-                                    tensor_parallel_size=8, pipeline_parallel_size=2))
+    row = estimate(
+        catalog,
+        Request(
+            model="deepseek-ai/DeepSeek-V3",
+            server="ref-2n-8x-h100",
+            max_model_len=32768,
+            tensor_parallel_size=8,
+            pipeline_parallel_size=2,
+        ),
+    )
     command = engine_command(row, catalog)
     assert ("--pipeline-parallel-size 2" in command) or ("--nnodes 2" in command)
 
@@ -96,22 +118,43 @@ def test_multi_node_commands_name_their_nodes(catalog, engine_command):
 def test_the_catalog_targets_the_release_whose_flags_are_committed(catalog) -> None:
     """Assert the catalog's default vLLM version is the release of the committed flag lists (one pin)."""
     assert catalog.assume("vllm_version") == VLLM_VERSION
+
+
 def test_expert_parallel_plan_commands(catalog):
-    row = estimate(catalog, Request(model="deepseek-ai/DeepSeek-R1", server="ref-8x-h200", max_model_len=32768,
-                                    data_parallel_size=8, enable_expert_parallel=True))
+    row = estimate(
+        catalog,
+        Request(
+            model="deepseek-ai/DeepSeek-R1",
+            server="ref-8x-h200",
+            max_model_len=32768,
+            data_parallel_size=8,
+            enable_expert_parallel=True,
+        ),
+    )
     vllm = vllm_command(row, catalog)
     assert "--data-parallel-size 8" in vllm and "--enable-expert-parallel" in vllm
     assert "--tensor-parallel-size" not in vllm
     sglang = sglang_command(row, catalog)
-    assert "--tp-size 8" in sglang and "--dp-size 8" in sglang and "--enable-dp-attention --ep-size 8" in sglang
+    assert (
+        "--tp-size 8" in sglang and "--dp-size 8" in sglang and "--enable-dp-attention --ep-size 8" in sglang
+    )
 
 
-@pytest.mark.parametrize("extra, flag", [({"limit_mm_per_prompt": 0}, """--limit-mm-per-prompt '{"image": 0}'"""),
-                                         ({"language_model_only": True}, "--language-model-only")])
+@pytest.mark.parametrize(
+    "extra, flag",
+    [
+        ({"limit_mm_per_prompt": 0}, """--limit-mm-per-prompt '{"image": 0}'"""),
+        ({"language_model_only": True}, "--language-model-only"),
+    ],
+)
 def test_multimodal_serving_modes_reach_the_command(catalog, extra, flag):
-    row = estimate(catalog, Request(model="Qwen/Qwen3-VL-30B-A3B-Instruct", gpu="h200", max_model_len=32768, **extra))
+    row = estimate(
+        catalog, Request(model="Qwen/Qwen3-VL-30B-A3B-Instruct", gpu="h200", max_model_len=32768, **extra)
+    )
     assert flag in vllm_command(row, catalog)
-    plain = estimate(catalog, Request(model="Qwen/Qwen3-VL-30B-A3B-Instruct", gpu="h200", max_model_len=32768))
+    plain = estimate(
+        catalog, Request(model="Qwen/Qwen3-VL-30B-A3B-Instruct", gpu="h200", max_model_len=32768)
+    )
     assert "--limit-mm-per-prompt" not in vllm_command(plain, catalog)
     assert "--language-model-only" not in vllm_command(plain, catalog)
 
@@ -126,9 +169,20 @@ def _stub_run(command: str, tmp_path: Path) -> list[str]:
     one per NUL; the arguments the program would have received."""
     out = tmp_path / "args"
     stub = f'vllm() {{ printf "%s\\0" "$@" > {shlex.quote(str(out))}; }}\npython() {{ vllm "$@"; }}\n'
-    env = {"PATH": os.environ.get("PATH", ""), "VLLM_API_KEY": "k$(touch RAN4)", "SGLANG_API_KEY": "s;touch RAN5"}
-    run = subprocess.run(["bash", "-c", stub + command], cwd=tmp_path, env=env, capture_output=True, text=True,
-                         check=False, timeout=30)
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "VLLM_API_KEY": "k$(touch RAN4)",
+        "SGLANG_API_KEY": "s;touch RAN5",
+    }
+    run = subprocess.run(
+        ["bash", "-c", stub + command],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=30,
+    )
     assert run.returncode == 0, run.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["args"]  # no RAN* file: nothing else ran
     return out.read_text(encoding="utf-8").split("\0")[:-1]
@@ -141,19 +195,27 @@ def _hostile_row(catalog) -> pd.Series:
     return row
 
 
-@pytest.mark.parametrize("engine_command, prefix", [(vllm_command, ["serve"]),
-                                                    (sglang_command, ["-m", "sglang.launch_server", "--model-path"])])
+@pytest.mark.parametrize(
+    "engine_command, prefix",
+    [(vllm_command, ["serve"]), (sglang_command, ["-m", "sglang.launch_server", "--model-path"])],
+)
 def test_values_with_shell_syntax_reach_the_program_as_text(catalog, tmp_path, engine_command, prefix):
     args = _stub_run(engine_command(_hostile_row(catalog), catalog), tmp_path)
-    assert args[:len(prefix) + 1] == [*prefix, HOSTILE]
+    assert args[: len(prefix) + 1] == [*prefix, HOSTILE]
     assert ("k$(touch RAN4)" in args) if engine_command is vllm_command else ("s;touch RAN5" in args)
     assert any("org/d'r$(touch RAN6)" in a for a in args)
 
 
 def test_every_printed_command_of_the_matrix_passes_bash_n(catalog, matrix):
-    chosen = matrix[matrix["chosen"]].drop_duplicates(["checkpoint", "precision", "kv_cache_dtype", "plan", "pp"])
-    script = "\n".join(f(row, catalog) for _, row in chosen.iterrows() for f in (vllm_command, sglang_command))
-    run = subprocess.run(["bash", "-n"], input=script, capture_output=True, text=True, check=False, timeout=60)
+    chosen = matrix[matrix["chosen"]].drop_duplicates(
+        ["checkpoint", "precision", "kv_cache_dtype", "plan", "pp"]
+    )
+    script = "\n".join(
+        f(row, catalog) for _, row in chosen.iterrows() for f in (vllm_command, sglang_command)
+    )
+    run = subprocess.run(
+        ["bash", "-n"], input=script, capture_output=True, text=True, check=False, timeout=60
+    )
     assert run.returncode == 0, run.stderr
 
 
@@ -173,8 +235,14 @@ def test_a_catalog_host_that_is_not_a_host_is_refused_by_file_and_field(catalog)
         sglang_command(row, broken)
 
 
-@pytest.mark.parametrize("host, shown", [("::", "--host :: --port"), ("fe80::1", "--host fe80::1"),
-                                         ("gpu-01.example.org", "--host gpu-01.example.org")])
+@pytest.mark.parametrize(
+    "host, shown",
+    [
+        ("::", "--host :: --port"),
+        ("fe80::1", "--host fe80::1"),
+        ("gpu-01.example.org", "--host gpu-01.example.org"),
+    ],
+)
 def test_host_names_and_addresses_print_as_given(catalog, host, shown):
     row = estimate(catalog, Request(model="Qwen/Qwen3-14B", gpu="l40s", max_model_len=32768, host=host))
     assert shown in vllm_command(row, catalog)
@@ -183,14 +251,17 @@ def test_host_names_and_addresses_print_as_given(catalog, host, shown):
 def test_a_config_json_prints_its_folder_quoted(catalog, tmp_path):
     folder = tmp_path / "my model $(x)"
     folder.mkdir()
-    shutil.copy(Path(__file__).resolve().parents[1] / "data" / "hf_configs" / "Qwen--Qwen3-14B.json",
-                folder / "weights.json")
+    shutil.copy(
+        Path(__file__).resolve().parents[1] / "data" / "hf_configs" / "Qwen--Qwen3-14B.json",
+        folder / "weights.json",
+    )
     row = estimate(catalog, Request(model=str(folder / "weights.json"), gpu="h100-80gb", max_model_len=32768))
     command = vllm_command(row, catalog)
     assert command.startswith(f"vllm serve {shlex.quote(str(folder))} \\\n") and "local/" not in command
 
 
 # --- commands equal to what was computed --------------------------------------------------------
+
 
 def test_expert_parallel_without_sizes_is_printed_and_computed_as_printed(catalog):
     """`--enable-expert-parallel` with no -tp: the chosen plan carries EP, prints the flag, and its numbers are
@@ -212,16 +283,22 @@ def test_without_the_flag_the_dp_ep_candidate_is_computed_with_expert_parallelis
     assert frame[frame["plan"] == "tp"]["expert_parallel"].eq(False).all()
 
 
-@pytest.mark.parametrize("extra, flag", [({"enforce_eager": True}, "--enforce-eager"),
-                                         ({"block_size": 32}, "--block-size 32"),
-                                         ({"max_num_batched_tokens": 4096}, "--max-num-batched-tokens 4096"),
-                                         ({"kv_cache_memory_bytes": 2**33}, "--kv-cache-memory-bytes 8589934592"),
-                                         ({"max_num_seqs": 3}, "--max-num-seqs 3")])
+@pytest.mark.parametrize(
+    "extra, flag",
+    [
+        ({"enforce_eager": True}, "--enforce-eager"),
+        ({"block_size": 32}, "--block-size 32"),
+        ({"max_num_batched_tokens": 4096}, "--max-num-batched-tokens 4096"),
+        ({"kv_cache_memory_bytes": 2**33}, "--kv-cache-memory-bytes 8589934592"),
+        ({"max_num_seqs": 3}, "--max-num-seqs 3"),
+    ],
+)
 def test_every_setting_that_changed_the_computation_is_printed(catalog, extra, flag):
     row = estimate(catalog, Request(model="Qwen/Qwen3-14B", gpu="h100-80gb", max_model_len=32768, **extra))
     assert flag in vllm_command(row, catalog)
-    plain = vllm_command(estimate(catalog, Request(model="Qwen/Qwen3-14B", gpu="h100-80gb", max_model_len=32768)),
-                         catalog)
+    plain = vllm_command(
+        estimate(catalog, Request(model="Qwen/Qwen3-14B", gpu="h100-80gb", max_model_len=32768)), catalog
+    )
     assert flag.split()[0] not in plain or flag.startswith("--max-num-seqs")
 
 
@@ -237,8 +314,16 @@ def test_sglang_uses_its_own_flags_key_and_the_plan_of_the_label(catalog, matrix
 
 
 def test_a_tp_by_pp_plan_runs_tp_and_pp_in_sglang(catalog):
-    row = estimate(catalog, Request(model="deepseek-ai/DeepSeek-V3", server="ref-2n-8x-h100", max_model_len=32768,
-                                    tensor_parallel_size=8, pipeline_parallel_size=2))
+    row = estimate(
+        catalog,
+        Request(
+            model="deepseek-ai/DeepSeek-V3",
+            server="ref-2n-8x-h100",
+            max_model_len=32768,
+            tensor_parallel_size=8,
+            pipeline_parallel_size=2,
+        ),
+    )
     for rank in (0, 1):
         command = sglang_command(row, catalog, rank)
         assert "--tp-size 8" in command and "--pp-size 2" in command and "--tp-size 16" not in command
@@ -247,16 +332,21 @@ def test_a_tp_by_pp_plan_runs_tp_and_pp_in_sglang(catalog):
 
 
 def test_sglang_refuses_a_setting_it_cannot_express(catalog):
-    row = estimate(catalog, Request(model="Qwen/Qwen3-14B", gpu="h100-80gb", max_model_len=32768, block_size=32))
+    row = estimate(
+        catalog, Request(model="Qwen/Qwen3-14B", gpu="h100-80gb", max_model_len=32768, block_size=32)
+    )
     with pytest.raises(UsageError, match="--block-size: SGLang has no equivalent"):
         sglang_command(row, catalog)
 
 
 # --- several nodes -----------------------------------------------------------------------------------
 
+
 def _two_nodes(catalog, **sizes) -> pd.Series:
-    return estimate(catalog, Request(model="deepseek-ai/DeepSeek-V3", server="ref-2n-8x-h200", max_model_len=32768,
-                                     **sizes))
+    return estimate(
+        catalog,
+        Request(model="deepseek-ai/DeepSeek-V3", server="ref-2n-8x-h200", max_model_len=32768, **sizes),
+    )
 
 
 def test_a_dp_ep_group_across_nodes_prints_each_node_with_vllms_multi_node_flags(catalog):
@@ -274,15 +364,29 @@ def test_a_dp_ep_group_across_nodes_prints_each_node_with_vllms_multi_node_flags
 
 
 def test_replicas_inside_each_node_print_one_nodes_command(catalog):
-    row = estimate(catalog, Request(model="Qwen/Qwen3-14B", server="ref-2n-8x-h100", max_model_len=32768,
-                                    tensor_parallel_size=1, data_parallel_size=16))
-    assert "--data-parallel-size 8" in vllm_command(row, catalog) and "--nnodes" not in sglang_command(row, catalog)
+    row = estimate(
+        catalog,
+        Request(
+            model="Qwen/Qwen3-14B",
+            server="ref-2n-8x-h100",
+            max_model_len=32768,
+            tensor_parallel_size=1,
+            data_parallel_size=16,
+        ),
+    )
+    assert "--data-parallel-size 8" in vllm_command(row, catalog) and "--nnodes" not in sglang_command(
+        row, catalog
+    )
     assert "--dp-size 8" in sglang_command(row, catalog)
     assert node_commands(row, catalog).startswith("# the same command on each of the 2 nodes")
 
 
 def test_every_node_command_of_the_matrix_passes_bash_n(catalog, matrix):
     chosen = matrix[matrix["chosen"] & (matrix["nodes"] > 1)].drop_duplicates(["checkpoint", "plan", "pp"])
-    script = "\n".join(node_commands(row, catalog, e) for _, row in chosen.iterrows() for e in ("vllm", "sglang"))
-    run = subprocess.run(["bash", "-n"], input=script, capture_output=True, text=True, check=False, timeout=60)
+    script = "\n".join(
+        node_commands(row, catalog, e) for _, row in chosen.iterrows() for e in ("vllm", "sglang")
+    )
+    run = subprocess.run(
+        ["bash", "-n"], input=script, capture_output=True, text=True, check=False, timeout=60
+    )
     assert run.returncode == 0 and "--headless" in script, run.stderr

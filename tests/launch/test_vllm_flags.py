@@ -178,12 +178,31 @@ def test_extraction_rule_on_synthetic_release() -> None:
     index = extractor.SourceIndex({k: textwrap.dedent(v) for k, v in FAKE_SOURCES.items()})
     options = extractor.ServeParser(index).options()
     flags = sorted(s for option in options for s in option.strings)
-    assert flags == sorted([
-        "--headless", "--enable-thing", "--no-enable-thing", "--disable-thing",
-        "--lora-modules", "-lm", "--api-key", "--max-len", "--kv-bytes",
-        "--enable-caching", "--no-enable-caching", "--disable-caching", "--dtype-x", "-dx",
-        "--flag-y", "--disable-logs", "--no-disable-logs", "--enable-logs", "-h", "--help", "-Z",
-    ])
+    assert flags == sorted(
+        [
+            "--headless",
+            "--enable-thing",
+            "--no-enable-thing",
+            "--disable-thing",
+            "--lora-modules",
+            "-lm",
+            "--api-key",
+            "--max-len",
+            "--kv-bytes",
+            "--enable-caching",
+            "--no-enable-caching",
+            "--disable-caching",
+            "--dtype-x",
+            "-dx",
+            "--flag-y",
+            "--disable-logs",
+            "--no-disable-logs",
+            "--enable-logs",
+            "-h",
+            "--help",
+            "-Z",
+        ]
+    )
     kinds = {option.strings[0]: (option.kind, option.choices, option.enforced) for option in options}
     assert kinds["--max-len"][0] == "parse_int_or_auto"
     assert kinds["--kv-bytes"][0] == "parse_int"

@@ -13,17 +13,16 @@ import pandas as pd
 import pytest
 import yaml
 
-from sizing.render import charts
-from sizing.site import docs_macros
-from sizing.render import macros
-from sizing.engine import memory
-from sizing.site import context as site
-from sizing.views import series as views
 from sizing.catalog.loader import Catalog, load_catalog
-from sizing.errors import UsageError
+from sizing.engine import memory
 from sizing.engine.evaluate import evaluate
-from sizing.render.i18n import LANGS, fmt_money
 from sizing.engine.versions import rules_for
+from sizing.errors import UsageError
+from sizing.render import charts, macros
+from sizing.render.i18n import LANGS, fmt_money
+from sizing.site import context as site
+from sizing.site import docs_macros
+from sizing.views import series as views
 
 ROOT = Path(__file__).resolve().parents[2]
 SVG = "{http://www.w3.org/2000/svg}"
@@ -99,8 +98,14 @@ def tick_transform(figure: ET.Element, vertical: bool, log: bool) -> tuple[Any, 
 
 def engine_row(df: pd.DataFrame, server: str, model: str, checkpoint: str) -> pd.DataFrame:
     """The chosen, fitting fp8-KV row the chart should have used (the widest precision of the model)."""
-    rows = df[(df["server"] == server) & (df["model"] == model) & (df["checkpoint"] == checkpoint)
-              & (df["kv_cache_dtype"] == "fp8") & df["chosen"] & df["fits"]]
+    rows = df[
+        (df["server"] == server)
+        & (df["model"] == model)
+        & (df["checkpoint"] == checkpoint)
+        & (df["kv_cache_dtype"] == "fp8")
+        & df["chosen"]
+        & df["fits"]
+    ]
     assert len(rows) >= 1
     return rows
 
@@ -179,8 +184,13 @@ def test_widest_fitting_checkpoint_is_plotted(real, servers) -> None:
     bits_by_name = {spec.name: spec.weight_bits for spec in cat.precisions.values()}
     for server in servers:
         for series in views.concurrency_series(cat, df, server):
-            fitting = df[(df["server"] == server) & (df["model"] == series.model) & df["chosen"] & df["fits"]
-                         & (df["kv_cache_dtype"] == "fp8")]
+            fitting = df[
+                (df["server"] == server)
+                & (df["model"] == series.model)
+                & df["chosen"]
+                & df["fits"]
+                & (df["kv_cache_dtype"] == "fp8")
+            ]
             assert bits_by_name[series.precision] == max(bits[p] for p in fitting["precision"])
 
 
@@ -238,8 +248,10 @@ def test_languages_differ_only_in_labels(real, servers) -> None:
         assert shapes["en"] == shapes["zh"] == shapes["ru"]
         titles = {lang: svg_of(fig).find(f"{SVG}title").text for lang, fig in figures.items()}
         assert len(set(titles.values())) == 3
-        labels = {lang: [el.text for el in svg_of(fig).iter(f"{SVG}text")
-                         if "sz-axis-label" in el.get("class", "")] for lang, fig in figures.items()}
+        labels = {
+            lang: [el.text for el in svg_of(fig).iter(f"{SVG}text") if "sz-axis-label" in el.get("class", "")]
+            for lang, fig in figures.items()
+        }
         assert labels["en"] != labels["zh"] != labels["ru"] != labels["en"]
         points = {lang: [pts for _, pts in polylines(fig)] for lang, fig in figures.items()}
         assert points["en"] == points["zh"] == points["ru"]
@@ -251,9 +263,13 @@ def test_languages_differ_only_in_labels(real, servers) -> None:
 def test_numbers_are_formatted_for_the_page_language(real, servers) -> None:
     """Assert tick labels follow each locale: ru groups with a no-break space, zh and en with a comma."""
     cat, df = real
-    big = next(s for s in servers if max(v for x in views.concurrency_series(cat, df, s) for v in x.values) > 1000)
-    ticks = {lang: [el.text for el in svg_of(parse(conc_svg(lang, cat, df, big))).iter(f"{SVG}text")]
-             for lang in LANGS}
+    big = next(
+        s for s in servers if max(v for x in views.concurrency_series(cat, df, s) for v in x.values) > 1000
+    )
+    ticks = {
+        lang: [el.text for el in svg_of(parse(conc_svg(lang, cat, df, big))).iter(f"{SVG}text")]
+        for lang in LANGS
+    }
     assert "1,000" in ticks["en"] and "1,000" in ticks["zh"] and "1\u00a0000" in ticks["ru"]
     rows = views.price_rows(cat, df)
     if len(rows):
@@ -269,8 +285,17 @@ def test_no_script_and_nothing_external(real, servers) -> None:
     markup = "".join(conc_svg(lang, cat, df, s) for s in servers[:3] for lang in LANGS)
     markup += "".join(price_of(lang, cat, df) for lang in LANGS)
     lowered = markup.lower()
-    for forbidden in ("<script", "href", "url(", "@import", "<image", "<foreignobject", "<style", "javascript:",
-                      " on"):
+    for forbidden in (
+        "<script",
+        "href",
+        "url(",
+        "@import",
+        "<image",
+        "<foreignobject",
+        "<style",
+        "javascript:",
+        " on",
+    ):
         if forbidden == " on":
             assert not re.search(r"\son[a-z]+=", lowered)
         else:
@@ -288,7 +313,8 @@ def test_price_chart_bars_are_sorted_and_proportional(real) -> None:
         return
     rows = [g for g in svg_of(figure).iter(f"{SVG}g") if g.get("class") == "sz-bar-row"]
     assert [g.get("data-server") for g in rows] == list(
-        priced.sort_values(["price_per_gb_month", "server"])["server"])
+        priced.sort_values(["price_per_gb_month", "server"])["server"]
+    )
     x_px, _ = tick_transform(figure, vertical=False, log=False)
     for group in rows:
         bar = group.find(f"{SVG}rect")
@@ -312,13 +338,18 @@ def edited_catalog(tmp_path: Path, file: str, edit) -> Path:
 
 
 @pytest.fixture()
-def odd_catalog(tmp_path: Path, real: tuple[Catalog, pd.DataFrame], servers: list[str]) -> tuple[Path, str, str]:
+def odd_catalog(
+    tmp_path: Path, real: tuple[Catalog, pd.DataFrame], servers: list[str]
+) -> tuple[Path, str, str]:
     """A copy of the catalog where a plotted model and a priced server have names with markup characters."""
     cat, df = real
     server = servers[0]
     model = views.concurrency_series(cat, df, server)[0].model
-    edited_catalog(tmp_path, "models.yaml",
-                   lambda models: models[model].update(name='Evil <b>"model"</b> & </svg><script>x</script>'))
+    edited_catalog(
+        tmp_path,
+        "models.yaml",
+        lambda models: models[model].update(name='Evil <b>"model"</b> & </svg><script>x</script>'),
+    )
 
     def rename_priced(servers_yaml: dict) -> None:
         priced = next((s for s, v in servers_yaml.items() if v.get("price")), server)
@@ -342,8 +373,9 @@ def test_catalog_text_is_escaped(odd_catalog: tuple[Path, str, str]) -> None:
         assert "Rack &lt;A&amp;B&gt;" in price
 
 
-def test_short_context_gives_a_linear_axis(tmp_path: Path, real: tuple[Catalog, pd.DataFrame],
-                                           servers: list[str]) -> None:
+def test_short_context_gives_a_linear_axis(
+    tmp_path: Path, real: tuple[Catalog, pd.DataFrame], servers: list[str]
+) -> None:
     """Assert a single model capped at 4K tokens is drawn on a linear axis with three points."""
     cat, df = real
     server = servers[0]
@@ -398,8 +430,9 @@ def test_price_chart_with_mixed_or_no_currencies(tmp_path: Path) -> None:
     if len(priced) < 2:
         pytest.skip("needs two priced servers")
     servers_yaml[priced[0]]["price"]["currency"] = "EUR"
-    (target / "servers.yaml").write_text(yaml.safe_dump(servers_yaml, sort_keys=False, allow_unicode=True),
-                                         encoding="utf-8")
+    (target / "servers.yaml").write_text(
+        yaml.safe_dump(servers_yaml, sort_keys=False, allow_unicode=True), encoding="utf-8"
+    )
     figure = parse(macros.price_chart("en", site.context(target)))
     labels = [el.text for el in svg_of(figure).iter(f"{SVG}text") if el.get("class") == "sz-bar-value"]
     assert any(label.startswith("€") for label in labels) and any(label.startswith("$") for label in labels)
@@ -408,8 +441,9 @@ def test_price_chart_with_mixed_or_no_currencies(tmp_path: Path) -> None:
     shutil.copytree(target, unpriced)
     for server in priced:
         del servers_yaml[server]["price"]
-    (unpriced / "servers.yaml").write_text(yaml.safe_dump(servers_yaml, sort_keys=False, allow_unicode=True),
-                                           encoding="utf-8")
+    (unpriced / "servers.yaml").write_text(
+        yaml.safe_dump(servers_yaml, sort_keys=False, allow_unicode=True), encoding="utf-8"
+    )
     empty = parse(macros.price_chart("ru", site.context(unpriced)))
     assert empty.tag == "p" and empty.text == "Ни у одного сервера в каталоге нет цены."
 
@@ -417,16 +451,21 @@ def test_price_chart_with_mixed_or_no_currencies(tmp_path: Path) -> None:
 def test_axis_titles_come_in_one_and_two_lines() -> None:
     """Assert an axis title is drawn on one line for wide screens and split near its middle for phones."""
     from sizing.render.charts import _axis_title, _halves
+
     assert _halves("Context length per sequence") == ("Context length", "per sequence")
     assert _halves("上下文长度") == ("上下", "文长度")
     out = _axis_title("Context length per sequence", 100.0, 400.0, "middle", top=True)
     assert 'class="sz-axis-label sz-wide" x="100.00" y="375.00"' in out
-    assert '<tspan x="100.00" y="375.00">Context length</tspan><tspan x="100.00" y="400.00">per sequence</tspan>' in out
+    assert (
+        '<tspan x="100.00" y="375.00">Context length</tspan><tspan x="100.00" y="400.00">per sequence</tspan>'
+        in out
+    )
 
 
 def test_margins_hold_the_phone_labels(real, servers) -> None:
     """Assert the y-axis margin holds the widest tick label at the phone's font size in every language."""
     from sizing.render.charts import PHONE_FONT_PX, text_width
+
     cat, df = real
     fig = parse(conc_svg("ru", cat, df, servers[0]))
     ticks = [el for el in svg_of(fig).iter(f"{SVG}text") if el.get("text-anchor") == "end"]

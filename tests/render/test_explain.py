@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from sizing.site import context as site
 from sizing.catalog.loader import load_catalog
 from sizing.engine.estimate import Request, estimate
-from sizing.views.bundle import judged
-from sizing.render.explain import Quantity, explain_markdown, explain_steps, explain_text, fmt_quantity
-from sizing.units import GiB, MiB
 from sizing.engine.versions import rules_for
+from sizing.render.explain import Quantity, explain_markdown, explain_steps, explain_text, fmt_quantity
+from sizing.site import context as site
+from sizing.units import GiB, MiB
+from sizing.views.bundle import judged
 
 FIXTURE = Path(__file__).resolve().parents[1] / "data" / "site_catalog"
 
@@ -34,9 +34,25 @@ def test_steps_follow_vllm_start_up_order(ctx: site.SiteContext) -> None:
     """Assert the steps of a fitting single-GPU example, in order."""
     ids = [s.id for s in explain_steps(ctx.example("example-1"), ctx.catalog)]
     seqs = [f"seq_{c}" for c in ctx.contexts if c <= ctx.catalog.models["Qwen/Qwen3-14B"].max_context]
-    assert ids == ["total", "budget", "checkpoint", "weights", "activation", "nontorch", "cudagraphs",
-                   "available_kv", "available_kv_band", "kv_cache", "kv_per_token", "bytes_per_block", "num_gpu_blocks",
-                   "max_concurrency", "kv_cache_tokens", *seqs, "decode_tps_ceiling"]
+    assert ids == [
+        "total",
+        "budget",
+        "checkpoint",
+        "weights",
+        "activation",
+        "nontorch",
+        "cudagraphs",
+        "available_kv",
+        "available_kv_band",
+        "kv_cache",
+        "kv_per_token",
+        "bytes_per_block",
+        "num_gpu_blocks",
+        "max_concurrency",
+        "kv_cache_tokens",
+        *seqs,
+        "decode_tps_ceiling",
+    ]
 
 
 def test_band_step_labels_the_cautious_end_in_every_language(ctx: site.SiteContext) -> None:
@@ -62,8 +78,13 @@ def test_the_token_step_can_be_redone_with_a_calculator(ctx: site.SiteContext) -
 
 def test_no_negative_memory_figure_in_any_language(catalog) -> None:
     """Assert a case short of memory says by how much, never a negative GiB figure (70B BF16 on one H100)."""
-    row = judged(estimate(catalog, Request(model="meta-llama/Llama-3.3-70B-Instruct", server="ref-1x-h100",
-                                           max_model_len=32768)), catalog)
+    row = judged(
+        estimate(
+            catalog,
+            Request(model="meta-llama/Llama-3.3-70B-Instruct", server="ref-1x-h100", max_model_len=32768),
+        ),
+        catalog,
+    )
     assert float(row["available_kv_bytes"]) < 0
     for lang, word in (("en", "short by"), ("zh", "缺"), ("ru", "не хватает")):
         text = explain_text(row, catalog, lang)
@@ -104,7 +125,10 @@ def test_blocks_concurrency_and_sequences_follow_each_other(ctx: site.SiteContex
     assert got["num_gpu_blocks"] == math.floor(got["kv_cache"] / got["bytes_per_block"])
     per_request = math.ceil(ctx.catalog.examples["dp-14b"].max_model_len / block_size)
     assert got["max_concurrency"] == pytest.approx(got["num_gpu_blocks"] / per_request)
-    assert got["seq_32768"] == math.floor(got["max_concurrency"]) * ctx.catalog.examples["dp-14b"].data_parallel_size
+    assert (
+        got["seq_32768"]
+        == math.floor(got["max_concurrency"]) * ctx.catalog.examples["dp-14b"].data_parallel_size
+    )
 
 
 def test_decode_ceiling_is_bandwidth_over_weights(ctx: site.SiteContext) -> None:
@@ -153,17 +177,20 @@ def test_markdown_is_a_table_in_the_page_language(ctx: site.SiteContext) -> None
     assert md.rstrip().endswith('<span class="sz-badge sz-badge--fits">Помещается (контекст до 32K)</span>')
 
 
-@pytest.mark.parametrize(("quantity", "lang", "expected"), [
-    (Quantity(46068 * MiB, "mib"), "en", "46,068\u00a0MiB"),
-    (Quantity(1.5 * GiB, "gib"), "ru", "1,50\u00a0ГиБ"),
-    (Quantity(81920, "kib"), "zh", "80\u00a0KiB"),
-    (Quantity(35712, "kib"), "en", "34.9\u00a0KiB"),
-    (Quantity(9.5625, "ratio"), "en", "9.56×"),
-    (Quantity(52.94, "tokens_per_s"), "ru", "52,9 токена/с"),
-    (Quantity(313792, "tokens"), "ru", "313\u00a0792 токена"),
-    (Quantity(5, "tokens_per_s"), "ru", "5,0 токена/с"),
-    (Quantity(313408, "count"), "ru", "313\u00a0408"),
-])
+@pytest.mark.parametrize(
+    ("quantity", "lang", "expected"),
+    [
+        (Quantity(46068 * MiB, "mib"), "en", "46,068\u00a0MiB"),
+        (Quantity(1.5 * GiB, "gib"), "ru", "1,50\u00a0ГиБ"),
+        (Quantity(81920, "kib"), "zh", "80\u00a0KiB"),
+        (Quantity(35712, "kib"), "en", "34.9\u00a0KiB"),
+        (Quantity(9.5625, "ratio"), "en", "9.56×"),
+        (Quantity(52.94, "tokens_per_s"), "ru", "52,9 токена/с"),
+        (Quantity(313792, "tokens"), "ru", "313\u00a0792 токена"),
+        (Quantity(5, "tokens_per_s"), "ru", "5,0 токена/с"),
+        (Quantity(313408, "count"), "ru", "313\u00a0408"),
+    ],
+)
 def test_quantities(quantity: Quantity, lang: str, expected: str) -> None:
     """Assert each unit is formatted with its label and the language's separators."""
     assert fmt_quantity(quantity, lang) == expected

@@ -7,11 +7,11 @@ import re
 
 import pytest
 
+from sizing.launch.commands import vllm_command
 from sizing.render import explorer_data as xd
 from sizing.render import explorer_render as xr
-from sizing.site import context as site
-from sizing.launch.commands import vllm_command
 from sizing.render.i18n import LANGS, fmt_gib
+from sizing.site import context as site
 
 
 @pytest.fixture(scope="module")
@@ -60,9 +60,15 @@ def test_page_links_the_root_data_and_shows_the_heatmap(ctx: site.SiteContext, f
     """Assert the page points at the root data files and has one cell per model and server, with a
     status word (explorer.js adds the links)."""
     out = xr.explorer_page(ctx, "zh", "../../")
-    assert 'data-matrix="../../data/explorer.json"' in out and 'data-strings="../../data/explorer.zh.json"' in out
+    assert (
+        'data-matrix="../../data/explorer.json"' in out
+        and 'data-strings="../../data/explorer.zh.json"' in out
+    )
     neutral = files["explorer.json"]
-    cells = re.findall(r'<td class="sz-heat sz-heat--(fits|tight|borderline|no-fit|unsupported|beyond)">[^<]*<small>[^<]+</small></td>', out)
+    cells = re.findall(
+        r'<td class="sz-heat sz-heat--(fits|tight|borderline|no-fit|unsupported|beyond)">[^<]*<small>[^<]+</small></td>',
+        out,
+    )
     assert len(cells) == len(neutral["models"]) * len(neutral["servers"])
     assert "<noscript>" in out and "32K" in out
 
@@ -98,9 +104,14 @@ def test_strings_are_ordered_by_use() -> None:
 
 def test_notes_carry_code_as_marks_not_tags() -> None:
     """Assert a note's code spans reach the browser as backtick marks (explorer.js builds elements)."""
-    assert xr.marked("Lower the context: <code>--max-model-len 25600</code>") == \
-        "Lower the context: `--max-model-len 25600`"
-    assert xr.marked("Use Qwen/Qwen3-14B-AWQ (INT4 AWQ) &amp; more") == "Use Qwen/Qwen3-14B-AWQ (INT4 AWQ) & more"
+    assert (
+        xr.marked("Lower the context: <code>--max-model-len 25600</code>")
+        == "Lower the context: `--max-model-len 25600`"
+    )
+    assert (
+        xr.marked("Use Qwen/Qwen3-14B-AWQ (INT4 AWQ) &amp; more")
+        == "Use Qwen/Qwen3-14B-AWQ (INT4 AWQ) & more"
+    )
 
 
 def test_each_suggestion_names_the_case_it_suggests() -> None:
@@ -118,8 +129,12 @@ def test_each_suggestion_names_the_case_it_suggests() -> None:
         assert kind == rows.loc[int(index), "change"]
         if target is not None:
             assert len(target) == len(ADVICE_TARGET) and target[0] >= 0 and target[3] >= 0
-    h20 = rows[(rows["model"] == "deepseek-ai/DeepSeek-V3") & (rows["precision"] == "fp8")
-               & (rows["server"] == "ref-8x-h20") & (rows["kv_cache_dtype"] == "fp8")].index[0]
+    h20 = rows[
+        (rows["model"] == "deepseek-ai/DeepSeek-V3")
+        & (rows["precision"] == "fp8")
+        & (rows["server"] == "ref-8x-h20")
+        & (rows["kv_cache_dtype"] == "fp8")
+    ].index[0]
     kind, value, target = payload["advice"][str(h20)]
     highest = float(ctx.catalog.assume("gpu_memory_utilization_max"))
     assert (kind, value) == ("gpu-memory-utilization", highest)

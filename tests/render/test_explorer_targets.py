@@ -8,7 +8,6 @@ from sizing.render import explorer_data as xd
 from sizing.render.explorer_targets import Lookup, target, targets
 from sizing.site import context as site
 
-
 CAT = site.context().catalog
 
 
@@ -19,8 +18,11 @@ def look() -> Lookup:
 
 
 def _index(look: Lookup, checkpoint: str, server: str, kv: str = "fp8") -> int:
-    return next(i for i, r in enumerate(look.records)
-                if (r["checkpoint"], r["server"], r["kv_cache_dtype"]) == (checkpoint, server, kv))
+    return next(
+        i
+        for i, r in enumerate(look.records)
+        if (r["checkpoint"], r["server"], r["kv_cache_dtype"]) == (checkpoint, server, kv)
+    )
 
 
 def test_more_gpus_leads_to_the_smallest_server_of_that_gpu_that_holds_it(look: Lookup) -> None:
@@ -34,8 +36,13 @@ def test_more_gpus_leads_to_the_smallest_server_of_that_gpu_that_holds_it(look: 
 
 def test_a_checkpoint_suggestion_leads_to_that_checkpoint_on_the_same_server(look: Lookup) -> None:
     """Assert a "use checkpoint X" row leads to X on the same server and KV type, where X fits."""
-    rows = [i for i, r in enumerate(look.records) if r["change"] == "checkpoint" and r["status_4096"] == "no-fit"
-            and not any(look.fits(i, c) for c in look.contexts)]
+    rows = [
+        i
+        for i, r in enumerate(look.records)
+        if r["change"] == "checkpoint"
+        and r["status_4096"] == "no-fit"
+        and not any(look.fits(i, c) for c in look.contexts)
+    ]
     led = [(i, target(look, CAT, i, 4096)) for i in rows]
     hits = [(i, to) for i, to in led if to is not None]
     assert len(hits) > len(rows) / 2
@@ -47,8 +54,11 @@ def test_a_checkpoint_suggestion_leads_to_that_checkpoint_on_the_same_server(loo
 
 def test_a_row_that_fits_shorter_leads_to_its_longest_fitting_context(look: Lookup) -> None:
     """Assert a row that fits at 32K but not at 128K leads to itself at 32K; fitting rows lead nowhere."""
-    i = next(i for i, r in enumerate(look.records) if r["fits"] and r["status_32768"] == "fits"
-             and r["status_131072"] == "no-fit")
+    i = next(
+        i
+        for i, r in enumerate(look.records)
+        if r["fits"] and r["status_32768"] == "fits" and r["status_131072"] == "no-fit"
+    )
     assert target(look, CAT, i, 131072) == [i, 32768]
     assert target(look, CAT, i, 32768) is None
 

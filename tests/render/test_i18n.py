@@ -91,7 +91,12 @@ def test_fmt_kib(bytes_: int, lang: str, decimals: int, expected: str) -> None:
 
 @pytest.mark.parametrize(
     ("fraction", "lang", "decimals", "expected"),
-    [(0.9, "en", 0, "90%"), (0.9, "zh", 0, "90%"), (0.9, "ru", 0, "90\u00a0%"), (0.875, "ru", 1, "87,5\u00a0%")],
+    [
+        (0.9, "en", 0, "90%"),
+        (0.9, "zh", 0, "90%"),
+        (0.9, "ru", 0, "90\u00a0%"),
+        (0.875, "ru", 1, "87,5\u00a0%"),
+    ],
 )
 def test_fmt_percent(fraction: float, lang: str, decimals: int, expected: str) -> None:
     """Assert fractions become percentages in each language's style."""
@@ -137,9 +142,24 @@ def test_site_message_files_have_the_same_keys() -> None:
 
 def test_site_message_files_cover_the_units_and_headers() -> None:
     """Assert the keys the formatting functions and tables rely on exist."""
-    needed = {"unit_gib", "unit_kib", "word_yes", "word_no", "verdict_fits", "col_model",
-              "col_server", "col_precision", "col_weights_per_gpu", "col_kv_cache_per_gpu",
-              "col_sequences_at", "col_gpu", "col_gpus", "col_memory", "col_bandwidth", "col_price"}
+    needed = {
+        "unit_gib",
+        "unit_kib",
+        "word_yes",
+        "word_no",
+        "verdict_fits",
+        "col_model",
+        "col_server",
+        "col_precision",
+        "col_weights_per_gpu",
+        "col_kv_cache_per_gpu",
+        "col_sequences_at",
+        "col_gpu",
+        "col_gpus",
+        "col_memory",
+        "col_bandwidth",
+        "col_price",
+    }
     assert needed <= set(i18n.messages("en"))
 
 
@@ -235,7 +255,9 @@ def test_page_lang_rejects_a_language_without_messages() -> None:
         i18n.page_lang(SimpleNamespace(conf={"theme": {"language": "fr"}}))
 
 
-def test_messages_are_read_again_after_a_file_changes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_messages_are_read_again_after_a_file_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Assert an edited message file is picked up without restarting (as under mkdocs serve)."""
     monkeypatch.setattr(i18n, "MESSAGES_DIR", _write(tmp_path, **GOOD))
     monkeypatch.setattr(i18n, "STAMP_INTERVAL_S", 0.0)  # look at the files on every call

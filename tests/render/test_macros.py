@@ -2,28 +2,27 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import os
 import re
 import shutil
 import subprocess
 import sys
 import textwrap
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 import yaml
 
-from sizing.review import calibration
-from sizing.site import docs_macros
-from sizing.render import macros, tables
-from sizing.views.policy import fit_table_servers
-from sizing.site import context as site
 from sizing.catalog.loader import load_catalog
-from sizing.launch.commands import sglang_command, vllm_command
 from sizing.errors import UsageError
+from sizing.launch.commands import sglang_command, vllm_command
+from sizing.render import macros, tables
 from sizing.render.i18n import fmt_gib
+from sizing.review import calibration
+from sizing.site import context as site
+from sizing.site import docs_macros
+from sizing.views.policy import fit_table_servers
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURE = ROOT / "tests" / "data" / "site_catalog"
@@ -46,8 +45,10 @@ def test_catalog(monkeypatch: pytest.MonkeyPatch) -> site.SiteContext:
 def test_table_is_sortable_markdown(test_catalog: site.SiteContext) -> None:
     """Assert sz_table wraps the table in the container tablesort-init.js looks for."""
     out = macros.table("en", _ctx(), "price-per-gb")
-    assert out.startswith('\n<div class="sz-sortable" data-search-exclude data-scroll-hint="Scroll sideways for '
-                          'more columns" data-rows-hint="2 rows, scroll inside the table" markdown>\n\n| Server |')
+    assert out.startswith(
+        '\n<div class="sz-sortable" data-search-exclude data-scroll-hint="Scroll sideways for '
+        'more columns" data-rows-hint="2 rows, scroll inside the table" markdown>\n\n| Server |'
+    )
     assert out.endswith("\n\n</div>\n")
     with pytest.raises(UsageError, match="unknown table"):
         macros.table("en", _ctx(), "nope")
@@ -68,15 +69,23 @@ def test_fit_tables_have_a_filter_and_a_heading_per_shown_server(test_catalog: s
     assert re.findall(r'<tr id="fit-([^"]+)"><td><a href="../../zh/explorer/#server=\1">', out) == others
     assert out.count('<div class="sz-sortable" data-search-exclude data-scroll-hint=') == len(ids)
     assert out.count('<div class="sz-fit-section" markdown>') == len(shown)
-    assert re.search(r'<p class="sz-filter-empty" data-for="' + target + r'" role="status" hidden>没有匹配', out)
-    assert f"1 × NVIDIA L40S，每卡 {fmt_gib(test_catalog.catalog.gpus['l40s'].memory_mib * 2**20, 'zh')}" in out
+    assert re.search(
+        r'<p class="sz-filter-empty" data-for="' + target + r'" role="status" hidden>没有匹配', out
+    )
+    assert (
+        f"1 × NVIDIA L40S，每卡 {fmt_gib(test_catalog.catalog.gpus['l40s'].memory_mib * 2**20, 'zh')}" in out
+    )
 
 
 def test_other_servers_count_their_fit_table_rows(test_catalog: site.SiteContext) -> None:
     """Assert an other server's row counts the verdicts of its whole fit table (fits, tight, no fit)."""
     counts = macros.verdict_counts(_ctx(), "ref-8x-h100")
     rows = tables.fit_spec("ref-8x-h100", test_catalog.contexts).rows(test_catalog)
-    assert len(rows) and sum(counts.values()) == len(rows) and counts["no-fit"] == int((~rows["fits"].astype(bool)).sum())
+    assert (
+        len(rows)
+        and sum(counts.values()) == len(rows)
+        and counts["no-fit"] == int((~rows["fits"].astype(bool)).sum())
+    )
     row = re.search(r'<tr id="fit-ref-8x-h100">(.*?)</tr>', macros.fit_tables("en", _ctx())).group(1)
     assert re.findall(r"<td>(\d+)</td>", row) == [str(n) for n in counts.values()]
     assert 'href="../explorer/#server=ref-8x-h100"' in row
@@ -106,7 +115,10 @@ def test_commands_are_fenced_and_language_neutral(test_catalog: site.SiteContext
     two_nodes = test_catalog.example("dh-671b-fp8-2n-8xh100")
     sglang = macros.command("ru", _ctx(), "dh-671b-fp8-2n-8xh100", engine="sglang")
     for rank in (0, 1):
-        assert f"На узле {rank}:\n\n```bash\n{sglang_command(two_nodes, test_catalog.catalog, rank)}\n```" in sglang
+        assert (
+            f"На узле {rank}:\n\n```bash\n{sglang_command(two_nodes, test_catalog.catalog, rank)}\n```"
+            in sglang
+        )
 
 
 def test_a_data_parallel_group_across_nodes_gets_a_command_per_node(test_catalog: site.SiteContext) -> None:
@@ -136,14 +148,26 @@ def test_parallel_tabs_pair_vllm_and_sglang(test_catalog: site.SiteContext) -> N
     assert macros.parallel_tabs("en", _ctx(), "example-1").count("/// tab |") == 2
 
 
-@pytest.mark.parametrize(("lang", "page_url", "prefix"), [
-    ("en", None, "../"), ("en", "", ""), ("en", "fit-tables/", "../"), ("en", "guide/fit-tables/", "../../"),
-    ("zh", "fit-tables/", "../../"), ("ru", "", "../")])
-def test_download_links_reach_the_one_copy_at_the_site_root(lang: str, page_url: str | None, prefix: str) -> None:
+@pytest.mark.parametrize(
+    ("lang", "page_url", "prefix"),
+    [
+        ("en", None, "../"),
+        ("en", "", ""),
+        ("en", "fit-tables/", "../"),
+        ("en", "guide/fit-tables/", "../../"),
+        ("zh", "fit-tables/", "../../"),
+        ("ru", "", "../"),
+    ],
+)
+def test_download_links_reach_the_one_copy_at_the_site_root(
+    lang: str, page_url: str | None, prefix: str
+) -> None:
     """Assert the raw links reach the site root's downloads/ folder from a page of any language."""
     out = macros.downloads(lang, _ctx(), page_url)
-    assert re.findall(r'href="([^"]+)" download', out) == [f"{prefix}downloads/fits.csv",
-                                                            f"{prefix}downloads/fits.json"]
+    assert re.findall(r'href="([^"]+)" download', out) == [
+        f"{prefix}downloads/fits.csv",
+        f"{prefix}downloads/fits.json",
+    ]
 
 
 def test_verdicts_are_text_badges(test_catalog: site.SiteContext) -> None:
@@ -179,6 +203,7 @@ def test_calibration_values_in_gib_keep_two_decimals() -> None:
 
 def test_define_env_registers_the_site_macros() -> None:
     """Assert every page macro is registered under its sz_ name."""
+
     class Env:
         conf = {"theme": {"language": "en"}}
         names: list[str] = []
@@ -188,8 +213,17 @@ def test_define_env_registers_the_site_macros() -> None:
 
     env = Env()
     docs_macros.define_env(env)
-    assert {"sz_table", "sz_fit_tables", "sz_example", "sz_value", "sz_command", "sz_parallel_tabs",
-            "sz_downloads", "sz_calibration_table", "sz_calibration_grouped_table"} <= set(env.names)
+    assert {
+        "sz_table",
+        "sz_fit_tables",
+        "sz_example",
+        "sz_value",
+        "sz_command",
+        "sz_parallel_tabs",
+        "sz_downloads",
+        "sz_calibration_table",
+        "sz_calibration_grouped_table",
+    } <= set(env.names)
 
 
 # --- a real build -----------------------------------------------------------------------------
@@ -215,21 +249,39 @@ def _mini_project(tmp: Path, catalog: Path) -> tuple[Path, dict[str, str]]:
     """A one-page MkDocs project using the site's macros plus one returning Jinja syntax."""
     (tmp / "docs").mkdir(parents=True)
     (tmp / "docs" / "index.md").write_text(PAGE, encoding="utf-8")
-    (tmp / "literal_macros.py").write_text(textwrap.dedent("""\
+    (tmp / "literal_macros.py").write_text(
+        textwrap.dedent("""\
         from sizing.site.docs_macros import define_env as site_env
 
         def define_env(env):
             site_env(env)
             env.macro(lambda: "{{ 6 * 7 }} {% if true %}yes{% endif %}", "sz_literal")
-        """), encoding="utf-8")
-    config = {"site_name": "mini", "docs_dir": "docs", "theme": {"name": "material", "language": "en"},
-              "markdown_extensions": ["attr_list", "md_in_html", "tables", "pymdownx.superfences",
-                                      {"pymdownx.blocks.tab": {"alternate_style": True}}],
-              "plugins": [{"macros": {"modules": ["literal_macros"], "on_error_fail": True,
-                                      "on_undefined": "strict"}}]}
+        """),
+        encoding="utf-8",
+    )
+    config = {
+        "site_name": "mini",
+        "docs_dir": "docs",
+        "theme": {"name": "material", "language": "en"},
+        "markdown_extensions": [
+            "attr_list",
+            "md_in_html",
+            "tables",
+            "pymdownx.superfences",
+            {"pymdownx.blocks.tab": {"alternate_style": True}},
+        ],
+        "plugins": [
+            {"macros": {"modules": ["literal_macros"], "on_error_fail": True, "on_undefined": "strict"}}
+        ],
+    }
     (tmp / "mkdocs.yml").write_text(yaml.safe_dump(config), encoding="utf-8")
-    env = {**os.environ, "PYTHONPATH": f"{tmp}{os.pathsep}{ROOT}", site.ENV_VAR: str(catalog),
-           "NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true"}
+    env = {
+        **os.environ,
+        "PYTHONPATH": f"{tmp}{os.pathsep}{ROOT}",
+        site.ENV_VAR: str(catalog),
+        "NO_MKDOCS_2_WARNING": "1",
+        "DISABLE_MKDOCS_2_WARNING": "true",
+    }
     return tmp, env
 
 
@@ -240,8 +292,15 @@ def test_macro_output_is_not_rendered_again_and_catalog_text_stays_literal(tmp_p
     servers["gpu-l40s"]["name"] = HOSTILE
     (catalog / "servers.yaml").write_text(yaml.safe_dump(servers, allow_unicode=True), encoding="utf-8")
     project, env = _mini_project(tmp_path / "project", catalog)
-    result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(project / "site")],
-                            cwd=project, env=env, capture_output=True, text=True, timeout=120, check=False)
+    result = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(project / "site")],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert result.returncode == 0, result.stderr
     html = (project / "site" / "index.html").read_text(encoding="utf-8")
     assert "{{ 6 * 7 }} {% if true %}yes{% endif %}" in html
@@ -251,7 +310,9 @@ def test_macro_output_is_not_rendered_again_and_catalog_text_stays_literal(tmp_p
     assert 'class="tabbed-set' in html and ">SGLang</label>" in html
 
 
-def test_calibration_grouped_table_has_model_out_errors_and_each_class_band(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_calibration_grouped_table_has_model_out_errors_and_each_class_band(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """Assert the grouped table: overall rows, a row per class, release line and GPU, then the band per class
     with its cautious end as a share of our figure and the coverage."""
     monkeypatch.delenv(site.ENV_VAR)
@@ -278,13 +339,17 @@ def test_a_gpu_group_the_logs_do_not_name_reads_in_the_page_language() -> None:
 
 
 def test_calibration_left_table_names_every_left_out_log_with_a_translated_reason(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """Assert each skipped log is a row with its model and release, and outliers show their left-out error."""
     monkeypatch.delenv(site.ENV_VAR)
     ctx = site.calibrated_context()
     skipped = [x for x in ctx.calibration_left if not x.outlier]
     out = {lang: macros.calibration_left_table(lang, ctx) for lang in ("en", "zh", "ru")}
-    assert all(f"| `{x.case}` | `{x.model}` | {f'`{x.version}`' if x.version else '—'} |" in out["en"] for x in skipped)
+    assert all(
+        f"| `{x.case}` | `{x.model}` | {f'`{x.version}`' if x.version else '—'} |" in out["en"]
+        for x in skipped
+    )
     assert "| `llama2-7b-a100-80g-tp1-gmu090` | `meta-llama/Llama-2-7b` | — | `A100 80GB` |" in out["zh"]
     assert "A release older than the memory profiler modelled here" in out["en"]
     assert "版本早于本站所建模的显存分析器" in out["zh"] and "Выпуск старше профилировщика" in out["ru"]
@@ -295,8 +360,9 @@ def test_calibration_left_table_names_every_left_out_log_with_a_translated_reaso
 
 def test_rows_hint_counts_rows_in_the_page_language(test_catalog: site.SiteContext) -> None:
     """Assert a sortable table carries its row count with the CLDR plural of the page language."""
-    assert 'data-rows-hint="2 строки, прокрутите внутри таблицы"' in macros.sortable("| a |\n|---|\n| 1 |\n| 2 |",
-                                                                                     "ru", 2)
+    assert 'data-rows-hint="2 строки, прокрутите внутри таблицы"' in macros.sortable(
+        "| a |\n|---|\n| 1 |\n| 2 |", "ru", 2
+    )
     assert macros.markdown_rows("| a |\n|---|\n| 1 |\n| 2 |\n\n*note*") == 2
     assert "data-rows-hint" not in macros.sortable("| a |\n|---|", "en", 0)
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from sizing.site import context as site
 from sizing.render.plan_rows import plan_comparison_rows
+from sizing.site import context as site
 
 
 def test_deepseek_r1_on_8x_h200_lists_tp8_and_dp8_ep_with_the_reason_on_the_winner():
@@ -12,6 +12,10 @@ def test_deepseek_r1_on_8x_h200_lists_tp8_and_dp8_ep_with_the_reason_on_the_winn
     assert ("tp", 8, 1) in plans and ("dp-ep", 1, 8) in plans
     assert list(rows["rank"]) == sorted(rows["rank"])
     winner = rows[rows["chosen"]]
-    assert len(winner) == 1 and winner["plan"].iloc[0] == "dp-ep" and winner["reason"].iloc[0] == "ep-for-capacity"
+    assert (
+        len(winner) == 1
+        and winner["plan"].iloc[0] == "dp-ep"
+        and winner["reason"].iloc[0] == "ep-for-capacity"
+    )
     assert (rows.loc[~rows["chosen"], "change"] == "").all() and (rows["kv_cache_bytes"] >= 0).all()
     assert winner["seq_32768"].iloc[0] > rows.loc[rows["plan"] == "tp", "seq_32768"].max()

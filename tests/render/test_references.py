@@ -52,8 +52,11 @@ def test_no_page_names_a_column_by_its_position(page: Path) -> None:
 
 def test_every_column_a_page_names_exists(ctx: site.SiteContext) -> None:
     """Assert each sz_column call of every page resolves to a column of a published table, in its language."""
-    calls = [(p.parent.name, *m.groups()) for p in PAGES
-             for m in COLUMN_CALL.finditer(p.read_text(encoding="utf-8"))]
+    calls = [
+        (p.parent.name, *m.groups())
+        for p in PAGES
+        for m in COLUMN_CALL.finditer(p.read_text(encoding="utf-8"))
+    ]
     assert len(calls) >= 9
     for lang, table, column in calls:
         assert macros.column(lang, ctx, table, column).startswith("**")

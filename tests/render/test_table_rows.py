@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from sizing.site import context as site
 from sizing.render import table_rows as tr
+from sizing.site import context as site
 from sizing.units import GB
 
 FIXTURE = Path(__file__).resolve().parents[1] / "data" / "site_catalog"
@@ -31,8 +31,11 @@ def precisions_of(ctx: site.SiteContext, model: str) -> set[str]:
     m = ctx.catalog.models[model]
     published = {c.precision for c in m.checkpoints}
     native = m.checkpoints[0].precision
-    online = {p for p, spec in ctx.catalog.precisions.items()
-              if spec.online_from == native and spec.vllm_quantization and p not in published}
+    online = {
+        p
+        for p, spec in ctx.catalog.precisions.items()
+        if spec.online_from == native and spec.vllm_quantization and p not in published
+    }
     return published | online
 
 
@@ -103,7 +106,9 @@ def test_cpu_cores_are_two_plus_n_and_the_assumed_range(ctx: site.SiteContext) -
     """Assert the minimum is vLLM's 2 + N and the range is the catalog's assumption."""
     rows = tr.cpu_core_rows(ctx)
     assert list(rows["cores_min"]) == [n + 2 for n in rows["gpus"]]
-    assert rows[["gpus", "cores_low", "cores_high"]].values.tolist() == ctx.catalog.assume("cpu_cores_recommended")
+    assert rows[["gpus", "cores_low", "cores_high"]].values.tolist() == ctx.catalog.assume(
+        "cpu_cores_recommended"
+    )
 
 
 def test_host_ram_compares_ram_with_gpu_memory(ctx: site.SiteContext) -> None:
@@ -113,17 +118,24 @@ def test_host_ram_compares_ram_with_gpu_memory(ctx: site.SiteContext) -> None:
     vram = ctx.catalog.gpus[s.gpu].memory_gb * s.gpus_per_node
     assert rows.loc["gpu-rtx-pro", "ram_ratio"] == pytest.approx(s.ram_gb / vram)
     assert rows.loc["gpu-rtx-pro", "ram_covers_vram"] == (s.ram_gb >= vram)
-    assert math.isnan(rows.loc["ref-8x-h100", "ram_bytes"]) and rows.loc["ref-8x-h100", "ram_covers_vram"] is None
+    assert (
+        math.isnan(rows.loc["ref-8x-h100", "ram_bytes"])
+        and rows.loc["ref-8x-h100", "ram_covers_vram"] is None
+    )
 
 
 def test_disk_load_time_uses_the_server_read_speed_or_the_assumption(ctx: site.SiteContext) -> None:
     """Assert load time = published file size ÷ NVMe read speed (assumption when the server states none)."""
     rows = tr.disk_rows(ctx).set_index("checkpoint")
-    size_gb = next(c.file_gb for c in ctx.catalog.models["Qwen/Qwen3-32B"].checkpoints if c.id == "Qwen/Qwen3-32B")
+    size_gb = next(
+        c.file_gb for c in ctx.catalog.models["Qwen/Qwen3-32B"].checkpoints if c.id == "Qwen/Qwen3-32B"
+    )
     l40s = ctx.catalog.servers["gpu-l40s"].nvme.read_gbs
     assert ctx.catalog.servers["gpu-rtx-pro"].nvme is None
     assert rows.loc["Qwen/Qwen3-32B", "load_gpu-l40s"] == pytest.approx(size_gb / l40s)
-    assert rows.loc["Qwen/Qwen3-32B", "load_gpu-rtx-pro"] == pytest.approx(size_gb / ctx.catalog.assume("nvme_read_gbs"))
+    assert rows.loc["Qwen/Qwen3-32B", "load_gpu-rtx-pro"] == pytest.approx(
+        size_gb / ctx.catalog.assume("nvme_read_gbs")
+    )
     assert not rows["online_quantization"].any()
 
 
@@ -134,8 +146,11 @@ def test_weights_rows_mark_online_quantisation_as_fileless(ctx: site.SiteContext
     assert len(online) and online["file_bytes"].isna().all()
     bf16 = rows[rows["checkpoint"] == "Qwen/Qwen3-32B"].iloc[0]
     assert bf16["file_bytes"] == 65.5 * GB and bf16["published_size"]
-    assert list(dict.fromkeys(rows["model"])) == ["Qwen/Qwen3-32B", "meta-llama/Llama-3.3-70B-Instruct",
-                                                  "deepseek-ai/DeepSeek-V3"]
+    assert list(dict.fromkeys(rows["model"])) == [
+        "Qwen/Qwen3-32B",
+        "meta-llama/Llama-3.3-70B-Instruct",
+        "deepseek-ai/DeepSeek-V3",
+    ]
 
 
 def test_price_per_gb_is_monthly_price_over_nominal_memory(ctx: site.SiteContext) -> None:
@@ -144,7 +159,8 @@ def test_price_per_gb_is_monthly_price_over_nominal_memory(ctx: site.SiteContext
     s = ctx.catalog.servers["gpu-l40s"]
     assert set(rows.index) == {"gpu-l40s", "gpu-rtx-pro"}
     assert rows.loc["gpu-l40s", "price_per_gb_month"] == pytest.approx(
-        s.price.monthly / (ctx.catalog.gpus[s.gpu].memory_gb * s.gpus_per_node))
+        s.price.monthly / (ctx.catalog.gpus[s.gpu].memory_gb * s.gpus_per_node)
+    )
 
 
 def test_largest_single_gpu_model_fits_one_gpu(real: site.SiteContext) -> None:
@@ -154,8 +170,14 @@ def test_largest_single_gpu_model_fits_one_gpu(real: site.SiteContext) -> None:
     params = {mid: model.total_params_b for mid, model in real.catalog.models.items()}
     names = tr.gpu_class_rows(real).set_index("gpu")["largest_single_gpu"]
     for gpu in ("l40s", "rtx-pro-6000-blackwell", "b200"):
-        one_gpu = m[m["fits"] & (m["gpu"] == gpu) & (m["tp"] == 1) & (m["pp"] == 1) & ~m["expert_parallel"]
-                    & (m["kv_cache_dtype"] == "fp8")]
+        one_gpu = m[
+            m["fits"]
+            & (m["gpu"] == gpu)
+            & (m["tp"] == 1)
+            & (m["pp"] == 1)
+            & ~m["expert_parallel"]
+            & (m["kv_cache_dtype"] == "fp8")
+        ]
         best = max(one_gpu["model"], key=params.get)
         assert names[gpu].startswith(real.catalog.models[best].name + " ("), gpu
     assert names["rtx-pro-6000-blackwell"].startswith("gpt-oss-120b")
@@ -193,5 +215,6 @@ def test_linear_attention_labels_name_the_layer_kind(catalog) -> None:
 def test_main_models_are_examples_and_representatives(ctx: site.SiteContext) -> None:
     """Assert the throughput table's models are the examples' and the size classes' that exist."""
     expected = {ex.model for ex in ctx.catalog.examples.values()} | (
-        set(tr.REPRESENTATIVES.values()) & set(ctx.catalog.models))
+        set(tr.REPRESENTATIVES.values()) & set(ctx.catalog.models)
+    )
     assert set(tr.main_models(ctx)) == expected

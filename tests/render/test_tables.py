@@ -13,12 +13,12 @@ import pandas as pd
 import pytest
 import yaml
 
-from sizing.site import context as site
-from sizing.render import tables
 from sizing.catalog.loader import load_catalog
-from sizing.errors import UsageError
 from sizing.engine.evaluate import evaluate
+from sizing.errors import UsageError
+from sizing.render import tables
 from sizing.render.tables import ColumnSpec, escape_cell, format_cell, header
+from sizing.site import context as site
 from sizing.units import GB, GiB, KiB
 
 FIXTURE = Path(__file__).resolve().parents[1] / "data" / "site_catalog"
@@ -77,18 +77,21 @@ def test_hostile_names_still_read_literally(hostile_ctx: site.SiteContext) -> No
 # --- cells and headers -----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("kind", "value", "lang", "expected"), [
-    ("gib", 1.5 * GiB, "en", "1.50"),
-    ("gib", 1.5 * GiB, "ru", "1,50"),
-    ("kib", 80 * KiB, "en", "80"),
-    ("kib", 34.875 * KiB, "en", "34.9"),
-    ("gb", 48 * GB, "zh", "48"),
-    ("gb", 65.54 * GB, "ru", "65,5"),
-    ("int", 250000, "ru", "250\u00a0000"),
-    ("float1", 671.0, "en", "671"),
-    ("float2", 2 / 3, "en", "0.67"),
-    ("fraction", 0.9, "en", "90%"),
-])
+@pytest.mark.parametrize(
+    ("kind", "value", "lang", "expected"),
+    [
+        ("gib", 1.5 * GiB, "en", "1.50"),
+        ("gib", 1.5 * GiB, "ru", "1,50"),
+        ("kib", 80 * KiB, "en", "80"),
+        ("kib", 34.875 * KiB, "en", "34.9"),
+        ("gb", 48 * GB, "zh", "48"),
+        ("gb", 65.54 * GB, "ru", "65,5"),
+        ("int", 250000, "ru", "250\u00a0000"),
+        ("float1", 671.0, "en", "671"),
+        ("float2", 2 / 3, "en", "0.67"),
+        ("fraction", 0.9, "en", "90%"),
+    ],
+)
 def test_numeric_cells(kind: str, value: float, lang: str, expected: str) -> None:
     """Assert numbers are shown in the header's unit with the language's separators."""
     assert format_cell(ColumnSpec("v", "col_value", kind), {"v": value}, lang) == expected
@@ -121,23 +124,33 @@ def test_verdict_and_bool_cells_are_translated() -> None:
     assert format_cell(ColumnSpec("b", "col_fp8", "bool"), {"b": True}, "ru") == "Да"
 
 
-@pytest.mark.parametrize(("plan", "tp", "pp", "dp", "expected"), [
-    ("dp", 1, 1, 1, "1 GPU"), ("dp", 1, 1, 2, "DP 2"), ("tp", 2, 1, 1, "TP 2"),
-    ("tp", 4, 1, 2, "TP 4 × DP 2"), ("tp-pp", 8, 2, 1, "TP 8 × PP 2"), ("", 1, 1, 1, "—"),
-])
+@pytest.mark.parametrize(
+    ("plan", "tp", "pp", "dp", "expected"),
+    [
+        ("dp", 1, 1, 1, "1 GPU"),
+        ("dp", 1, 1, 2, "DP 2"),
+        ("tp", 2, 1, 1, "TP 2"),
+        ("tp", 4, 1, 2, "TP 4 × DP 2"),
+        ("tp-pp", 8, 2, 1, "TP 8 × PP 2"),
+        ("", 1, 1, 1, "—"),
+    ],
+)
 def test_plan_labels(plan: str, tp: int, pp: int, dp: int, expected: str) -> None:
     """Assert plans read as vLLM's parallel sizes."""
     assert tables.plan_label({"plan": plan, "tp": tp, "pp": pp, "dp": dp}, "en") == expected
 
 
-@pytest.mark.parametrize(("code", "value", "expected"), [
-    ("max-model-len", "26624", "Lower the context: <code>--max-model-len 26624</code>"),
-    ("kv-fp8", "fp8", "Use <code>--kv-cache-dtype fp8</code>"),
-    ("checkpoint", "Qwen/Qwen3-32B-AWQ (int4-awq)", "Use Qwen/Qwen3-32B-AWQ (int4-awq)"),
-    ("more-gpus", "4", "Needs 4 GPUs, more than this server has"),
-    ("gpu-memory-utilization", "0.95", "Try <code>--gpu-memory-utilization 0.95</code>"),
-    ("", "", ""),
-])
+@pytest.mark.parametrize(
+    ("code", "value", "expected"),
+    [
+        ("max-model-len", "26624", "Lower the context: <code>--max-model-len 26624</code>"),
+        ("kv-fp8", "fp8", "Use <code>--kv-cache-dtype fp8</code>"),
+        ("checkpoint", "Qwen/Qwen3-32B-AWQ (int4-awq)", "Use Qwen/Qwen3-32B-AWQ (int4-awq)"),
+        ("more-gpus", "4", "Needs 4 GPUs, more than this server has"),
+        ("gpu-memory-utilization", "0.95", "Try <code>--gpu-memory-utilization 0.95</code>"),
+        ("", "", ""),
+    ],
+)
 def test_change_labels(code: str, value: str, expected: str) -> None:
     """Assert the nearest change of a non-fitting row reads as an instruction."""
     assert tables.change_label({"change": code, "change_value": value}, "en") == expected
@@ -163,9 +176,24 @@ def test_unknown_column_kind_is_refused() -> None:
 
 def test_registry_has_every_published_table(ctx: site.SiteContext) -> None:
     """Assert the fixed table ids plus one fit table per catalog server."""
-    fixed = {"what-fits", "weights-by-precision", "gpu-classes", "recommendations-32b", "recommendations-671b",
-             "cpu-cores", "host-ram", "disk", "quick-reference", "price-per-gb", "throughput", "catalog-models",
-             "catalog-gpus", "catalog-servers", "catalog-precisions", "assumptions"}
+    fixed = {
+        "what-fits",
+        "weights-by-precision",
+        "gpu-classes",
+        "recommendations-32b",
+        "recommendations-671b",
+        "cpu-cores",
+        "host-ram",
+        "disk",
+        "quick-reference",
+        "price-per-gb",
+        "throughput",
+        "catalog-models",
+        "catalog-gpus",
+        "catalog-servers",
+        "catalog-precisions",
+        "assumptions",
+    }
     assert set(tables.table_specs(ctx)) == fixed | {f"fit-{s}" for s in ctx.catalog.servers}
 
 
@@ -199,12 +227,16 @@ def test_rendering_is_deterministic(ctx: site.SiteContext) -> None:
     """Assert a freshly built context renders byte-identical tables."""
     again = site.build_context(load_catalog(FIXTURE))
     for table_id, spec in tables.table_specs(ctx).items():
-        assert tables.to_markdown(spec, "ru", ctx) == tables.to_markdown(tables.get_spec(again, table_id), "ru", again)
+        assert tables.to_markdown(spec, "ru", ctx) == tables.to_markdown(
+            tables.get_spec(again, table_id), "ru", again
+        )
 
 
 def test_empty_table_says_so(ctx: site.SiteContext) -> None:
     """Assert a table without rows renders the translated notice instead of a bare header."""
-    empty = tables.TableSpec("empty", (ColumnSpec("x", "col_value", "int"),), lambda c: pd.DataFrame({"x": []}), ("x",))
+    empty = tables.TableSpec(
+        "empty", (ColumnSpec("x", "col_value", "int"),), lambda c: pd.DataFrame({"x": []}), ("x",)
+    )
     assert tables.to_markdown(empty, "zh", ctx) == "*没有数据行。*\n"
 
 
@@ -214,7 +246,10 @@ def test_summary_tables_state_their_settings(ctx: site.SiteContext) -> None:
     assert "<code>--kv-cache-dtype fp8</code>" in md and "<code>--gpu-memory-utilization 0.90</code>" in md
     assert f"<code>--max-model-len {ctx.catalog.assume('max_model_len')}</code>" in md
     ru = tables.to_markdown(tables.get_spec(ctx, "what-fits"), "ru", ctx)
-    assert f"<code>--max-model-len {ctx.catalog.assume('max_model_len')}</code>" in ru and "0,90</code>" not in ru
+    assert (
+        f"<code>--max-model-len {ctx.catalog.assume('max_model_len')}</code>" in ru
+        and "0,90</code>" not in ru
+    )
 
 
 # --- CSV, JSON and the CLI --------------------------------------------------------------------
@@ -242,11 +277,17 @@ def test_cli_table_filters_and_formats() -> None:
     assert set(csv["precision"]) == {"fp8"} and set(csv["model"]) == {"Qwen/Qwen3-14B"}
 
 
-@pytest.mark.parametrize(("model", "server", "precision", "flag"), [
-    ("nope/model", None, None, "--model"), (None, "nope", None, "--server"), (None, None, "fp3", "--precision"),
-])
-def test_cli_table_rejects_unknown_ids(model: str | None, server: str | None, precision: str | None,
-                                       flag: str) -> None:
+@pytest.mark.parametrize(
+    ("model", "server", "precision", "flag"),
+    [
+        ("nope/model", None, None, "--model"),
+        (None, "nope", None, "--server"),
+        (None, None, "fp3", "--precision"),
+    ],
+)
+def test_cli_table_rejects_unknown_ids(
+    model: str | None, server: str | None, precision: str | None, flag: str
+) -> None:
     """Assert an id the catalog lacks is a one-line usage error naming the flag."""
     with pytest.raises(UsageError, match=flag):
         tables.cli_table(load_catalog(FIXTURE), pd.DataFrame(), model, server, precision, "markdown")
@@ -261,13 +302,17 @@ def test_one_gpu_servers_do_not_say_one_copy_per_gpu() -> None:
 
 def test_source_cells_are_short_links() -> None:
     """Assert a catalog source becomes links named by repository or host; a document kind stays text."""
-    source = ("ai-dynamo/aiconfigurator@095f58a51c4ca8e61b66ec108d86f223f8d559ce:systems/l40s.yaml (864 GB/s); "
-              "https://github.com/akash-network/provider-configs/pull/99 (nvidia-smi); "
-              "https://www.nvidia.com/l40s/datasheet.pdf; NVIDIA datasheet")
+    source = (
+        "ai-dynamo/aiconfigurator@095f58a51c4ca8e61b66ec108d86f223f8d559ce:systems/l40s.yaml (864 GB/s); "
+        "https://github.com/akash-network/provider-configs/pull/99 (nvidia-smi); "
+        "https://www.nvidia.com/l40s/datasheet.pdf; NVIDIA datasheet"
+    )
     cell = tables.source_cell(source, "en")
     assert cell.startswith('<span class="sz-long">') and cell.count("<a href=") == 3
-    assert '<a href="https://github.com/ai-dynamo/aiconfigurator/blob/095f58a51c4c/systems/l40s.yaml">' \
-           'ai-dynamo/aiconfigurator</a>' in cell
+    assert (
+        '<a href="https://github.com/ai-dynamo/aiconfigurator/blob/095f58a51c4c/systems/l40s.yaml">'
+        "ai-dynamo/aiconfigurator</a>" in cell
+    )
     assert ">akash-network/provider-configs</a>" in cell and ">www.nvidia.com</a>" in cell
 
 
@@ -278,13 +323,17 @@ def test_catalog_text_cells_are_bounded_on_the_site_only() -> None:
     assert tables.html_cell(tables.ColumnSpec("gpu", "col_id", "text"), {"gpu": "l40s"}, "l40s") == "l40s"
 
 
-@pytest.mark.parametrize(("lang", "users", "cost", "slow"), [
-    ("en", "Users within the speed target", "$ per 1M output tokens", "— (none within target)"),
-    ("zh", "满足速度目标的用户数", "每百万输出 token 费用（美元）", "— （无人达标）"),
-    ("ru", "Клиентов в пределах целевой скорости", "$ за 1 млн токенов ответа", "— (слишком медленно)"),
-])
-def test_fit_tables_show_users_and_cost_of_the_chat_ladder(ctx: site.SiteContext, lang: str, users: str,
-                                                          cost: str, slow: str) -> None:
+@pytest.mark.parametrize(
+    ("lang", "users", "cost", "slow"),
+    [
+        ("en", "Users within the speed target", "$ per 1M output tokens", "— (none within target)"),
+        ("zh", "满足速度目标的用户数", "每百万输出 token 费用（美元）", "— （无人达标）"),
+        ("ru", "Клиентов в пределах целевой скорости", "$ за 1 млн токенов ответа", "— (слишком медленно)"),
+    ],
+)
+def test_fit_tables_show_users_and_cost_of_the_chat_ladder(
+    ctx: site.SiteContext, lang: str, users: str, cost: str, slow: str
+) -> None:
     """The two speed columns sit before the grouped sequence columns, with the view's figures (cautious end)."""
     from sizing.render.i18n import fmt_money
     from sizing.views.throughput import fit_speed

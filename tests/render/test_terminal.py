@@ -23,10 +23,17 @@ def test_columns_are_left_out_in_the_order_given_and_named():
 
 def test_long_ids_fold_before_the_advice_is_crushed():
     """When even the kept columns are too wide, the id column folds and the advice keeps its words."""
-    rows = [[f"SomeOrganisation/AVeryLongCheckpointName-{i}-Instruct-2507-FP8", "Needs 8 GPUs", "Fits", "214.23"]
-            for i in range(3)]
-    text = text_table(["Checkpoint", "Why this plan", "Verdict", "GiB"], rows, [False, False, False, True], width=60,
-                      fold_first=True)
+    rows = [
+        [f"SomeOrganisation/AVeryLongCheckpointName-{i}-Instruct-2507-FP8", "Needs 8 GPUs", "Fits", "214.23"]
+        for i in range(3)
+    ]
+    text = text_table(
+        ["Checkpoint", "Why this plan", "Verdict", "GiB"],
+        rows,
+        [False, False, False, True],
+        width=60,
+        fold_first=True,
+    )
     assert all(len(line) <= 60 for line in text.splitlines())
     assert text.count("Needs 8 GPUs") == 3 and "Why this plan" in text
     assert text.count("SomeOrganisation/") == 3 and "Instruct-2507" in text
@@ -35,9 +42,15 @@ def test_long_ids_fold_before_the_advice_is_crushed():
 def test_whole_columns_are_never_broken() -> None:
     """Assert an id column flagged whole keeps its longest id on one line even when text columns must fold."""
     from sizing.render.terminal import text_table
+
     rows = [["org/a-very-long-checkpoint-name-that-is-long", "ref-2n-8x-h100-long-id", "advice " * 8, "12"]]
-    out = text_table(["Checkpoint", "Server", "Why", "Seqs"], rows, [False, False, False, True], width=90,
-                     whole=[True, True, False, False])
+    out = text_table(
+        ["Checkpoint", "Server", "Why", "Seqs"],
+        rows,
+        [False, False, False, True],
+        width=90,
+        whole=[True, True, False, False],
+    )
     assert "org/a-very-long-checkpoint-name-that-is-long" in out and "ref-2n-8x-h100-long-id" in out
     assert all(len(line) <= 90 for line in out.splitlines())
 
@@ -45,8 +58,14 @@ def test_whole_columns_are_never_broken() -> None:
 def test_grouped_text_puts_each_group_name_on_its_own_line() -> None:
     """Assert grouped rows share one header and name their group above them, widths aligned."""
     from sizing.render.terminal import grouped_text
-    out = grouped_text("Checkpoint", [("org/one", [["srv-a", "3"], ["srv-bb", "12"]]), ("org/two", [["srv-a", "1"]])],
-                       ["Server", "Seqs"], [False, True], width=40)
+
+    out = grouped_text(
+        "Checkpoint",
+        [("org/one", [["srv-a", "3"], ["srv-bb", "12"]]), ("org/two", [["srv-a", "1"]])],
+        ["Server", "Seqs"],
+        [False, True],
+        width=40,
+    )
     lines = out.splitlines()
     assert lines[0] == "Checkpoint: org/one" and "Checkpoint: org/two" in lines
     assert sum("Server" in line for line in lines) == 1

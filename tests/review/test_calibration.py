@@ -21,8 +21,10 @@ def result(catalog):
     found = run(catalog)
     print("\ncase | metric | logged | predicted | error | left out")
     for c in found.checks:
-        print(f"{c.case} | {c.metric} | {c.logged:.4g} | {c.predicted:.4g} | {c.error:+.2%} | "
-              f"{c.lomo_error:+.2%}")
+        print(
+            f"{c.case} | {c.metric} | {c.logged:.4g} | {c.predicted:.4g} | {c.error:+.2%} | "
+            f"{c.lomo_error:+.2%}"
+        )
     return found
 
 
@@ -40,8 +42,11 @@ def test_every_log_is_either_reproduced_or_explained():
 
 def test_every_check_is_within_its_tolerance(result, outliers):
     named = {case: set(o["bounds"]) for case, o in outliers.items()}
-    failing = [f"{c.case}:{c.metric} logged {c.logged} predicted {c.predicted:.4g} ({c.error:+.2%})"
-               for c in result.checks if not c.ok and c.metric not in named.get(c.case, set())]
+    failing = [
+        f"{c.case}:{c.metric} logged {c.logged} predicted {c.predicted:.4g} ({c.error:+.2%})"
+        for c in result.checks
+        if not c.ok and c.metric not in named.get(c.case, set())
+    ]
     assert not failing, "\n".join(failing)
 
 
@@ -70,17 +75,23 @@ def test_the_calibration_set_is_large_and_from_many_sources(result):
 
 @pytest.mark.parametrize("metric", sorted(WORST))
 def test_out_of_sample_worst_stays_bounded_outside_the_named_outliers(result, outliers, metric):
-    key = "available_kv_loo" if metric == "available_kv" else metric  # the model-out error, as named in cases.yaml
+    key = (
+        "available_kv_loo" if metric == "available_kv" else metric
+    )  # the model-out error, as named in cases.yaml
     bounds = {case: o["bounds"][key] for case, o in outliers.items() if key in o["bounds"]}
-    over = {case: e for case, e in _errors(result, metric).items() if abs(e) > bounds.get(case, WORST[metric])}
+    over = {
+        case: e for case, e in _errors(result, metric).items() if abs(e) > bounds.get(case, WORST[metric])
+    }
     assert not over, over
 
 
 def test_no_held_back_group_is_in_the_calibration_data():
     """Every log of the validation database outside ``held_back.yaml`` (model × accelerator × TP), except
     the few the shared set already held (which the held-back file allows)."""
-    held = {(g["model"], g["accelerator"], int(g["tensor_parallel_size"]))
-            for g in yaml.safe_load((DIR / "held_back.yaml").read_text(encoding="utf-8"))}
+    held = {
+        (g["model"], g["accelerator"], int(g["tensor_parallel_size"]))
+        for g in yaml.safe_load((DIR / "held_back.yaml").read_text(encoding="utf-8"))
+    }
     imported = yaml.safe_load((DIR / "validation_db_logs.yaml").read_text(encoding="utf-8"))
     found = {(log["model"], log["gpu"].split("'")[1], int(log["tp"])) for log in imported}
     assert imported and not found & held
@@ -105,8 +116,9 @@ def test_committed_coefficients_and_methodology_numbers_are_up_to_date(result, c
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     committed = module.ASSUMPTIONS.read_text(encoding="utf-8")
-    assert module.with_values(committed, module.fitted_values(result)) == committed, \
+    assert module.with_values(committed, module.fitted_values(result)) == committed, (
         "coefficients are stale: run python -m scripts.calibrate"
+    )
     for path, text in module.outputs(result).items():
         assert path.read_text(encoding="utf-8") == text, f"{path} is stale: run python -m scripts.calibrate"
 
@@ -117,9 +129,14 @@ def test_calibrate_stops_on_a_bad_catalog_with_one_line(monkeypatch, capsys):
     from sizing.errors import CatalogError
 
     def broken() -> None:
-        raise CatalogError("catalog/models.yaml", "Qwen/Qwen3-8B", "notes", "string should have at most 500 characters")
+        raise CatalogError(
+            "catalog/models.yaml", "Qwen/Qwen3-8B", "notes", "string should have at most 500 characters"
+        )
+
     monkeypatch.setattr(script, "load_catalog", broken)
     monkeypatch.setattr("sys.argv", ["calibrate", "--check"])
     assert script.main() == 2
     err = capsys.readouterr().err
-    assert err.strip() == "catalog/models.yaml: Qwen/Qwen3-8B.notes: string should have at most 500 characters"
+    assert (
+        err.strip() == "catalog/models.yaml: Qwen/Qwen3-8B.notes: string should have at most 500 characters"
+    )

@@ -17,7 +17,10 @@ def test_every_skipped_log_and_outlier_is_listed_with_what_its_log_states() -> N
     files = [yaml.safe_load((DIR / name).read_text(encoding="utf-8")) for name in CASE_FILES]
     found = left_out()
     skipped = [case for spec in files for case in spec["skipped"]]
-    assert [x.case for x in found] == [*skipped, *(case for spec in files for case in spec.get("outliers") or {})]
+    assert [x.case for x in found] == [
+        *skipped,
+        *(case for spec in files for case in spec.get("outliers") or {}),
+    ]
     rocm = next(x for x in found if x.case.startswith("vdb-llama-3.3-70b-instruct-mi300x-tp1"))
     assert (rocm.kind, rocm.gpu) == ("not-modelled", "1x MI300X")
     llama2 = next(x for x in found if x.case == "llama2-7b-a100-80g-tp1-gmu090")
@@ -31,13 +34,21 @@ def test_every_skipped_log_and_outlier_is_listed_with_what_its_log_states() -> N
 
 def _cases_dir(tmp_path: Path, skipped: object) -> Path:
     """A calibration folder with the real logs and a cases file whose ``skipped`` is ``skipped``."""
-    (tmp_path / "vllm_logs.yaml").write_text((DIR / "vllm_logs.yaml").read_text(encoding="utf-8"), encoding="utf-8")
+    (tmp_path / "vllm_logs.yaml").write_text(
+        (DIR / "vllm_logs.yaml").read_text(encoding="utf-8"), encoding="utf-8"
+    )
     (tmp_path / "cases.yaml").write_text(yaml.safe_dump({"cases": {}, "skipped": skipped}), encoding="utf-8")
     return tmp_path
 
 
-@pytest.mark.parametrize(("entry", "field"), [("just a sentence", "reason"), ({"kind": "old-profiler"}, "reason"),
-                                              ({"kind": "lost", "reason": "why"}, "kind")])
+@pytest.mark.parametrize(
+    ("entry", "field"),
+    [
+        ("just a sentence", "reason"),
+        ({"kind": "old-profiler"}, "reason"),
+        ({"kind": "lost", "reason": "why"}, "kind"),
+    ],
+)
 def test_a_bad_entry_stops_with_one_line_naming_it(tmp_path: Path, entry: object, field: str) -> None:
     """Assert the error names the file, the entry and the field."""
     with pytest.raises(CatalogError) as err:

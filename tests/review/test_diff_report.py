@@ -64,7 +64,9 @@ def changed_fit_rows(old_dir: Path, new_dir: Path, servers: set[str]) -> dict[st
     b = new[new["chosen"] & shown_kv(new_cat, new)].set_index(pick, drop=False)
     out: dict[str, set[str]] = {f"fit-{s}": set() for s in servers}
     for key in a.index:
-        if key[3] in servers and shown_fit_values(a.loc[key], contexts) != shown_fit_values(b.loc[key], contexts):
+        if key[3] in servers and shown_fit_values(a.loc[key], contexts) != shown_fit_values(
+            b.loc[key], contexts
+        ):
             out[f"fit-{key[3]}"].add(fit_row_key(a.loc[key]))
     for key in speed_changes(old_cat, new_cat, servers):
         out[f"fit-{key['server']}"].add(fit_row_key(key))
@@ -85,15 +87,19 @@ def speed_changes(old_cat, new_cat, servers: set[str]) -> list[dict]:
 def servers_by_row(ctx, table_id: str) -> dict[str, str]:
     """``{row key: server id (or GPU id)}`` of one table, keyed as the report keys rows."""
     spec = tables.get_spec(ctx, table_id)
-    return {" · ".join(str(r[k]) for k in spec.key): r.get("server", r.get("gpu"))
-            for r in spec.rows(ctx).to_dict("records")}
+    return {
+        " · ".join(str(r[k]) for k in spec.key): r.get("server", r.get("gpu"))
+        for r in spec.rows(ctx).to_dict("records")
+    }
 
 
 def catalog_at(repo: Path, rev: str, folder: Path) -> Path:
     """``catalog/`` of ``repo`` at ``rev``, written to ``folder``."""
     folder.mkdir(parents=True, exist_ok=True)
     for stem in ("gpus", "servers", "models", "precisions", "assumptions", "examples"):
-        (folder / f"{stem}.yaml").write_text(git(repo, "show", f"{rev}:catalog/{stem}.yaml"), encoding="utf-8")
+        (folder / f"{stem}.yaml").write_text(
+            git(repo, "show", f"{rev}:catalog/{stem}.yaml"), encoding="utf-8"
+        )
     return folder
 
 
@@ -120,15 +126,27 @@ def test_gpu_memory_change_lists_exactly_the_cells_that_depend_on_it(repo: Path,
     expected = changed_fit_rows(memory_change["old_dir"], repo / "catalog", servers)
     fit_ids = {tid for tid in tables if tid.startswith("fit-")}
     fit = {tid: {c["row"] for c in tables[tid]["changed"]} for tid in fit_ids}
-    assert {tid: rows for tid, rows in fit.items() if rows} == {tid: rows for tid, rows in expected.items() if rows}
-    assert {tid for tid, t in tables.items() if t["added"] or t["removed"]} <= {"recommendations-32b",
-                                                                               "recommendations-671b"}
+    assert {tid: rows for tid, rows in fit.items() if rows} == {
+        tid: rows for tid, rows in expected.items() if rows
+    }
+    assert {tid for tid, t in tables.items() if t["added"] or t["removed"]} <= {
+        "recommendations-32b",
+        "recommendations-671b",
+    }
     gpus = tables["catalog-gpus"]["changed"]
-    assert [(c["row"], c["column"], c["new"]) for c in gpus] == [(GPU, "nvidia-smi total (MiB)", f"{mib + 1024:,}")]
+    assert [(c["row"], c["column"], c["new"]) for c in gpus] == [
+        (GPU, "nvidia-smi total (MiB)", f"{mib + 1024:,}")
+    ]
     contexts = (build_context(load_catalog(memory_change["old_dir"])), build_context(memory_change["cat"]))
     for tid in set(tables) - fit_ids - {"catalog-gpus"}:
-        assert tid in {"what-fits", "gpu-classes", "recommendations-32b", "recommendations-671b", "quick-reference",
-                       "throughput"}, tid
+        assert tid in {
+            "what-fits",
+            "gpu-classes",
+            "recommendations-32b",
+            "recommendations-671b",
+            "quick-reference",
+            "throughput",
+        }, tid
         where = [servers_by_row(ctx, tid) for ctx in contexts]
         t = tables[tid]
         for key in {c["row"] for c in t["changed"]} | set(t["added"]) | set(t["removed"]):

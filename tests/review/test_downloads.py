@@ -27,13 +27,20 @@ def test_write_downloads(tmp_path: Path) -> None:
     """Assert fits.csv and fits.json are written, the JSON naming the revision and the vLLM version."""
     ctx = build_context(load_catalog(ROOT / "catalog"), ROOT / "catalog")
     paths = downloads.write_downloads(tmp_path / "zh", ctx)
-    assert [p.relative_to(tmp_path).as_posix() for p in paths] == ["zh/downloads/fits.csv", "zh/downloads/fits.json"]
+    assert [p.relative_to(tmp_path).as_posix() for p in paths] == [
+        "zh/downloads/fits.csv",
+        "zh/downloads/fits.json",
+    ]
     data = json.loads(paths[1].read_text(encoding="utf-8"))
     assert data["catalog_revision"] == git(ROOT, "rev-parse", "HEAD").strip()
     assert data["vllm_version"] == ctx.catalog.assume("vllm_version")
-    assert data["row_count"] == len(ctx.frame) and all(len(v) == len(ctx.frame) for v in data["columns"].values())
+    assert data["row_count"] == len(ctx.frame) and all(
+        len(v) == len(ctx.frame) for v in data["columns"].values()
+    )
     assert paths[0].read_text(encoding="utf-8") == downloads.matrix_csv(ctx, with_id=False)
-    assert all(v is None or not (isinstance(v, float) and math.isnan(v)) for v in data["columns"]["seq_131072"])
+    assert all(
+        v is None or not (isinstance(v, float) and math.isnan(v)) for v in data["columns"]["seq_131072"]
+    )
 
 
 def test_json_download_decodes_to_the_csv_rows(tmp_path: Path) -> None:
@@ -42,8 +49,12 @@ def test_json_download_decodes_to_the_csv_rows(tmp_path: Path) -> None:
     ctx = build_context(load_catalog(ROOT / "catalog"), ROOT / "catalog")
     texts = downloads.download_texts(ctx)
     data = json.loads(texts["fits.json"])
-    frame = pd.DataFrame({name: [data["strings"][name][i] for i in values] if name in data["strings"] else values
-                          for name, values in data["columns"].items()})
+    frame = pd.DataFrame(
+        {
+            name: [data["strings"][name][i] for i in values] if name in data["strings"] else values
+            for name, values in data["columns"].items()
+        }
+    )
     csv = pd.read_csv(io.StringIO(texts["fits.csv"]), keep_default_na=False, na_values=[""])
     assert list(frame.columns) == list(csv.columns) and "id" not in csv.columns
     assert frame["checkpoint"].tolist() == csv["checkpoint"].tolist()
@@ -51,8 +62,18 @@ def test_json_download_decodes_to_the_csv_rows(tmp_path: Path) -> None:
     assert (frame["weights_gib"] - csv["weights_gib"]).abs().max() < 1e-9
     assert frame["seq_131072"].isna().tolist() == csv["seq_131072"].isna().tolist()
     assert frame["verdict"].tolist() == csv["verdict"].tolist()
-    assert set(data["strings"]) == {"model", "checkpoint", "precision", "server", "kv_cache_dtype", "plan",
-                                    "verdict", "change", "change_value", "change_plan"}
+    assert set(data["strings"]) == {
+        "model",
+        "checkpoint",
+        "precision",
+        "server",
+        "kv_cache_dtype",
+        "plan",
+        "verdict",
+        "change",
+        "change_value",
+        "change_plan",
+    }
 
 
 def test_whole_floats_are_written_as_integers() -> None:

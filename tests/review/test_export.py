@@ -16,8 +16,9 @@ from tests.review.gitrepo import ROOT, run
 GPU = "l40s"
 
 
-def test_export_check_fails_when_stale_and_passes_after_export(tmp_path: Path,
-                                                               capsys: pytest.CaptureFixture[str]) -> None:
+def test_export_check_fails_when_stale_and_passes_after_export(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """Assert --check exits 1 with a diff and the fix after a catalog change, and 0 once exported."""
     for folder in ("catalog", "generated"):
         shutil.copytree(ROOT / folder, tmp_path / folder)
@@ -56,7 +57,9 @@ def test_snapshots_are_english_markdown_with_a_banner() -> None:
     assert text.startswith(export.BANNER + "\n\n# price-per-gb\n\n| Server |")
     offers = [s for s in ctx.catalog.servers.values() if s.price]
     assert len([line for line in text.splitlines() if line.startswith("| ")]) == len(offers) + 1
-    assert set(files) >= {"README.md", "fits.csv", "what-fits.md"} | {f"fit-{s}.md" for s in ctx.catalog.servers}
+    assert set(files) >= {"README.md", "fits.csv", "what-fits.md"} | {
+        f"fit-{s}.md" for s in ctx.catalog.servers
+    }
 
 
 def test_committed_snapshots_are_up_to_date(capsys: pytest.CaptureFixture[str]) -> None:

@@ -15,8 +15,9 @@ def test_catalog_at_head_is_the_committed_catalog() -> None:
     """Assert HEAD's catalog reads back with the models ``git show`` holds (no checkout)."""
     cat = catalog_at(ROOT / "catalog", "HEAD")
     assert repo_of(ROOT / "catalog")[1] == "catalog"
-    assert set(cat.models) and all(f"\n{m}:" in "\n" + git(ROOT, "show", "HEAD:catalog/models.yaml")
-                                   for m in cat.models)
+    assert set(cat.models) and all(
+        f"\n{m}:" in "\n" + git(ROOT, "show", "HEAD:catalog/models.yaml") for m in cat.models
+    )
 
 
 def test_unknown_revision_and_no_repository_are_usage_errors(tmp_path: Path) -> None:

@@ -9,8 +9,10 @@ import pytest
 from sizing.review.table_diff import CellChange, diff_cells, page_of, pages_of_tables, relative_change
 
 
-@pytest.mark.parametrize(("old", "new", "expected"), [(100, 110, 0.1), (-4, -2, 0.5), (0, 5, None),
-                                                      ("n/a", 5, None), (float("nan"), 1, None)])
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [(100, 110, 0.1), (-4, -2, 0.5), (0, 5, None), ("n/a", 5, None), (float("nan"), 1, None)],
+)
 def test_relative_change_of_finite_numbers_only(old, new, expected) -> None:
     assert relative_change(old, new) == (pytest.approx(expected) if expected is not None else None)
 
@@ -25,7 +27,13 @@ def test_diff_cells_lists_added_removed_and_changed_rows_in_the_new_order() -> N
 
 
 def test_pages_of_tables_from_the_macro_calls(tmp_path: Path) -> None:
-    (tmp_path / "a.md").write_text("{{ sz_table('price-per-gb') }}\n{{ sz_fit_tables() }}\n", encoding="utf-8")
+    (tmp_path / "a.md").write_text(
+        "{{ sz_table('price-per-gb') }}\n{{ sz_fit_tables() }}\n", encoding="utf-8"
+    )
     pages = pages_of_tables(tmp_path)
     assert pages == {"price-per-gb": "a.md", "fit-*": "a.md"}
-    assert [page_of(t, pages) for t in ("price-per-gb", "fit-l40s", "other")] == ["a.md", "a.md", "(not on a page)"]
+    assert [page_of(t, pages) for t in ("price-per-gb", "fit-l40s", "other")] == [
+        "a.md",
+        "a.md",
+        "(not on a page)",
+    ]

@@ -46,8 +46,12 @@ def test_fit_speed_equals_the_engine_ladder(ctx: site.SiteContext) -> None:
     from sizing.views.throughput import chosen_ladders, fit_speed
 
     speed = fit_speed(ctx).set_index(["checkpoint", "server", "kv_cache_dtype"])
-    row = ctx.frame[ctx.frame["chosen"] & (ctx.frame["checkpoint"] == "Qwen/Qwen3-14B-FP8")
-                    & (ctx.frame["server"] == "gpu-l40s") & (ctx.frame["kv_cache_dtype"] == "fp8")]
+    row = ctx.frame[
+        ctx.frame["chosen"]
+        & (ctx.frame["checkpoint"] == "Qwen/Qwen3-14B-FP8")
+        & (ctx.frame["server"] == "gpu-l40s")
+        & (ctx.frame["kv_cache_dtype"] == "fp8")
+    ]
     view = throughput_view(ctx)
     shapes = [s for s in workload_shapes(view.workloads) if s.workload == "chat"]
     own = ladder(row, ctx.catalog, dict(view.constants), shapes, Target.of(ctx.catalog))
@@ -64,8 +68,12 @@ def test_fit_speed_says_why_a_figure_is_missing(ctx: site.SiteContext) -> None:
 
     speed = fit_speed(ctx).set_index(["checkpoint", "server", "kv_cache_dtype"])
     slow = speed.loc[("Qwen/Qwen3-14B", "gpu-l40s", "fp8")]
-    assert slow["speed_users"] == 0 and slow["cost_reason"] == "slow" and slow["speed_usd"] != slow["speed_usd"]
+    assert (
+        slow["speed_users"] == 0 and slow["cost_reason"] == "slow" and slow["speed_usd"] != slow["speed_usd"]
+    )
     unpriced = speed.loc[("Qwen/Qwen3-14B-FP8", "ref-8x-h100", "fp8")]
     assert unpriced["speed_users"] > 0 and unpriced["cost_reason"] == "no-price"
     big = speed.loc[("deepseek-ai/DeepSeek-V3", "gpu-l40s", "fp8")]
-    assert big["speed_reason"] == big["cost_reason"] == "no-start" and big["speed_users"] != big["speed_users"]
+    assert (
+        big["speed_reason"] == big["cost_reason"] == "no-start" and big["speed_users"] != big["speed_users"]
+    )

@@ -28,29 +28,77 @@ def ctx() -> site.SiteContext:
 
 def frame(**columns: list) -> pd.DataFrame:
     """Hand-made rows at a 32K launch, contexts 4K and 32K, one replica each."""
-    base = {"fits": [True], "fits_optimistic": [True], "max_concurrency": [9.0], "dp": [1],
-            "max_model_len": [32768],
-            "max_context": [131072], "sequences_4096": [70.0], "sequences_32768": [9.0],
-            "starts_optimistic_4096": [True], "starts_optimistic_32768": [True]}
+    base = {
+        "fits": [True],
+        "fits_optimistic": [True],
+        "max_concurrency": [9.0],
+        "dp": [1],
+        "max_model_len": [32768],
+        "max_context": [131072],
+        "sequences_4096": [70.0],
+        "sequences_32768": [9.0],
+        "starts_optimistic_4096": [True],
+        "starts_optimistic_32768": [True],
+    }
     base.update(columns)
     return pd.DataFrame(base)
 
 
-@pytest.mark.parametrize(("columns", "expected"), [
-    ({}, ("fits", 32768)),
-    ({"max_concurrency": [3.0], "sequences_32768": [3.0]}, ("tight", 32768)),
-    ({"fits": [False], "fits_optimistic": [False], "max_concurrency": [0.9], "sequences_32768": [0.0],
-      "starts_optimistic_32768": [False]}, ("fits", 4096)),
-    ({"fits": [False], "fits_optimistic": [False], "max_concurrency": [0.9], "sequences_32768": [0.0],
-      "starts_optimistic_32768": [False], "sequences_4096": [2.0]}, ("tight", 4096)),
-    ({"fits": [False], "fits_optimistic": [False], "max_concurrency": [0.0], "sequences_32768": [0.0],
-      "sequences_4096": [0.0], "starts_optimistic_32768": [False]}, ("borderline", 4096)),
-    ({"fits": [False], "max_concurrency": [0.0], "sequences_32768": [0.0], "sequences_4096": [2.0]},
-     ("borderline", 32768)),
-    ({"fits": [False], "fits_optimistic": [False], "max_concurrency": [0.0], "sequences_32768": [0.0],
-      "sequences_4096": [0.0], "starts_optimistic_4096": [False], "starts_optimistic_32768": [False]},
-     ("no-fit", 0)),
-])
+@pytest.mark.parametrize(
+    ("columns", "expected"),
+    [
+        ({}, ("fits", 32768)),
+        ({"max_concurrency": [3.0], "sequences_32768": [3.0]}, ("tight", 32768)),
+        (
+            {
+                "fits": [False],
+                "fits_optimistic": [False],
+                "max_concurrency": [0.9],
+                "sequences_32768": [0.0],
+                "starts_optimistic_32768": [False],
+            },
+            ("fits", 4096),
+        ),
+        (
+            {
+                "fits": [False],
+                "fits_optimistic": [False],
+                "max_concurrency": [0.9],
+                "sequences_32768": [0.0],
+                "starts_optimistic_32768": [False],
+                "sequences_4096": [2.0],
+            },
+            ("tight", 4096),
+        ),
+        (
+            {
+                "fits": [False],
+                "fits_optimistic": [False],
+                "max_concurrency": [0.0],
+                "sequences_32768": [0.0],
+                "sequences_4096": [0.0],
+                "starts_optimistic_32768": [False],
+            },
+            ("borderline", 4096),
+        ),
+        (
+            {"fits": [False], "max_concurrency": [0.0], "sequences_32768": [0.0], "sequences_4096": [2.0]},
+            ("borderline", 32768),
+        ),
+        (
+            {
+                "fits": [False],
+                "fits_optimistic": [False],
+                "max_concurrency": [0.0],
+                "sequences_32768": [0.0],
+                "sequences_4096": [0.0],
+                "starts_optimistic_4096": [False],
+                "starts_optimistic_32768": [False],
+            },
+            ("no-fit", 0),
+        ),
+    ],
+)
 def test_the_rule(columns: dict, expected: tuple[str, int]) -> None:
     """Assert each verdict and the context it names: the launch state, else the longest shorter context."""
     got = v.verdicts(frame(**columns), [4096, 32768], 4)
@@ -83,7 +131,7 @@ def test_4k_counts_wherever_a_4k_launch_starts(ctx: site.SiteContext) -> None:
 
 
 def _badges(html: str) -> list[str]:
-    return re.findall(r'sz-badge--([a-z-]+)', html)
+    return re.findall(r"sz-badge--([a-z-]+)", html)
 
 
 def test_every_surface_agrees_over_the_whole_matrix(ctx: site.SiteContext) -> None:
@@ -91,8 +139,12 @@ def test_every_surface_agrees_over_the_whole_matrix(ctx: site.SiteContext) -> No
     prose give one verdict for every recommended row of every server."""
     explorer = xd.explorer_rows(ctx)
     payload = neutral_payload(ctx, explorer)
-    statuses = {(r["checkpoint"], r["precision"], r["server"], r["kv_cache_dtype"]):
-                [r[f"status_{c}"] for c in ctx.contexts] for r in explorer.to_dict("records")}
+    statuses = {
+        (r["checkpoint"], r["precision"], r["server"], r["kv_cache_dtype"]): [
+            r[f"status_{c}"] for c in ctx.contexts
+        ]
+        for r in explorer.to_dict("records")
+    }
     decoded = [[payload["statuses"][int(d)] for d in row[5]] for row in payload["rows"]]
     assert decoded == list(statuses.values())
     for server in ctx.catalog.servers:
@@ -107,8 +159,13 @@ def test_every_surface_agrees_over_the_whole_matrix(ctx: site.SiteContext) -> No
                 assert at[judged_at] == r["verdict"]
             if r["verdict"] == "no-fit":
                 assert not set(seen) & {"fits", "tight", "borderline"}
-            words = {"fits": "Fits", "tight": "Tight", "borderline": "Borderline", "no-fit": "Does not fit",
-                         "unsupported": "Not supported on this GPU"}
+            words = {
+                "fits": "Fits",
+                "tight": "Tight",
+                "borderline": "Borderline",
+                "no-fit": "Does not fit",
+                "unsupported": "Not supported on this GPU",
+            }
             assert verdict_line(r, "en").split(" ", 1)[1].startswith(words[r["verdict"]])
 
 
@@ -126,18 +183,28 @@ def test_the_cli_record_gives_the_launch_state(ctx: site.SiteContext) -> None:
         assert rec["advice"] is None or rec["advice"]["kind"] == row["change"]
 
 
-@pytest.mark.parametrize(("model", "server", "length"), [
-    ("Qwen/Qwen3-32B-AWQ", "ref-1x-rtx-4090d", 4096),
-    ("deepseek-ai/DeepSeek-V3", "ref-8x-h20", 32768),
-])
-def test_an_estimate_agrees_with_the_tables(ctx: site.SiteContext, model: str, server: str, length: int) -> None:
+@pytest.mark.parametrize(
+    ("model", "server", "length"),
+    [
+        ("Qwen/Qwen3-32B-AWQ", "ref-1x-rtx-4090d", 4096),
+        ("deepseek-ai/DeepSeek-V3", "ref-8x-h20", 32768),
+    ],
+)
+def test_an_estimate_agrees_with_the_tables(
+    ctx: site.SiteContext, model: str, server: str, length: int
+) -> None:
     """Assert a real ``estimate`` at one context gives the state the fit tables show for that row there."""
     f = ctx.frame
-    row = f[f["chosen"] & (f["checkpoint"] == model) & (f["server"] == server)
-            & (f["kv_cache_dtype"] == "fp8")]
+    row = f[
+        f["chosen"] & (f["checkpoint"] == model) & (f["server"] == server) & (f["kv_cache_dtype"] == "fp8")
+    ]
     expected = row[f"state_{length}"].iloc[0]
-    rec = record(estimate(ctx.catalog, Request(model=model, server=server, max_model_len=length,
-                                               kv_cache_dtype="fp8")), ctx.catalog)
+    rec = record(
+        estimate(
+            ctx.catalog, Request(model=model, server=server, max_model_len=length, kv_cache_dtype="fp8")
+        ),
+        ctx.catalog,
+    )
     assert rec["verdict"] == expected
     if expected == "no-fit":
         assert rec["advice"]["kind"] == "gpu-memory-utilization" and rec["advice"]["target"]["tp"] == 8
@@ -146,7 +213,11 @@ def test_an_estimate_agrees_with_the_tables(ctx: site.SiteContext, model: str, s
 def test_a_format_without_a_kernel_is_unsupported_at_every_context_not_no_fit() -> None:
     """Assert a row the engine marks ``unsupported`` reads so in its verdict and every context, whatever it holds."""
     out = v.verdicts(frame(unsupported=[True]), [4096, 32768], 4)
-    assert out.iloc[0].to_dict() == {"verdict": "unsupported", "verdict_context": 0,
-                                     "state_4096": "unsupported", "state_32768": "unsupported"}
+    assert out.iloc[0].to_dict() == {
+        "verdict": "unsupported",
+        "verdict_context": 0,
+        "state_4096": "unsupported",
+        "state_32768": "unsupported",
+    }
     assert v.launch_verdict(frame(unsupported=[True]).iloc[0], 4) == "unsupported"
     assert v.verdicts(frame(unsupported=[False]), [4096, 32768], 4)["verdict"].iloc[0] == "fits"
