@@ -15,6 +15,7 @@ import pandas as pd
 
 from sizing.catalog.loader import Catalog
 from sizing.catalog.schema import Checkpoint, Gpu, Model, PrecisionSpec, Server
+from sizing.engine.capability import refuses_float16
 from sizing.engine.frames import Grouping
 from sizing.engine.profile_columns import profile_columns
 from sizing.engine.versions import max_capture_size
@@ -73,6 +74,7 @@ def model_columns(m: Model) -> dict[str, object]:
         "max_context": m.max_context,
         "w_rank_buffers": rope_cache_bytes(m),
         "model_dtype_bytes": 2,
+        "fp16_refused": refuses_float16(m.architecture),
         "is_moe": moe is not None,
         "experts": moe.experts if moe else 0,
         "active_share": _active_share(m),

@@ -372,6 +372,12 @@ def refuse_unsupported(row: pd.Series) -> None:
     if not bool(row.get("unsupported", False)):
         return
     sm, need = int(row["arch_sm"]), int(row["min_sm"])
+    if bool(row.get("float32", False)) and sm >= need:
+        raise UsageError(
+            f"{row['checkpoint']} ({row['precision']}) is not supported on GPU {row['gpu']}: vLLM refuses "
+            f"float16 for this model type and the GPU has no bfloat16 (compute capability {sm // 10}.{sm % 10}"
+            " < 8.0), so it runs in float32, which no quantisation method takes; pick the BF16 checkpoint"
+        )
     if sm < need:
         raise UsageError(
             f"{row['checkpoint']} ({row['precision']}) is not supported on GPU {row['gpu']}: vLLM has "
@@ -385,11 +391,22 @@ def refuse_unsupported(row: pd.Series) -> None:
     )
 
 
+def refuse_dtype(row: pd.Series, dtype: str) -> None:
+    """Stop with one line where vLLM refuses ``--dtype float16``/``half`` for the model type (``fp16_refused``,
+    ``_check_valid_dtype`` in ``vllm/config/model.py``: "The model type ... does not support float16")."""
+    if dtype in ("float16", "half") and bool(row.get("fp16_refused", False)):
+        raise UsageError(
+            f"--dtype {dtype}: vLLM refuses float16 for {row['model']} (numerical instability); "
+            "use --dtype auto (bfloat16 from compute capability 8.0, float32 below it)"
+        )
+
+
 def estimate(cat: Catalog, req: Request) -> pd.Series:
     """The recommended row for ``req`` (with ``vllm_version`` attached)."""
     frame = estimate_frame(cat, req)
     row = frame[frame["chosen"]].iloc[0].copy()
     refuse_unsupported(row)
+    refuse_dtype(row, req.dtype)
     row["vllm_version"] = frame.attrs["vllm_version"]
     row["dtype"], row["serve_host"], row["serve_port"] = req.dtype, req.host, req.port
     row["max_num_seqs_set"] = req.max_num_seqs is not None  # printed as given (sizing.launch.commands)

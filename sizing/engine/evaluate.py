@@ -33,6 +33,8 @@ from sizing.engine.versions import Rules, rules_for
 from sizing.kvdtypes import KV_CACHE_DTYPE_BYTES
 
 KEY = COMBINATION
+BF16_BYTES = 2
+"""Bytes per weight of an unquantised (BF16/FP16) checkpoint: ``w_tensor_bytes`` below it is quantised."""
 
 
 def coefficients(cat: Catalog) -> Coefficients:
@@ -90,7 +92,12 @@ def apply_settings(df: pd.DataFrame, rules: Rules, knobs: Knobs) -> pd.DataFrame
         tokens, seqs = v0_batch(df["max_model_len"])
     df["max_num_batched_tokens"] = knobs.max_num_batched_tokens or tokens
     df["max_num_seqs"] = knobs.max_num_seqs or seqs
-    df["kv_bytes"] = np.asarray(df["kv_cache_dtype"].map(KV_CACHE_DTYPE_BYTES))
+    float32 = capability.runs_float32(df["arch_sm"], df["fp16_refused"])
+    df["float32"] = float32
+    df["model_dtype_bytes"] = np.where(float32, capability.FP32_BYTES, df["model_dtype_bytes"])
+    kv_auto = (df["kv_cache_dtype"] == "auto").to_numpy()
+    kv_bytes = np.asarray(df["kv_cache_dtype"].map(KV_CACHE_DTYPE_BYTES))
+    df["kv_bytes"] = np.where(float32 & kv_auto, capability.FP32_BYTES, kv_bytes)
     df["block_size_override"] = knobs.block_size or 0
     mla_bs = np.where(
         df["arch_sm"] // 10 == 10,
@@ -422,7 +429,10 @@ def class_columns(df: pd.DataFrame, rules: Rules, coef: Coefficients, contexts: 
     (:data:`COMPUTE_KEY`)."""
     out = memory.compute(df, rules, coef)
     kv_fp8 = out["kv_cache_dtype"].astype(str).str.startswith("fp8").to_numpy()
-    no_kernel = capability.unsupported(out["arch_sm"], out["min_sm"], kv_fp8)  # vLLM stops: nothing fits
+    quantized = out["w_tensor_bytes"].to_numpy() < BF16_BYTES
+    no_kernel = capability.unsupported(  # vLLM stops: nothing fits
+        out["arch_sm"], out["min_sm"], kv_fp8, out["float32"].to_numpy(bool) & quantized
+    )
     out = out.assign(
         fits=out["fits"].to_numpy() & ~no_kernel,
         fits_optimistic=out["fits_optimistic"].to_numpy() & ~no_kernel,

@@ -64,7 +64,16 @@ def weights_per_gpu(df: pd.DataFrame, rules: Rules) -> np.ndarray:
         df["pp"] > 1, np.maximum(df["w_embeddings"], tied_copy), df["w_embeddings"] + df["w_lm_head"]
     )
     buffers = df["w_rank_buffers"].to_numpy()
-    return (layers + ends / df["tp"]).to_numpy() + spec_col(df, "w_draft") / df["tp"].to_numpy() + buffers
+    loaded = (layers + ends / df["tp"]).to_numpy() * dtype_scale(df)
+    return loaded + spec_col(df, "w_draft") / df["tp"].to_numpy() + buffers
+
+
+def dtype_scale(df: pd.DataFrame) -> np.ndarray:
+    """How many times the 16-bit bytes a row's unquantised weights and activations take: 2 where vLLM runs
+    the model in float32 (``model_dtype_bytes`` 4, :func:`sizing.engine.capability.runs_float32`), else 1."""
+    if "model_dtype_bytes" not in df:  # a frame of 16-bit inputs only
+        return np.ones(len(df))
+    return _col(df, "model_dtype_bytes") / oh.ACT_BYTES
 
 
 def split_rounding(df: pd.DataFrame, rules: Rules) -> np.ndarray:
@@ -245,17 +254,18 @@ def add_overheads(df: pd.DataFrame, rules: Rules, coef: oh.Coefficients) -> None
     df["profile_tokens"] = profile_tokens(df, rules)
     add_fixed_terms(df, rules)
     term = {name: getattr(coef, name) * basis for name, basis in overhead_bases(df, rules).items()}
+    scale = dtype_scale(df)  # activations in the model's dtype: float32 doubles the 16-bit bases
     forward = (
         term["act_hidden_factor"]
         + term["act_mlp_factor"]
         + _col(df, "mla_prefill_bytes")
         + _col(df, "linear_profile_bytes")
-    )
-    df["encoder_profile_bytes"] = encoder_profile(df)
+    ) * scale
+    df["encoder_profile_bytes"] = encoder_profile(df) * scale
     df["sampler_phase_bytes"], peak = oh.profile_peak(
         forward, _col(df, "sampler_bytes"), _col(df, "profile_tokens"), _col(df, "hidden_size")
     )
-    df["activation_bytes"] = peak + _col(df, "moe_workspace_bytes") + df["encoder_profile_bytes"]
+    df["activation_bytes"] = peak + _col(df, "moe_workspace_bytes") * scale + df["encoder_profile_bytes"]
     df["nontorch_bytes"] = (
         term["nontorch_mib"]
         + term["nccl_mib"]

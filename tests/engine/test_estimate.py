@@ -197,3 +197,11 @@ def test_v0_profiles_the_whole_context_unless_chunked_prefill_turns_on_above_32k
     )
     row = memory_estimate(catalog, req)
     assert (int(row["profile_tokens"]), int(row["max_num_batched_tokens"])) == (tokens, max(tokens, 2048))
+
+
+def test_float16_is_refused_for_the_model_types_vllm_refuses_it_for(catalog) -> None:
+    """vLLM's ``_check_valid_dtype``: "The model type 'gemma3' does not support float16"."""
+    with pytest.raises(UsageError, match=r"--dtype half: vLLM refuses float16 for google/gemma-3-27b-it"):
+        estimate(catalog, Request(model="google/gemma-3-27b-it", gpu="a10", gpus=4, dtype="half"))
+    row = estimate(catalog, Request(model="Qwen/Qwen3-8B", gpu="a10", dtype="half", max_model_len=4096))
+    assert not row["fp16_refused"] and row["fits"]

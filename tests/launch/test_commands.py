@@ -15,7 +15,14 @@ import pytest
 
 from sizing.engine.estimate import Request, estimate, estimate_frame
 from sizing.errors import CatalogError, UsageError
-from sizing.launch.commands import SGLANG_FLAGS, VLLM_FLAGS, node_commands, sglang_command, vllm_command
+from sizing.launch.commands import (
+    SGLANG_FLAGS,
+    VLLM_FLAGS,
+    node_commands,
+    served_dtype,
+    sglang_command,
+    vllm_command,
+)
 from sizing.launch.vllm_flags import VLLM_VERSION, known_flags, known_sglang_flags, vllm_option_specs
 
 FLAG = re.compile(r"(?<!\S)(--?[a-z][a-z0-9-]*)")
@@ -390,3 +397,10 @@ def test_every_node_command_of_the_matrix_passes_bash_n(catalog, matrix):
         ["bash", "-n"], input=script, capture_output=True, text=True, check=False, timeout=60
     )
     assert run.returncode == 0 and "--headless" in script, run.stderr
+
+
+def test_the_printed_dtype_is_the_requests_else_float32_where_the_row_is_sized_in_float32():
+    assert served_dtype({"dtype": "auto", "float32": True}) == "float32"
+    assert served_dtype({"dtype": "auto", "float32": False}) == "auto"
+    assert served_dtype({"float32": True}) == "float32"
+    assert served_dtype({"dtype": "half"}) == "half"
