@@ -2,7 +2,7 @@
 
 Uses the Chromium, served site and page fixtures of :mod:`tests.test_browser`. Checks: no verdict is an
 emoji (a badge instead); chart text is at least 11 px on a phone; formula blocks are not clipped and
-carry no copy button; the fit-table filter is on the first screen at 1366×900 and stays in view; no fit
+carry no copy button; the fit-table filter is on the first screen at 1366×900 and 390×844 and stays in view; no fit
 table is wider than its box at 1366 px; a tall box says how many rows it holds; the explorer shows no
 literal tag, links its suggestion to the case it names, marks the heatmap cell it answers and scrolls the
 answer into view; a server-only link keeps the model last shown. Screenshots of each page at both widths
@@ -84,6 +84,22 @@ def test_fit_tables_filter_first_and_tables_fit(browser: object, site_url: str, 
     hint = tab.locator(".sz-rows-hint").first
     hint.wait_for()
     assert re.search(r"\d", hint.text_content() or "")
+    assert tab.problems.items == []
+    tab.context.close()
+
+
+@pytest.mark.parametrize("lang", PREFIXES)
+def test_fit_tables_filter_first_on_a_phone(browser: object, site_url: str, lang: str) -> None:  # noqa: F811
+    """Assert at 390×844 the filter box is on the first screen and stays under the header once the
+    tables scroll by (the box is sticky)."""
+    tab = open_tab(browser, *WIDTHS["phone"])
+    visit(tab, f"{site_url}{PREFIXES[lang]}fit-tables/")
+    assert (
+        tab.eval_on_selector("input.sz-filter", "i => i.getBoundingClientRect().bottom") < WIDTHS["phone"][1]
+    )
+    tab.evaluate("() => window.scrollTo(0, 4000)")
+    top = tab.eval_on_selector("input.sz-filter", "i => i.getBoundingClientRect().top")
+    assert 0 < top < 200
     assert tab.problems.items == []
     tab.context.close()
 
