@@ -29,8 +29,9 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from sizing.catalog.loader import Catalog, load_catalog  # noqa: E402
+from sizing.catalog.settings import Settings  # noqa: E402
 from sizing.engine import frames  # noqa: E402
-from sizing.engine.estimate import Request, estimate_frame  # noqa: E402
+from sizing.engine.estimate import estimate_frame  # noqa: E402
 from sizing.engine.evaluate import as_text, evaluate  # noqa: E402
 
 SCALES = {"full catalog": (1, 1), "10× (models ×10)": (10, 1), "100× (models ×10, servers ×10)": (10, 10)}
@@ -104,9 +105,9 @@ def best_of(repeats: int, function: Callable[[], Any]) -> tuple[float, Any]:
     return timing.wall, result
 
 
-def row_request(row: pd.Series) -> Request:
+def row_request(row: pd.Series) -> Settings:
     """The single-case request that reproduces one matrix row."""
-    return Request(
+    return Settings(
         model=row["checkpoint"],
         server=row["server"],
         tensor_parallel_size=int(row["tp"]),

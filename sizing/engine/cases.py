@@ -23,22 +23,6 @@ from sizing.engine.weights import part_sizes, rope_cache_bytes, split_of
 from sizing.units import MiB
 
 
-@dataclass(frozen=True)
-class Knobs:
-    """vLLM settings shared by every row of a frame, named after vLLM's flags. 0/None = vLLM default."""
-
-    gpu_memory_utilization: float
-    max_model_len: int | None = None
-    max_num_batched_tokens: int | None = None
-    max_num_seqs: int | None = None
-    block_size: int | None = None
-    enforce_eager: bool = False
-    kv_cache_memory_bytes: int | None = None
-    llm_class: bool = False
-    limit_mm_per_prompt: int | None = None
-    language_model_only: bool = False
-
-
 def model_columns(m: Model) -> dict[str, object]:
     """Architecture columns of one model (counts, sizes, flags)."""
     la, sw, moe = m.linear_attention, m.sliding_window, m.moe

@@ -23,10 +23,11 @@ from pandas.api.internals import create_dataframe_from_blocks
 
 from sizing.catalog import plans as plan_rules
 from sizing.catalog.loader import Catalog
+from sizing.catalog.settings import Settings
 from sizing.engine import capability, columns, memory
 from sizing.engine import kvcache as kv
 from sizing.engine.advice import add_nearest_change
-from sizing.engine.cases import COMBINATION, Groups, Knobs, model_frame, plan_frame, server_frame
+from sizing.engine.cases import COMBINATION, Groups, model_frame, plan_frame, server_frame
 from sizing.engine.frames import Grouping, group_ids, repeat_frames, spread, take_block, text_categorical
 from sizing.engine.overhead import Coefficients, default_batch, v0_batch
 from sizing.engine.versions import Rules, rules_for
@@ -81,8 +82,9 @@ def resolve_plans(df: pd.DataFrame) -> pd.DataFrame:
     return df[server_takes(df) & model_takes(df)].drop(columns=["pp_nodes"])
 
 
-def apply_settings(df: pd.DataFrame, rules: Rules, knobs: Knobs) -> pd.DataFrame:
-    """Add the vLLM settings columns (budget fraction, lengths, batch defaults, block size)."""
+def apply_settings(df: pd.DataFrame, rules: Rules, knobs: Settings) -> pd.DataFrame:
+    """Add the vLLM settings columns (budget fraction, lengths, batch defaults, block size) shared by every
+    row; ``knobs.gpu_memory_utilization`` must be set (:func:`gpu_memory_utilization`)."""
     df["gpu_memory_utilization"] = knobs.gpu_memory_utilization
     df["max_model_len"] = np.minimum(df["max_context"], knobs.max_model_len or df["max_context"])
     tokens, seqs = default_batch(
@@ -245,9 +247,11 @@ def case_frame(cat: Catalog, left_out: frozenset[str] = frozenset()) -> tuple[pd
     return rows, Classes(of_row, representative, members, left_out), groups
 
 
-def catalog_knobs(cat: Catalog) -> Knobs:
+def catalog_knobs(cat: Catalog) -> Settings:
     """The settings every catalog case is sized with (the assumptions' budget fraction and context)."""
-    return Knobs(gpu_memory_utilization(cat), int(cat.assume("max_model_len")))
+    return Settings(
+        gpu_memory_utilization=gpu_memory_utilization(cat), max_model_len=int(cat.assume("max_model_len"))
+    )
 
 
 def case_matrix(cat: Catalog, rules: Rules) -> pd.DataFrame:
@@ -479,7 +483,7 @@ def finish(
     cat: Catalog,
     rules: Rules,
     classes: Classes | None = None,
-    knobs: Knobs | None = None,
+    knobs: Settings | None = None,
     groups: Groups | None = None,
 ) -> pd.DataFrame:
     """Compute a case frame and add contexts, service metrics, chosen plans and advice.

@@ -34,12 +34,12 @@ the sampler and stay below their peak.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 
 import numpy as np
 
 from sizing import safeio
 from sizing.catalog.schema import Checkpoint, Model, PrecisionSpec
+from sizing.catalog.settings import SpecConfig
 from sizing.engine.weights import BF16_BYTES, attention_params
 from sizing.errors import CatalogError
 
@@ -47,15 +47,6 @@ ArrayLike = np.ndarray | int | float
 MODELLED = ("mtp", "eagle3", "ngram")
 MTP_ALIASES = ("deepseek_mtp", "qwen3_next_mtp", "glm4_moe_mtp", "ernie_mtp", "mimo_mtp")
 KNOWN_UNMODELLED = ("draft_model", "eagle", "medusa", "mlp_speculator", "suffix")
-
-
-@dataclass(frozen=True)
-class SpecConfig:
-    """A parsed ``--speculative-config``: method, draft tokens per step (None = vLLM's default) and draft model."""
-
-    method: str
-    num_speculative_tokens: int | None = None
-    model: str | None = None
 
 
 def parse_speculative_config(text: str) -> SpecConfig:

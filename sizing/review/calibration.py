@@ -17,7 +17,8 @@ from typing import Any
 from sizing import safeio
 from sizing.catalog.loader import Catalog, display_path
 from sizing.catalog.schema import Model
-from sizing.engine.estimate import Request, find_model, memory_estimates
+from sizing.catalog.settings import Settings
+from sizing.engine.estimate import find_model, memory_estimates
 from sizing.engine.overhead import band_classes, classes_in
 from sizing.engine.speculative import parse_speculative_config
 from sizing.engine.versions import parse_version, rules_for
@@ -102,12 +103,12 @@ def load(directory: Path = DIR) -> tuple[dict[str, dict[str, Any]], dict[str, An
     return logs, spec
 
 
-def request(log: dict[str, Any], spec: dict[str, Any], kv_bytes: int | None = None) -> Request:
+def request(log: dict[str, Any], spec: dict[str, Any], kv_bytes: int | None = None) -> Settings:
     """The estimate request that reproduces ``log`` under ``spec`` (optionally with the logged KV bytes)."""
     mib = spec.get("total_mib") or round(float(spec["total_gib"]) * GiB / MiB)
     kv_dtype = log.get("kv_cache_dtype") or "auto"
     model = str(ROOT / spec["model"]) if spec["model"].endswith(".json") else spec["model"]
-    return Request(
+    return Settings(
         model=model,
         gpu=spec.get("gpu"),
         gpu_memory_mib=int(mib),
@@ -138,7 +139,7 @@ def _default_gmu(version: str) -> float:
 GIVEN_KV = ("concurrency", "tokens", "tokens_min_rank", "no_fit_given_kv")
 
 
-def _requests(log: dict[str, Any], spec: dict[str, Any]) -> dict[bool, Request]:
+def _requests(log: dict[str, Any], spec: dict[str, Any]) -> dict[bool, Settings]:
     """The requests of a case without and (when a check needs it) with the logged KV memory given."""
     needs = {metric in GIVEN_KV for metric in _metrics(spec)}
     kv = {False: None, True: round(log["available_kv_gib"] * GiB) if True in needs else None}

@@ -9,7 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from sizing.engine.estimate import Request, estimate
+from sizing.catalog.settings import Settings
+from sizing.engine.estimate import estimate
 from sizing.render import explorer_data as xd
 from sizing.render import table_rows as tr
 from sizing.render.explain import verdict_line
@@ -201,7 +202,7 @@ def test_an_estimate_agrees_with_the_tables(
     expected = row[f"state_{length}"].iloc[0]
     rec = record(
         estimate(
-            ctx.catalog, Request(model=model, server=server, max_model_len=length, kv_cache_dtype="fp8")
+            ctx.catalog, Settings(model=model, server=server, max_model_len=length, kv_cache_dtype="fp8")
         ),
         ctx.catalog,
     )
