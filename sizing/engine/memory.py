@@ -209,7 +209,8 @@ def graph_bases(df: pd.DataFrame, rules: Rules) -> tuple[np.ndarray, np.ndarray]
 
     The captured graphs cost what one pool holds (:func:`sizing.engine.overhead.cudagraph_basis`); the
     estimate that 0.20+ subtracts before the KV cache counts every graph of both modes
-    (:func:`sizing.engine.overhead.cudagraph_estimate_basis`). The extensible cache of 0.34 measures the
+    (:func:`sizing.engine.overhead.cudagraph_estimate_basis`). The extensible cache of the supported
+    release line (``Rules.extensible_kv_cache``, :data:`sizing.engine.versions.SUPPORTED`) measures the
     captured graphs instead of estimating them.
     """
     decode_rows = _col(df, "max_num_seqs") * (1 + spec_col(df, "spec_tokens"))

@@ -52,7 +52,8 @@ the sorted fp32 values and int64 indices, and what the sort allocates (:func:`sa
 V2_SAMPLER_BYTES_PER_LOGIT = 2
 """Model Runner V2's dummy sampler run samples on the model-dtype logits alone (up to 0.33)."""
 V2_SAMPLER_WARMUP_BYTES_PER_LOGIT = 2 + 4
-"""From 0.34 it also runs a warm-up pass through the fp32 logits pipeline: the logits and their fp32 copy."""
+"""From :data:`~sizing.engine.versions.V2_SAMPLER_WARMUP_MINOR` it also runs a warm-up pass through the fp32
+logits pipeline: the logits and their fp32 copy."""
 V0_LONG_CONTEXT = 32768
 """Above this max_model_len the V0 OpenAI server enables chunked prefill by default (``use_long_context``)."""
 FITTED = ("act_hidden_factor", "act_mlp_factor", "nontorch_mib", "nccl_mib", "nvls_mib", "consumed_mib")
@@ -267,9 +268,9 @@ def sampler_bytes_per_logit(minor: int, v2: np.ndarray) -> np.ndarray:
     (0.17+), filters in place before the fp32 softmax and the fp32 exponential noise of ``random_sample``
     (14 B). V2: ``vllm/v1/worker/gpu/model_runner.py`` ``_dummy_sampler_run`` samples a dummy batch
     without sampling parameters, so ``vllm/v1/worker/gpu/sample/sampler.py`` Gumbel-samples the
-    model-dtype logits directly (2 B, read in the 0.30.0 source); 0.34 adds a second pass through the fp32
-    logits pipeline (``shared/reference/vllm-memory-model.md`` a.1), where top-k/top-p filter the fp32
-    copy in place (6 B). 0.31–0.33 are taken as 0.30.
+    model-dtype logits directly (2 B, read in the 0.30.0 source); :data:`V2_SAMPLER_WARMUP_MINOR` adds a
+    second pass through the fp32 logits pipeline (``shared/reference/vllm-memory-model.md`` a.1), where
+    top-k/top-p filter the fp32 copy in place (6 B). 0.31–0.33 are taken as 0.30.
 
     The sort path peaks inside the sort (38 B), above its later masks and scatter (28 B): PyTorch sorts a
     ``[rows, vocab]`` tensor of at least 128 rows with ``segmented_sort_pairs``

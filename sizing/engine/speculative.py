@@ -1,6 +1,7 @@
 """Speculative decoding (``--speculative-config``): the drafter's weights, KV layers and state. Units: params, bytes.
 
-What vLLM 0.34 loads and reserves when a drafter is configured (sources, all in vLLM's released tree):
+What the supported vLLM release (:data:`sizing.engine.versions.SUPPORTED`) loads and reserves when a
+drafter is configured (sources, all in vLLM's released tree):
 
 * ``vllm/config/speculative.py: SpeculativeConfig``: the JSON keys ``method``, ``num_speculative_tokens``
   and ``model``; model-specific MTP names (``deepseek_mtp``, ``qwen3_next_mtp``, ``glm4_moe_mtp``, …) are
