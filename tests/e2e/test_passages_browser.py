@@ -1,7 +1,7 @@
 """The passages readers check first (issue 23): the 70B, 671B and H20 sections, in every language.
 
 Each section — from its heading to the next heading of the same level — is saved as a screenshot at 1366
-and 390 px under ``test-artifacts/screenshots/passages/`` (MkDocs build), so a reviewer can re-read it in
+and 390 px under ``test-artifacts/screenshots/passages/`` with its text beside it (MkDocs build), so a reviewer can re-read it in
 en, zh and ru side by side; and its text is checked: no negative memory figure, no literal tag and no
 untranslated English sentence on the zh/ru pages.
 """
@@ -31,7 +31,7 @@ PASSAGES = {
     "large-moe-671b-h20": ("deployment-hardware/", "large-moe-model"),
 }
 """Passage name → (page, heading id). The H20 case is part of the large-MoE section."""
-NEGATIVE_MEMORY = re.compile(r"[-−‑]\s?\d[\d\s.,]*\s?(GiB|ГиБ|GB|ГБ|MiB|МиБ)")
+NEGATIVE_MEMORY = re.compile(r"(?<![\w.)\]])[-−‑]\d[\d\s.,]*\s?(GiB|ГиБ|GB|ГБ|MiB|МиБ)")
 LITERAL_TAG = re.compile(r"</?(code|a|span|div|strong|em)\b[^>]*>")
 ENGLISH_SENTENCE = re.compile(r"\b(the|does not|fits|should|between)\s+[a-z]+\s+[a-z]+\b")
 
@@ -77,6 +77,7 @@ def test_passages_read_true_in_every_language(
             prose = re.sub(r"`[^`]*`|\$ [^\n]*|vllm serve[^\n]*|--[a-z-]+", "", text)
             assert not ENGLISH_SENTENCE.search(prose), f"{lang}/{name}: {ENGLISH_SENTENCE.search(prose)}"
         if engine == "mkdocs":
+            (SHOTS / f"{lang}-{name}.txt").write_text(text, encoding="utf-8")
             clip = {k: section[k] for k in ("x", "y", "width", "height")}
             tab.screenshot(
                 path=str(SHOTS / f"{lang}-{name}-{WIDTHS[width][0]}.png"),
