@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Benchmark ``sizing.engine.evaluate``: the full catalog and 10× / 100× synthetic catalogs, vectorised vs per row.
+"""Benchmark ``sizing.engine.evaluate``: the full catalog and 10× / 100× synthetic catalogs, vectorised vs per
+row.
 
     python -m scripts.bench_sizing [--out benchmarks/sizing.md] [--loop-sample 150] [--repeats 3]
 
@@ -191,7 +192,8 @@ def target_line(results: list[dict[str, Any]]) -> str:
     """Whether the largest catalog met :data:`TARGET_SECONDS`, as a Method bullet."""
     seconds = results[-1]["seconds"]
     verdict = "met" if seconds < TARGET_SECONDS else "NOT met"
-    return f"- Target: the {results[-1]['catalog']} catalog in under {TARGET_SECONDS:g} s: {verdict} ({seconds:.3f} s)."
+    catalog = results[-1]["catalog"]
+    return f"- Target: the {catalog} catalog in under {TARGET_SECONDS:g} s: {verdict} ({seconds:.3f} s)."
 
 
 def markdown(

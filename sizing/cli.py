@@ -118,7 +118,8 @@ def add_case_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def speculative_config(text: str) -> object:
-    """argparse type of ``--speculative-config``: a :class:`SpecConfig` (bad JSON or method: a usage error)."""
+    """argparse type of ``--speculative-config``: a :class:`SpecConfig` (bad JSON or method: a usage
+    error)."""
     from sizing.engine.speculative import parse_speculative_config  # noqa: PLC0415 - keeps `--help` fast
 
     try:

@@ -1,4 +1,5 @@
-"""sizing.safeio: regular files only, bounded size, depth, aliases and time; one-line errors naming file and field."""
+"""sizing.safeio: regular files only, bounded size, depth, aliases and time; one-line errors naming file and
+field."""
 
 from __future__ import annotations
 

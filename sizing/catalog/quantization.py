@@ -41,7 +41,8 @@ checkpoint by its main format (NVFP4 experts or MLP) with the FP8 parts in ``kee
 
 
 def vllm_methods(cat: Catalog) -> list[str]:
-    """Every ``--quantization`` value of the catalog's vLLM release (``vllm_version``); none without a list."""
+    """Every ``--quantization`` value of the catalog's vLLM release (``vllm_version``); none without a
+    list."""
     try:
         return quantization_methods(str(cat.assume("vllm_version")))
     except FlagListMissing:

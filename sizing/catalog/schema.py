@@ -21,8 +21,8 @@ PrimarySource = Annotated[
     Field(
         pattern=r"^https://[^\s;]+$",
         max_length=300,
-        description="one URL of the primary source: the vendor's datasheet or product page, the model's card or "
-        "its repository's config.json",
+        description="one URL of the primary source: the vendor's datasheet or product page, the model's "
+        "card or its repository's config.json",
     ),
 ]
 Slug = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9.\-]*$", max_length=80)]
@@ -224,7 +224,8 @@ KeepPart = Literal["embeddings", "lm_head", "attention", "router", "shared_exper
 
 
 class DraftHead(Strict):
-    """A published EAGLE-3 draft head for the model (``--speculative-config '{"method": "eagle3", "model": id}'``).
+    """A published EAGLE-3 draft head for the model (``--speculative-config '{"method": "eagle3", "model":
+    id}'``).
 
     vLLM's EAGLE-3 head is one decoder layer over the target's geometry, a ``3 x hidden -> hidden`` fusion of
     three target layers' states and its own LM head over ``draft_vocab_size`` tokens (source:

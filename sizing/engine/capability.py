@@ -1,4 +1,5 @@
-"""Whether vLLM has a kernel for a weight format on a GPU: its compute capability against the format's minimum.
+"""Whether vLLM has a kernel for a weight format on a GPU: its compute capability against the format's
+minimum.
 
 vLLM refuses to load a quantised checkpoint on a GPU below the format's minimum capability
 (``QuantizationConfig.get_min_capability``, checked in ``vllm/model_executor/model_loader/utils.py``

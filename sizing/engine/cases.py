@@ -92,7 +92,8 @@ def vision_columns(m: Model) -> dict[str, int]:
 
 
 def cache_layer_columns(m: Model, special: int) -> dict[str, int]:
-    """Full and sliding layers that own a KV cache (KV-sharing layers own none), and the full layers' geometry."""
+    """Full and sliding layers that own a KV cache (KV-sharing layers own none), and the full layers'
+    geometry."""
     shared = m.kv_sharing
     shared_sliding = shared.sliding_layers if shared else 0
     shared_full = shared.layers - shared_sliding if shared else 0

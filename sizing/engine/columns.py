@@ -445,7 +445,8 @@ BY_NAME = {c.name: c for c in (*COLUMNS, *REQUEST_ONLY, *THROUGHPUT)}
 
 
 def declaration(name: str) -> Column | None:
-    """The declaration of column ``name`` (``concurrency_4096`` -> ``concurrency_<ctx>``); None if undeclared."""
+    """The declaration of column ``name`` (``concurrency_4096`` -> ``concurrency_<ctx>``); None if
+    undeclared."""
     prefix, _, ctx = name.rpartition("_")
     if ctx.isdigit():
         return BY_NAME.get(f"{prefix}_<ctx>")

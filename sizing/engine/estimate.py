@@ -218,7 +218,8 @@ def plans_for(req: Settings, per_node: int, nodes: int) -> pd.DataFrame:
 
 
 def check_plan(row: pd.Series) -> None:
-    """Refuse an explicit plan vLLM would refuse (:func:`sizing.catalog.plans.problem`): heads, layers, experts,
+    """Refuse an explicit plan vLLM would refuse (:func:`sizing.catalog.plans.problem`): heads, layers,
+    experts,
     GPUs."""
     columns = {key: row[key] for key in PLAN_COLUMNS}
     found = plans.flag_problem({**columns, "gpus": row["server_gpus"]})
@@ -229,7 +230,8 @@ def check_plan(row: pd.Series) -> None:
 def spec_columns(
     req: Settings, model: Model, mid: str, ckpt: Checkpoint, spec: PrecisionSpec
 ) -> dict[str, object]:
-    """The speculative-decoding columns of ``req`` (zeros without ``--speculative-config``); UsageError when the
+    """The speculative-decoding columns of ``req`` (zeros without ``--speculative-config``); UsageError when
+    the
     model cannot run the method asked for (:func:`sizing.engine.speculative.resolve`)."""
     if req.speculative_config is None:
         return speculative.columns(model, ckpt, spec, None)
@@ -329,7 +331,8 @@ def consolidated(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def refuse_unsupported(row: pd.Series) -> None:
-    """Stop with one line (exit status 2) where vLLM has no kernel for the row's weight format, or no attention
+    """Stop with one line (exit status 2) where vLLM has no kernel for the row's weight format, or no
+    attention
     backend for its FP8 KV cache, on its GPU (:mod:`sizing.engine.capability`): vLLM stops at start-up there,
     whatever the memory."""
     if not bool(row.get("unsupported", False)):

@@ -2,7 +2,8 @@
 
 :func:`evaluate` builds the case frame from the valid positions of the catalog's small frames (text
 as categoricals), computes the memory columns once per compute class
-(:func:`sizing.engine.memory.compute`) and spreads them to the rows, then adds capacity at each published context length, decode
+(:func:`sizing.engine.memory.compute`) and spreads them to the rows, then adds capacity at each published
+context length, decode
 ceilings, prices, the chosen plan per combination and, where nothing fits, the nearest change
 that would. One Python call per catalog entry, none per row.
 
@@ -61,14 +62,16 @@ def size_plans(df: pd.DataFrame) -> None:
 
 
 def server_takes(df: pd.DataFrame) -> pd.Series:
-    """Whether the server can run the sized plan: TP divides a node's GPUs, one replica at least, PP on 2+ nodes."""
+    """Whether the server can run the sized plan: TP divides a node's GPUs, one replica at least, PP on 2+
+    nodes."""
     ok = (df["tp"] <= df["gpus_per_node"]) & (df["gpus_per_node"] % df["tp"] == 0) & (df["dp"] >= 1)
     ok &= ~(df["expert_parallel"] & (df["server_gpus"] < 2))  # dp-ep: 2+ GPUs, on one node or across nodes
     return ok & ~(df["pp_nodes"] & (df["nodes"] < 2))
 
 
 def model_takes(df: pd.DataFrame | dict[str, np.ndarray]) -> pd.Series | np.ndarray:
-    """Whether the model splits ``tp`` ways (:func:`sizing.catalog.plans.model_takes`: heads, KV/GDN heads, experts).
+    """Whether the model splits ``tp`` ways (:func:`sizing.catalog.plans.model_takes`: heads, KV/GDN heads,
+    experts).
 
     ``df`` may also be a dict of arrays that broadcast (models down, TP sizes across).
     """
@@ -215,7 +218,8 @@ class Classes(NamedTuple):
     members: pd.DataFrame
     """The representative rows of the frame, one per class (built from the small frames, not taken)."""
     left_out: frozenset[str] = frozenset()
-    """Columns the members have and the frame's rows leave out (:data:`sizing.engine.columns.PER_CLASS_ONLY`)."""
+    """Columns the members have and the frame's rows leave out
+    (:data:`sizing.engine.columns.PER_CLASS_ONLY`)."""
 
 
 def case_frame(cat: Catalog, left_out: frozenset[str] = frozenset()) -> tuple[pd.DataFrame, Classes, Groups]:
@@ -363,7 +367,8 @@ def service_columns(
 
 
 def load_seconds(weights: np.ndarray, read_gbs: np.ndarray, default_gbs: float) -> np.ndarray:
-    """Seconds to read ``weights`` (bytes) at ``read_gbs`` (decimal GB/s; NaN: ``default_gbs``), in one new array."""
+    """Seconds to read ``weights`` (bytes) at ``read_gbs`` (decimal GB/s; NaN: ``default_gbs``), in one new
+    array."""
     seconds = np.where(np.isnan(read_gbs), default_gbs, read_gbs)
     np.multiply(seconds, 1e9, out=seconds)
     return np.divide(weights, seconds, out=seconds)
@@ -405,7 +410,8 @@ def choose_plans(df: pd.DataFrame, dp_share: float, by: Grouping | None = None) 
 
 
 def plan_reasons(df: pd.DataFrame, tp_for_capacity: np.ndarray) -> pd.Categorical:
-    """The reason of each chosen row; ``tp_for_capacity``: a simpler plan fits, this one serves enough more."""
+    """The reason of each chosen row; ``tp_for_capacity``: a simpler plan fits, this one serves enough
+    more."""
     code = {reason: np.int8(number) for number, reason in enumerate(REASONS)}
     chosen = np.flatnonzero(df["chosen"].to_numpy())
     plan, more = (
@@ -468,7 +474,8 @@ def expand_classes(df: pd.DataFrame, computed: pd.DataFrame, classes: np.ndarray
 
 
 def take_columns(columns: dict[str, np.ndarray], rows: np.ndarray) -> dict[str, np.ndarray]:
-    """Each column taken at the positions ``rows`` (the columns of one dtype filled together, as one block)."""
+    """Each column taken at the positions ``rows`` (the columns of one dtype filled together, as one
+    block)."""
     by_dtype: dict[np.dtype, list[str]] = {}
     for name, values in columns.items():
         by_dtype.setdefault(values.dtype, []).append(name)

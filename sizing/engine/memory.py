@@ -24,12 +24,14 @@ def _col(df: pd.DataFrame, name: str) -> np.ndarray:
 
 
 def spec_col(df: pd.DataFrame, name: str) -> np.ndarray:
-    """A speculative-decoding column (:func:`sizing.engine.speculative.columns`), zeros where the frame has none."""
+    """A speculative-decoding column (:func:`sizing.engine.speculative.columns`), zeros where the frame has
+    none."""
     return df[name].to_numpy() if name in df else np.zeros(len(df), dtype=np.int64)
 
 
 def expert_padding(df: pd.DataFrame, rules: Rules) -> np.ndarray:
-    """Extra bytes per rank when the MoE kernels pad routed experts (MXFP4 only; see sizing.engine.weights)."""
+    """Extra bytes per rank when the MoE kernels pad routed experts (MXFP4 only; see
+    sizing.engine.weights)."""
     mask = (df["precision"] == "mxfp4").to_numpy(bool) if "precision" in df else np.zeros(len(df), bool)
     if not mask.any():
         return np.zeros(len(df))
@@ -42,13 +44,15 @@ def expert_padding(df: pd.DataFrame, rules: Rules) -> np.ndarray:
 
 def expert_ranks(df: pd.DataFrame) -> pd.Series:
     """How many ranks share the routed experts: the ``ep`` = TP × DP ranks with expert parallelism,
-    else the TP ranks (vLLM's ``FusedMoE`` slices each expert TP ways, or places whole experts per EP rank)."""
+    else the TP ranks (vLLM's ``FusedMoE`` slices each expert TP ways, or places whole experts per EP
+    rank)."""
     ep = df["ep"] if "ep" in df else pd.Series(1, index=df.index)
     return pd.Series(np.where(ep > 1, ep, df["tp"]), index=df.index)
 
 
 def weights_per_gpu(df: pd.DataFrame, rules: Rules) -> np.ndarray:
-    """Weight bytes on the fullest rank: sharded layers / TP + replicated layers, stage share, embeddings / TP,
+    """Weight bytes on the fullest rank: sharded layers / TP + replicated layers, stage share, embeddings /
+    TP,
     plus the buffers every rank holds whole (``w_rank_buffers``: RoPE caches)."""
     stage_share = kv.stage_count(df["layers"], df["pp"]) / df["layers"]
     ranks = expert_ranks(df)
@@ -173,7 +177,8 @@ def add_kv_geometry(df: pd.DataFrame, rules: Rules) -> None:
 def profile_tokens(df: pd.DataFrame, rules: Rules) -> np.ndarray:
     """Tokens of the profiled forward pass: max_num_batched_tokens (V0 without chunked prefill: ≥ context).
 
-    V0 turns chunked prefill on by itself above 32K tokens of context (:func:`sizing.engine.overhead.v0_batch`).
+    V0 turns chunked prefill on by itself above 32K tokens of context
+    (:func:`sizing.engine.overhead.v0_batch`).
     """
     mnbt = df["max_num_batched_tokens"].to_numpy()
     if rules.chunked_prefill:

@@ -45,7 +45,8 @@ ACT_BYTES = 2
 MOE_CHUNK_TOKENS = 32768
 """``VLLM_FUSED_MOE_CHUNK_SIZE`` default (``vllm/envs.py``): fused MoE processes at most this many tokens."""
 SAMPLER_BYTES_PER_LOGIT = 2 + 4 + 4 + 4
-"""Live bytes per logit in the V1 sampler's dummy run: model-dtype logits, fp32 copy, fp32 probabilities, fp32 noise."""
+"""Live bytes per logit in the V1 sampler's dummy run: model-dtype logits, fp32 copy, fp32 probabilities, fp32
+noise."""
 SORT_SAMPLER_BYTES_PER_LOGIT = 2 + 4 + (4 + 8) + (8 + 4 + 8)
 """The same with 0.12–0.16's sort-based top-k/top-p, at the sort itself: the model-dtype and fp32 logits,
 the sorted fp32 values and int64 indices, and what the sort allocates (:func:`sampler_bytes_per_logit`)."""
@@ -229,7 +230,8 @@ def mla_prefill(
 def linear_profile(
     tokens: np.ndarray, heads_per_rank: np.ndarray, head_dim: np.ndarray, units: np.ndarray
 ) -> np.ndarray:
-    """Linear-attention projections live in the profile run, bytes: ``tokens x heads/TP x head_dim x units x 2 B``.
+    """Linear-attention projections live in the profile run, bytes: ``tokens x heads/TP x head_dim x units x 2
+    B``.
 
     ``units`` comes from :func:`sizing.engine.profile_columns.linear_profile_units` (7 for KDA, whose
     projections vLLM computes before the skipped kernel; 0 where not modelled). Counted on top of the
@@ -321,7 +323,8 @@ def profile_peak(
 V2_BUFFER_BYTES_PER_ROW = 2 * 1024 * 4 + 1024 * 4 + 128 * 4 + 1024 * 4 + 129 * 4 + 128 * 4
 """Model Runner V2's fixed-width sampler tables per request row: logit-bias token ids and values
 (1024 each, plus 1024 int32 and 128 allowed-token ids), bad-word tokens (1024) and offsets (129), and
-128 logprob token ids, all 4-byte (``vllm/v1/worker/gpu/sample/logit_bias.py``, ``bad_words.py``, ``logprob.py``)."""
+128 logprob token ids, all 4-byte (``vllm/v1/worker/gpu/sample/logit_bias.py``, ``bad_words.py``,
+``logprob.py``)."""
 
 
 def runner_buffers(max_num_seqs: np.ndarray, vocab: np.ndarray, v2: np.ndarray) -> np.ndarray:

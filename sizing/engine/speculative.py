@@ -1,4 +1,5 @@
-"""Speculative decoding (``--speculative-config``): the drafter's weights, KV layers and state. Units: params, bytes.
+"""Speculative decoding (``--speculative-config``): the drafter's weights, KV layers and state. Units: params,
+bytes.
 
 What the supported vLLM release (:data:`sizing.engine.versions.SUPPORTED`) loads and reserves when a
 drafter is configured (sources, all in vLLM's released tree):
@@ -85,7 +86,8 @@ def parse_speculative_config(text: str) -> SpecConfig:
 
 
 def resolve(spec: SpecConfig, m: Model, model_id: str) -> SpecConfig:
-    """``spec`` checked against model ``m``, with vLLM's defaults filled in; ValueError naming what is missing.
+    """``spec`` checked against model ``m``, with vLLM's defaults filled in; ValueError naming what is
+    missing.
 
     MTP needs MTP layers in the checkpoint and defaults to one draft token per MTP layer; EAGLE-3 needs a
     catalog draft head (``eagle3``), whose id ``model`` must name when given; n-gram needs a token count.
@@ -134,7 +136,8 @@ def mtp_layer_params(m: Model) -> tuple[int, int]:
 
 
 def eagle3_params(m: Model) -> int:
-    """Parameters of the model's EAGLE-3 head (BF16): q/k/v over ``2h`` inputs, o, MLP, fusion, LM head, norms."""
+    """Parameters of the model's EAGLE-3 head (BF16): q/k/v over ``2h`` inputs, o, MLP, fusion, LM head,
+    norms."""
     head = m.eagle3
     if head is None:
         return 0
@@ -159,7 +162,8 @@ def draft_weight_bytes(m: Model, ckpt: Checkpoint, spec: PrecisionSpec, cfg: Spe
 
 
 def draft_kv_layers(m: Model, cfg: SpecConfig) -> int:
-    """Attention layers the drafter adds to the KV cache: the MTP layers, EAGLE-3's one layer, none for n-gram."""
+    """Attention layers the drafter adds to the KV cache: the MTP layers, EAGLE-3's one layer, none for
+    n-gram."""
     return {"mtp": m.mtp_layers, "eagle3": 1}.get(cfg.method, 0)
 
 

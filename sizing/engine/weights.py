@@ -246,7 +246,8 @@ class WeightSplit:
 
 
 def part_sizes(m: Model, ckpt: Checkpoint, spec: PrecisionSpec) -> list[tuple[Part, float]]:
-    """Every parameter group of ``m`` (:func:`model_parts`) with its bytes in ``ckpt`` (:func:`part_bytes`)."""
+    """Every parameter group of ``m`` (:func:`model_parts`) with its bytes in ``ckpt``
+    (:func:`part_bytes`)."""
     return [(part, part_bytes(part, ckpt, spec, m)) for part in model_parts(m)]
 
 

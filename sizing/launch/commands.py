@@ -375,7 +375,8 @@ def node_commands(row: Mapping[str, Any], cat: Catalog, engine: str = "vllm") ->
     nodes = launch_nodes(row, engine)
     build = engine_builder(engine)
     if nodes == 1 and int(row.get("nodes", 1)) > 1:
-        return f"# the same command on each of the {int(row['nodes'])} nodes (a server per node)\n{build(row, cat, 0)}"
+        each = f"# the same command on each of the {int(row['nodes'])} nodes (a server per node)"
+        return f"{each}\n{build(row, cat, 0)}"
     if nodes == 1:
         return build(row, cat, 0)
     return "\n".join(f"# node {rank} of {nodes}\n{build(row, cat, rank)}" for rank in range(nodes))

@@ -467,7 +467,8 @@ def heatmap_table(neutral: dict[str, Any], local: dict[str, Any], context: int) 
         tds = "".join(heat_cell(neutral, local, i, context) for i in cells)
         body.append(f'<tr><th scope="row">{html.escape(local["models"][m])}</th>{tds}</tr>')
     return (
-        f'<table class="sz-heatmap" data-ctx="{context}"><thead><tr><th scope="col">{html.escape(local["labels"]["explorer_model"])}'
+        f'<table class="sz-heatmap" data-ctx="{context}"><thead><tr><th '
+        f'scope="col">{html.escape(local["labels"]["explorer_model"])}'
         f"</th>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
     )
 
@@ -484,11 +485,13 @@ def explorer_page(ctx: SiteContext, lang: str, root: str) -> str:
     caption = t(lang, "explorer_heatmap_caption", context=context_label(DEFAULT_CONTEXT))
     ladders = root + "data/" + file_name("{server}", lang)
     return (
-        f'\n<div id="sz-explorer" class="sz-explorer" data-search-exclude data-matrix="{root}data/explorer.json" '
+        '\n<div id="sz-explorer" class="sz-explorer" data-search-exclude '
+        f'data-matrix="{root}data/explorer.json" '
         f'data-strings="{root}data/explorer.{lang}.json" data-ladders="{ladders}">'
         f'<form class="sz-explorer__controls" hidden>{fields}</form>'
         f'<div class="sz-explorer__result" aria-live="polite" hidden></div>'
-        f'<noscript><p class="sz-explorer__noscript">{html.escape(t(lang, "explorer_noscript"))}</p></noscript>'
+        '<noscript><p class="sz-explorer__noscript">'
+        f"{html.escape(t(lang, 'explorer_noscript'))}</p></noscript>"
         f'</div>\n\n<figure class="sz-heatmap-figure" data-search-exclude '
         f'data-scroll-hint="{html.escape(t(lang, "scroll_hint"), quote=True)}">'
         f'<figcaption data-sz-heat-caption="{html.escape(t(lang, "explorer_heatmap_caption", context="{context}"), quote=True)}">'

@@ -573,7 +573,8 @@ FRAME_COLUMNS = {
     "kv_cache_tokens": _c("kv_cache_tokens", "col_tokens", "int"),
     "change": _c("change", "col_change", "change"),
 }
-"""How the columns of a :func:`sizing.views.matrix.fit_view` frame are shown (``seq_<ctx>`` added per frame)."""
+"""How the columns of a :func:`sizing.views.matrix.fit_view` frame are shown (``seq_<ctx>`` added per
+frame)."""
 
 
 def frame_columns(frame: pd.DataFrame) -> tuple[ColumnSpec, ...]:

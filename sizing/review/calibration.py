@@ -190,13 +190,15 @@ def model_key(model: Model) -> str:
 
 
 def gpu_key(case: dict[str, Any]) -> str:
-    """The GPU type of a case: the catalog GPU, else ``gpu_type`` (a GPU the catalog lacks), else ``unstated``."""
+    """The GPU type of a case: the catalog GPU, else ``gpu_type`` (a GPU the catalog lacks), else
+    ``unstated``."""
     return str(case.get("gpu") or case.get("gpu_type") or "unstated")
 
 
 def duplicate_group(log: dict[str, Any], case: dict[str, Any], model: str) -> tuple[str, ...]:
     """The near-duplicate group of a log: source (without record or comment), model, GPU, TP and release
-    (runs that differ only in settings such as ``--gpu-memory-utilization`` or in the build of one release)."""
+    (runs that differ only in settings such as ``--gpu-memory-utilization`` or in the build of one
+    release)."""
     source = re.split(r" record | \(comment|;", str(log.get("source", "")))[0]
     minor = str(parse_version(case["version"])[1])
     return source, model, gpu_key(case), str(log.get("tp") or case.get("tp") or 1), minor
@@ -255,7 +257,8 @@ def _case_checks(
 
 
 FITTED_METRICS = ("available_kv", "cudagraph")
-"""The compared figures that a fitted coefficient depends on, in the order :func:`leave_group_out` returns them."""
+"""The compared figures that a fitted coefficient depends on, in the order :func:`leave_group_out` returns
+them."""
 
 
 def _left_out(check: Check, out: dict[str, tuple[float | None, float | None]]) -> float | None:

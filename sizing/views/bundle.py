@@ -76,7 +76,8 @@ class SiteContext:
     calibration_summary: Mapping[str, Mapping[str, float]] = field(
         default_factory=lambda: MappingProxyType({})
     )
-    """Grouped error statistics per metric of those checks (:func:`sizing.review.calibration_stats.summary`)."""
+    """Grouped error statistics per metric of those checks
+    (:func:`sizing.review.calibration_stats.summary`)."""
     series: Mapping[str, tuple[Series, ...]] = field(default_factory=lambda: MappingProxyType({}))
     """Each server's concurrency-chart series (:class:`sizing.views.series.Series`), computed likewise."""
     calibration_groups: Mapping[str, Mapping[str, Mapping[str, float]]] = field(
@@ -88,7 +89,8 @@ class SiteContext:
     calibration_left: tuple[LeftOutLog, ...] = ()
     """The skipped and outlying logs (:class:`sizing.review.calibration_left.LeftOut`), computed likewise."""
     explorer: Mapping[str, dict[str, Any]] = field(default_factory=lambda: MappingProxyType({}))
-    """The explorer's files as JSON data by file name (:func:`sizing.render.explorer_render.explorer_payloads`),
+    """The explorer's files as JSON data by file name
+    (:func:`sizing.render.explorer_render.explorer_payloads`),
     formatted once by the prepare step for every language build to read; empty when not prepared."""
 
     @property

@@ -6,7 +6,8 @@ carry no copy button; the fit-table filter is on the first screen at 1366×900 a
 table is wider than its box at 1366 px; a tall box says how many rows it holds; the explorer shows no
 literal tag, links its suggestion to the case it names, marks the heatmap cell it answers and scrolls the
 answer into view; a server-only link keeps the model last shown. Screenshots of each page at both widths
-(first screen; the curated pages whole, by ``test_explorer_browser``) go to ``test-artifacts/screenshots/reader/``.
+(first screen; the curated pages whole, by ``test_explorer_browser``) go to
+``test-artifacts/screenshots/reader/``.
 """
 
 from __future__ import annotations
@@ -148,7 +149,8 @@ def test_heatmap_click_selects_and_shows_the_answer(browser: object, site_url: s
 
 
 def test_server_link_keeps_the_model_last_shown(browser: object, site_url: str) -> None:  # noqa: F811
-    """Assert a "#server=…" link (the fit tables' Other servers) opens that server with the model shown before."""
+    """Assert a "#server=…" link (the fit tables' Other servers) opens that server with the model shown
+    before."""
     tab = open_tab(browser, 1366, 900)
     visit(tab, f"{site_url}explorer/#{NO_FIT}")
     explorer_ready(tab)

@@ -235,7 +235,8 @@ def test_pixtral_tower_is_gated_and_its_largest_image_fills_the_square():
     [("Qwen--Qwen3.6-27B", 48, 16, 27.35), ("Qwen--Qwen3.5-35B-A3B", 30, 10, 35.1)],
 )
 def test_qwen35_family_layer_types_mtp_and_tower_are_read(name, linear, full, params_b):
-    """layer_types give the GDN layers, mtp_num_hidden_layers the MTP layer, mamba_ssm_dtype the FP32 state."""
+    """layer_types give the GDN layers, mtp_num_hidden_layers the MTP layer, mamba_ssm_dtype the FP32
+    state."""
     model = model_from_config_file(DATA / f"{name}.json")
     la = model.linear_attention
     assert (la.layers, model.layers - la.layers, la.ssm_dtype_bytes) == (linear, full, 4)

@@ -1,4 +1,5 @@
-"""Speculative decoding: the drafter's weights, KV layers and GDN state, hand-computed and against real logs."""
+"""Speculative decoding: the drafter's weights, KV layers and GDN state, hand-computed and against real
+logs."""
 
 from __future__ import annotations
 

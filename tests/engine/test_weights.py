@@ -224,8 +224,10 @@ def test_split_rounding_rounds_unsplit_tensors_up_to_2_mib():
     from sizing.engine.weights import split_rounding
     from sizing.units import MiB
 
-    # Qwen2.5-1.5B in bf16: gate_up [2 x 8960, 1536] is 52.5 MiB in a 54 MiB block, down [1536, 8960] 26.25 MiB
-    # in 28 MiB; a 16.6 MiB gate_up (Qwen2.5-0.5B) is below max_split_size_mb=20 and is split, so counted as is.
+    # Qwen2.5-1.5B in bf16: gate_up [2 x 8960, 1536] is 52.5 MiB in a 54 MiB block, down [1536, 8960] 26.25
+    # MiB
+    # in 28 MiB; a 16.6 MiB gate_up (Qwen2.5-0.5B) is below max_split_size_mb=20 and is split, so counted as
+    # is.
     got = split_rounding(np.array([2 * 8960 * 1536 * 2, 8960 * 1536 * 2, 2 * 4864 * 896 * 2, 64 * MiB]))
     assert got.tolist() == [1.5 * MiB, 1.75 * MiB, 0, 0]
 

@@ -55,7 +55,8 @@ def _choice_values(command: str) -> dict[str, set[str]]:
 
 
 def test_every_choice_value_the_matrix_emits_is_one_vllm_accepts(catalog, matrix):
-    """Assert --kv-cache-dtype, --quantization, --distributed-executor-backend values are in vLLM's choices."""
+    """Assert --kv-cache-dtype, --quantization, --distributed-executor-backend values are in vLLM's
+    choices."""
     specs = vllm_option_specs(VLLM_VERSION)
     rows = matrix[matrix["chosen"]].drop_duplicates(
         ["checkpoint", "precision", "kv_cache_dtype", "plan", "pp"]
@@ -274,7 +275,8 @@ def test_a_config_json_prints_its_folder_quoted(catalog, tmp_path):
 
 
 def test_expert_parallel_without_sizes_is_printed_and_computed_as_printed(catalog):
-    """`--enable-expert-parallel` with no -tp: the chosen plan carries EP, prints the flag, and its numbers are
+    """`--enable-expert-parallel` with no -tp: the chosen plan carries EP, prints the flag, and its numbers
+    are
     those of the printed launch (the explicit request of the same sizes)."""
     asked = Settings(model="Qwen/Qwen3-30B-A3B", server="ref-8x-h100", enable_expert_parallel=True)
     row = estimate(catalog, asked)

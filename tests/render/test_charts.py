@@ -1,4 +1,5 @@
-"""Tests for sizing.render.charts: well-formed, deterministic, language-neutral SVG that plots the engine's numbers."""
+"""Tests for sizing.render.charts: well-formed, deterministic, language-neutral SVG that plots the engine's
+numbers."""
 
 from __future__ import annotations
 
@@ -422,7 +423,8 @@ def test_macros_are_registered(servers, monkeypatch: pytest.MonkeyPatch) -> None
 
 
 def test_price_chart_with_mixed_or_no_currencies(tmp_path: Path) -> None:
-    """Assert mixed currencies keep each bar's own currency (plain-number ticks), and no prices give a note."""
+    """Assert mixed currencies keep each bar's own currency (plain-number ticks), and no prices give a
+    note."""
     target = tmp_path / "catalog"
     shutil.copytree(ROOT / "catalog", target)
     servers_yaml = yaml.safe_load((target / "servers.yaml").read_text(encoding="utf-8"))

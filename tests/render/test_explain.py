@@ -1,4 +1,5 @@
-"""Tests for sizing.render.explain: the worked example's steps, their values from first principles, rendering."""
+"""Tests for sizing.render.explain: the worked example's steps, their values from first principles,
+rendering."""
 
 from __future__ import annotations
 

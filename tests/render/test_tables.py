@@ -334,7 +334,8 @@ def test_catalog_text_cells_are_bounded_on_the_site_only() -> None:
 def test_fit_tables_show_users_and_cost_of_the_chat_ladder(
     ctx: site.SiteContext, lang: str, users: str, cost: str, slow: str
 ) -> None:
-    """The two speed columns sit before the grouped sequence columns, with the view's figures (cautious end)."""
+    """The two speed columns sit before the grouped sequence columns, with the view's figures (cautious
+    end)."""
     from sizing.render.i18n import fmt_money
     from sizing.views.throughput import fit_speed
 
@@ -351,7 +352,8 @@ def test_fit_tables_show_users_and_cost_of_the_chat_ladder(
 
 
 def test_fit_table_note_names_the_kv_type_its_server_shows(real_ctx: site.SiteContext) -> None:
-    """Assert a fit table's settings line says fp8 on an L4 and auto on a T4 (no FP8 KV backend below sm_80)."""
+    """Assert a fit table's settings line says fp8 on an L4 and auto on a T4 (no FP8 KV backend below
+    sm_80)."""
     specs = tables.table_specs(real_ctx)
     assert "--kv-cache-dtype fp8" in specs["fit-ref-1x-l4"].note(real_ctx, "en")
     assert "--kv-cache-dtype auto" in specs["fit-ref-1x-t4"].note(real_ctx, "ru")

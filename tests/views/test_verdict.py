@@ -212,7 +212,8 @@ def test_an_estimate_agrees_with_the_tables(
 
 
 def test_a_format_without_a_kernel_is_unsupported_at_every_context_not_no_fit() -> None:
-    """Assert a row the engine marks ``unsupported`` reads so in its verdict and every context, whatever it holds."""
+    """Assert a row the engine marks ``unsupported`` reads so in its verdict and every context, whatever it
+    holds."""
     out = v.verdicts(frame(unsupported=[True]), [4096, 32768], 4)
     assert out.iloc[0].to_dict() == {
         "verdict": "unsupported",
