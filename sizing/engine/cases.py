@@ -77,6 +77,8 @@ def model_columns(m: Model) -> dict[str, object]:
         "experts": moe.experts if moe else 0,
         "active_share": _active_share(m),
         "expert_intermediate": moe.expert_intermediate_size if moe else 0,
+        "expert_matrices": (3 if m.gated_mlp else 2) if moe else 0,
+        "expert_in_dim": (moe.latent_size or m.hidden_size) if moe else 0,
         **profile_columns(m),
         **vision_columns(m),
     }
@@ -167,6 +169,7 @@ def gpu_columns(gpu_id: str, gpu: Gpu) -> dict[str, object]:
         "max_capture_size": max_capture_size(sm_version(gpu)),
         "interconnect": gpu.interconnect.kind,
         "nvswitch": "NVSwitch" in gpu.interconnect.generation,
+        "rocm": "gfx" in gpu.architecture,
     }
 
 

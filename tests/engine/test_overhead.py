@@ -246,3 +246,19 @@ def test_the_sort_sampler_peaks_inside_the_sort():
     per_logit = oh.sampler_bytes_per_logit(14, np.array([False]))
     got = oh.sampler_peak(np.array([1024]), np.array([8192]), np.array([151936]), per_logit)
     assert got[0] == 1024 * 151936 * 38  # 5.57 GiB
+
+
+def test_rocm_samples_by_sorting_until_the_triton_kernel():
+    """ROCm has no FlashInfer sampler (topk_topp_sampler.py: forward_cuda on CUDA only): V1 sorts to 0.16."""
+    v2, rocm = np.array([False, False]), np.array([False, True])
+    assert oh.sampler_bytes_per_logit(11, v2, rocm).tolist() == [14, 38]
+    assert oh.sampler_bytes_per_logit(13, v2, rocm).tolist() == [38, 38]
+    assert oh.sampler_bytes_per_logit(18, v2, rocm).tolist() == [14, 14]
+
+
+def test_rocm_term_is_charged_on_amd_gpus_only():
+    bases = oh.nontorch_basis(
+        np.array([1, 8]), np.array([False, False]), False, False, np.array([True, False])
+    )
+    assert (bases["rocm_mib"] / MiB).tolist() == [1, 0]
+    assert (oh.nontorch_basis(np.array([4]), np.array([True]))["rocm_mib"] / MiB).tolist() == [0]
