@@ -102,7 +102,7 @@ def vision_columns(m: Model) -> dict[str, int]:
         "vision_tokens": v.max_tokens_per_item if v else 0,
         "vision_hidden": v.hidden_size if v else 0,
         "vision_inter": v.intermediate_size if v else 0,
-        "vision_merge": v.merge_size if v else 1,
+        "vision_merge": v.merge_size * v.pooling_size if v else 1,
         "vision_out": v.out_hidden_size if v else 0,
     }
 

@@ -110,7 +110,7 @@ MODEL = (
     ),
     _c("vision_hidden", "int", "count", "vision tower hidden size"),
     _c("vision_inter", "int", "count", "vision tower MLP intermediate size"),
-    _c("vision_merge", "int", "count", "patches merged into one language token"),
+    _c("vision_merge", "int", "count", "patches per side encoded for one language token (merge x pooling)"),
     _c("vision_out", "int", "count", "width of the tower output projected into the language model"),
 )
 CHECKPOINT = (

@@ -24,6 +24,7 @@ from sizing.engine.hf_config import Config, as_count, as_fraction, check_finite,
 from sizing.engine.hf_linear import block_counts, block_pattern, linear_attention
 from sizing.engine.hf_quant import checkpoint_formats
 from sizing.engine.hf_vision import vision
+from sizing.engine.vision_keys import check_vision_keys
 from sizing.engine.weights import total_params
 from sizing.errors import UsageError
 
@@ -313,6 +314,7 @@ def check_config(cfg: Config) -> None:
     if qc is not None and not isinstance(qc, dict):
         raise cfg.refuse("quantization_config", "must be a JSON object")
     check_keys(cfg.data, qc, cfg.label)
+    check_vision_keys(cfg.raw.get("vision_config"), cfg.label)
     check_finite(cfg, MODELLED)
     dtype = cfg.get("torch_dtype") or cfg.get("dtype") or "bfloat16"
     if dtype not in MODEL_DTYPES:
