@@ -262,3 +262,18 @@ def test_rocm_term_is_charged_on_amd_gpus_only():
     )
     assert (bases["rocm_mib"] / MiB).tolist() == [1, 0]
     assert (oh.nontorch_basis(np.array([4]), np.array([True]))["rocm_mib"] / MiB).tolist() == [0]
+
+
+def test_tp2_on_an_nvswitch_h100_pays_nccl_buffers_but_no_nvls():
+    """At TP 2 on an NVSwitch node the non-torch terms are the per-GPU and NCCL ones, never NVLS.
+
+    vllm-project/vllm#10511's H100 printout (Llama-3-8B, V0) shows non_torch_memory 1.79 GiB at TP 1 and
+    3.58 GiB at TP 2. That release measured non-torch memory against torch's *allocated* bytes, so it counted
+    the allocator's cached blocks too (vllm-project/vllm#11809, which switched to ``memory_reserved``; #12126
+    then prints 0.16 GiB for a TP-1 run on an H100): the 1.79 GiB step is not a buffer size, and the fitted
+    ``nccl_mib`` (tens of MiB) is what the corrected profiler charges.
+    """
+    bases = oh.nontorch_basis(np.array([1, 2]), np.array([True, True]), init_charged=True)
+    assert (bases["nccl_mib"] / MiB).tolist() == [0, 1]
+    assert (bases["nvls_mib"] / MiB).tolist() == [0, 0]
+    assert (bases["nontorch_mib"] / MiB).tolist() == [1, 1]
