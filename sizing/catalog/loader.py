@@ -315,6 +315,7 @@ _ASSUMPTION_TYPES: dict[str, Any] = {
             "nccl_mib",
             "nvls_mib",
             "consumed_mib",
+            "rocm_mib",
             "cudagraph_mib_per_capture",
             "cuda_context_mib",
             "extensible_margin_gib",

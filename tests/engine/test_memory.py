@@ -174,6 +174,17 @@ def test_extensible_cache_keeps_headroom_when_the_budget_is_high() -> None:
     assert df["kv_cache_bytes"].iloc[0] == pytest.approx(43583911629.19, abs=0.01)
 
 
+def test_extensible_cache_keeps_three_gib_free_on_rocm() -> None:
+    """Assert the same row on a ROCm GPU keeps 3 GiB instead of 1 (``measure_kv_cache_blocks``): 2 GiB less."""
+    cuda, rocm = budget_row(0.99), budget_row(0.99)
+    rocm["rocm"] = True
+    memory.add_budget(cuda, EXTENSIBLE, COEF)
+    memory.add_budget(rocm, EXTENSIBLE, COEF)
+    got = cuda["kv_cache_point_bytes"].iloc[0] - rocm["kv_cache_point_bytes"].iloc[0]
+    assert got == pytest.approx(2 * GiB)
+    assert rocm["available_kv_bytes"].iloc[0] == cuda["available_kv_bytes"].iloc[0]  # the print is the same
+
+
 def test_budgeted_graphs_are_printed_and_given_kv_memory_wins() -> None:
     """Assert 0.20–0.33 subtract the graphs from the printed figure; --kv-cache-memory-bytes replaces all.
 
