@@ -342,6 +342,7 @@ _ASSUMPTION_TYPES: dict[str, Any] = {
     "gpu_memory_utilization_max": Fraction,
     "tight_below_sequences": PosInt,
     "kv_band_quantiles": Annotated[list[Fraction], Field(min_length=2, max_length=2)],
+    "throughput_band_quantiles": Annotated[list[Fraction], Field(min_length=2, max_length=2)],
     "hours_per_month": Annotated[float, Field(gt=0, le=744, allow_inf_nan=False)],
     "speed_target_ms": Annotated[list[PosInt], Field(min_length=2, max_length=2)],
     **dict.fromkeys(("tokens_per_char_zh", "tokens_per_char_ru", "tokens_per_char_en"), PosFloat),

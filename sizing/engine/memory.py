@@ -82,14 +82,24 @@ def weights_per_gpu(df: pd.DataFrame, rules: Rules) -> np.ndarray:
     """Weight bytes on the fullest rank: sharded layers / TP + replicated layers, stage share, embeddings /
     TP,
     plus the buffers every rank holds whole (``w_rank_buffers``: RoPE caches)."""
-    stage_share = kv.stage_count(df["layers"], df["pp"]) / df["layers"]
     ranks = expert_ranks(df)
+    return rank_weights(df, df["w_experts"] / ranks, expert_padding(df, rules) * df["tp"] / ranks)
+
+
+def non_expert_weights_per_gpu(df: pd.DataFrame) -> np.ndarray:
+    """Weight bytes on the fullest rank apart from the routed experts (:func:`weights_per_gpu` without them),
+    bytes. The throughput engine takes the routed experts' bytes per GPU, padding included, as the rest."""
+    return rank_weights(df)
+
+
+def rank_weights(df: pd.DataFrame, *experts: pd.Series) -> np.ndarray:
+    """Weight bytes on the fullest rank, with the routed experts' bytes per rank given as ``experts`` (terms
+    of the whole model, before the stage share; none: the rank without its experts), bytes."""
+    stage_share = kv.stage_count(df["layers"], df["pp"]) / df["layers"]
     tower = df["w_vision"] * df["language_model_only"]  # --language-model-only: the tower is not loaded
-    sharded = (
-        (df["w_layer_sharded"] - df["w_experts"] - tower) / df["tp"]
-        + df["w_experts"] / ranks
-        + expert_padding(df, rules) * df["tp"] / ranks
-    )
+    sharded = (df["w_layer_sharded"] - df["w_experts"] - tower) / df["tp"]
+    for term in experts:
+        sharded = sharded + term
     layers = (sharded + df["w_layer_replicated"]) * stage_share
     tied_copy = np.where(df["w_lm_head"] > 0, df["w_lm_head"], df["w_embeddings"])
     ends = np.where(

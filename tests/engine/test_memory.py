@@ -35,25 +35,35 @@ def frame(**columns: object) -> pd.DataFrame:
     return pd.DataFrame({k: [v] for k, v in columns.items()})
 
 
+SPLIT_ROW = dict(
+    layers=4,
+    w_layer_sharded=800.0,
+    w_layer_replicated=10.0,
+    w_embeddings=100.0,
+    w_lm_head=100.0,
+    tp=2,
+    w_experts=0.0,
+    w_vision=0.0,
+    language_model_only=False,
+    w_rank_buffers=7,
+)
+"""A 4-layer model's weight split, bytes: 800 sharded, 10 replicated, 100 each for embeddings and head."""
+
+
 def test_weights_per_gpu_splits_layers_by_tp_and_stages_by_pp() -> None:
     """Assert (800/2 + 10) + (100 + 100)/2 + 7 = 517 at TP2, and half the layers plus one end at TP2 × PP2;
     the 7 bytes of rank buffers (RoPE caches) are on every rank whole."""
-    row = dict(
-        layers=4,
-        w_layer_sharded=800.0,
-        w_layer_replicated=10.0,
-        w_embeddings=100.0,
-        w_lm_head=100.0,
-        tp=2,
-        w_experts=0.0,
-        w_vision=0.0,
-        language_model_only=False,
-        w_rank_buffers=7,
-    )
-    assert memory.weights_per_gpu(frame(**row, pp=1), EXTENSIBLE).tolist() == [517.0]
-    assert memory.weights_per_gpu(frame(**row, pp=2), EXTENSIBLE).tolist() == [205.0 + 50.0 + 7]
-    tied = {**row, "w_lm_head": 0.0}
+    assert memory.weights_per_gpu(frame(**SPLIT_ROW, pp=1), EXTENSIBLE).tolist() == [517.0]
+    assert memory.weights_per_gpu(frame(**SPLIT_ROW, pp=2), EXTENSIBLE).tolist() == [205.0 + 50.0 + 7]
+    tied = {**SPLIT_ROW, "w_lm_head": 0.0}
     assert memory.weights_per_gpu(frame(**tied, pp=1), EXTENSIBLE).tolist() == [410.0 + 50.0 + 7]
+
+
+def test_non_expert_weights_are_the_rank_without_its_routed_experts() -> None:
+    """600 of the 800 sharded bytes are routed experts: the rank holds 300 of them at TP2, the rest 217."""
+    row = frame(**{**SPLIT_ROW, "w_experts": 600.0}, pp=1, precision="fp8", ep=1)
+    assert memory.non_expert_weights_per_gpu(row)[0] == 100.0 + 10.0 + 100.0 + 7
+    assert memory.weights_per_gpu(row, EXTENSIBLE)[0] == 517.0
 
 
 def gqa_row(tp: int = 1) -> pd.DataFrame:
