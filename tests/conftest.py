@@ -74,8 +74,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 def engines_read(items: list[pytest.Item]) -> list[str]:
-    """The engines whose shared build ``items`` read (``built_site``, ``zensical_site``, ``engine_site``), in the
-    order the items first need them."""
+    """The engines whose shared build ``items`` read (``built_site``, ``zensical_site``, ``engine_site``), in
+    the order the items first need them."""
     needed: dict[str, None] = {}
     for item in items:
         names = set(getattr(item, "fixturenames", ()))
