@@ -19,10 +19,15 @@ ENGINE ?= mkdocs
 export NO_MKDOCS_2_WARNING := 1
 export DISABLE_MKDOCS_2_WARNING := true
 
-# pytest on two workers (pytest-xdist; an idle worker takes tests from the busy one; WORKERS=0 runs in one
-# process). The site is built once per engine for both (tests/conftest.py).
-WORKERS ?= 2
-PYTEST := $(BIN)/python -m pytest -q -n $(WORKERS) --dist worksteal
+# pytest on several workers (pytest-xdist; an idle worker takes tests from a busy one; WORKERS=0 runs in one
+# process). The site is built once per engine for all, from the end of collection on (tests/conftest.py).
+# make test runs four: its browser tests mostly wait (page loads, network idle, animation frames), so two
+# more workers keep the two cores busy meanwhile. test-fast's tests compute: two workers, one per core.
+WORKERS ?=
+PYTEST = $(BIN)/python -m pytest -q -n $(or $(WORKERS),$(1)) --dist worksteal
+# mypy and the throughput fit's check side by side (each is one process): both run, either fails the target.
+STATIC_CHECKS = $(BIN)/mypy & mypy=$$!; $(BIN)/python -m scripts.throughput_fit --check; fit=$$?; \
+	wait $$mypy && exit $$fit
 CHROMIUM := /usr/bin/chromium
 NO_APT = make: $(CHROMIUM) or a Chinese font is missing and cannot be installed here \
 	(needs apt-get and root): install chromium and fonts-wqy-zenhei, then run make setup again
@@ -86,17 +91,15 @@ preview: check-port $(STAMP)
 test: $(STAMP) browser
 	$(BIN)/ruff check sizing scripts tests
 	$(BIN)/ruff format --check --quiet sizing scripts tests
-	$(BIN)/mypy
-	$(BIN)/python -m scripts.throughput_fit --check
-	$(PYTEST)
+	$(STATIC_CHECKS)
+	$(call PYTEST,4)
 
 # The inner loop: no site build, no browser (under 90 s on 2 idle cores).
 test-fast: $(STAMP)
 	$(BIN)/ruff check sizing scripts tests
 	$(BIN)/ruff format --check --quiet sizing scripts tests
-	$(BIN)/mypy
-	$(BIN)/python -m scripts.throughput_fit --check
-	$(PYTEST) -m "not site and not browser"
+	$(STATIC_CHECKS)
+	$(call PYTEST,2) -m "not site and not browser"
 
 # generated/ must match the catalog: prints a diff and fails when `python -m sizing export` is due.
 check-generated: $(STAMP)

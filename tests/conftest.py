@@ -5,9 +5,14 @@ The site is built once per engine and run (``scripts/docs.py build``), also unde
 workers share one folder and a file lock, so the first worker to ask builds and the other waits for it and
 reads the result. Tests that use a built site or a browser are marked ``site`` / ``browser`` from the
 fixtures they ask for (``make test-fast`` deselects them). They are not pinned to one worker: the browser
-visits are most of the run's work, and split over both workers they keep both cores busy. (xdist 3.8's
+visits are most of the run's work, and split over the workers they keep the cores busy. (xdist 3.8's
 ``--dist loadgroup`` would not pin them anyway under pytest 9.2: it renames ``item._nodeid``, which pytest
 9.2 no longer reads.)
+
+The builds start as soon as collection ends, in a background thread of each process whose selected tests
+read a shared site (:func:`pytest_collection_finish`): the first site test then finds its site built, or
+nearly, instead of waiting the whole build while the other worker runs out of tests. Each process asks for
+the engines in another order, so two workers build both engines at once; the lock keeps it one build each.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import functools
 import os
 import subprocess
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -67,6 +73,53 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.site)
 
 
+def engines_read(items: list[pytest.Item]) -> list[str]:
+    """The engines whose shared build ``items`` read (``built_site``, ``zensical_site``, ``engine_site``), in
+    the order the items first need them."""
+    needed: dict[str, None] = {}
+    for item in items:
+        names = set(getattr(item, "fixturenames", ()))
+        callspec = getattr(item, "callspec", None)
+        if "built_site" in names:
+            needed["mkdocs"] = None
+        if "zensical_site" in names:
+            needed["zensical"] = None
+        if "engine_site" in names and callspec is not None and "engine" in callspec.params:
+            needed[str(callspec.params["engine"])] = None
+    return list(needed)
+
+
+def _build_in_background(engines: list[str], root: Path) -> None:
+    """Build the shared sites of ``engines`` (:func:`_build_once`); the fixtures report a failed build."""
+    for engine in engines:
+        _build_once(engine, root)
+
+
+EARLY_BUILDS: list[threading.Thread] = []
+"""The background threads of :func:`pytest_collection_finish` (joined when the session ends)."""
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Start the shared site builds the selected tests read, in a background thread: worker ``gwN`` asks for
+    the engines rotated by N, so two workers build two engines at once."""
+    engines = engines_read(session.items)
+    if not engines or session.config.option.collectonly:
+        return
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
+    shift = int(worker[2:]) % len(engines) if worker[2:].isdigit() else 0
+    root = shared_root(session.config._tmp_path_factory) / "assembled"  # type: ignore[attr-defined]
+    order = engines[shift:] + engines[:shift]
+    thread = threading.Thread(target=_build_in_background, args=(order, root), daemon=True)
+    thread.start()
+    EARLY_BUILDS.append(thread)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Wait for a background build still running (a run stopped early), so no build outlives the session."""
+    for thread in EARLY_BUILDS:
+        thread.join()
+
+
 @pytest.fixture(scope="session")
 def run_docs() -> Callable[..., subprocess.CompletedProcess[str]]:
     """``run_docs(*args, repo=ROOT, env=None)`` runs a repository's ``scripts/docs.py`` with ``args``."""
@@ -79,10 +132,10 @@ def shared_root(factory: pytest.TempPathFactory) -> Path:
     return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
 
 
-@functools.cache
-def _site(engine: str, root: Path) -> Path:
-    """The site built by ``scripts/docs.py build --engine ENGINE`` into ``root/ENGINE/site`` once per run: the
-    first process to take the lock builds (over a folder holding a stale file), the others wait and reuse."""
+def _build_once(engine: str, root: Path) -> Path:
+    """Build with ``scripts/docs.py build --engine ENGINE`` into ``root/ENGINE/site`` unless this run did: the
+    first thread or process to take the lock builds (over a folder holding a stale file), the others wait.
+    Returns the folder holding the build's ``output.txt`` (exit status, then its output)."""
     folder = root / engine
     folder.mkdir(parents=True, exist_ok=True)
     with (root / f"{engine}.lock").open("w") as lock:
@@ -96,6 +149,13 @@ def _site(engine: str, root: Path) -> Path:
                 f"{result.returncode}\n{result.stdout}\n{result.stderr}", encoding="utf-8"
             )
             (folder / "built").touch()
+    return folder
+
+
+@functools.cache
+def _site(engine: str, root: Path) -> Path:
+    """The site of :func:`_build_once`, once per run; fails the asking test when the build failed."""
+    folder = _build_once(engine, root)
     code, output = (folder / "output.txt").read_text(encoding="utf-8").split("\n", 1)
     if code != "0":
         pytest.fail(f"scripts/docs.py build --engine {engine} failed:\n{output}")

@@ -53,3 +53,14 @@ def test_the_summary_is_pytest_s_last_line_not_make_s() -> None:
         "1 failed, 1400 passed, 282 deselected in 538.12s"
     ]
     assert not bt.SUMMARY.search("make: *** [Makefile:88: test-fast] Error 1")
+
+
+def test_report_only_rewrites_the_markdown_from_the_stored_results(tmp_path, monkeypatch) -> None:
+    """Assert ``--report`` measures nothing and writes the stored results with the notes."""
+    import json
+
+    monkeypatch.setattr(bt, "measure", lambda name: (_ for _ in ()).throw(AssertionError(name)))
+    (tmp_path / "tests.json").write_text(json.dumps({"test-fast": entry(80.0)}), encoding="utf-8")
+    assert bt.main(["--report", "--out", str(tmp_path / "tests.md")]) == 0
+    text = (tmp_path / "tests.md").read_text(encoding="utf-8")
+    assert "| `make test` | 80 | 150 | 3 passed in 9.0s |" in text and bt.NOTES[0] in text

@@ -99,12 +99,38 @@ def last_command(target: str) -> str:
     return make("-n", "-B", target).stdout.strip().splitlines()[-1]
 
 
-@pytest.mark.parametrize("target", ["test", "test-fast"])
-def test_the_test_commands_end_with_pytest_on_two_workers(target):
-    """Its summary line is the last line of the run, and its exit status (5 when no test ran) make's."""
+@pytest.mark.parametrize(("target", "workers"), [("test", 4), ("test-fast", 2)])
+def test_the_test_commands_end_with_pytest_on_their_workers(target, workers):
+    """Its summary line is the last line of the run, and its exit status (5 when no test ran) make's; the
+    browser tests' waits get two more workers than the cores, the computing tests one per core."""
     line = last_command(target)
-    assert line.startswith(".venv/bin/python -m pytest -q -n 2 --dist worksteal"), line
+    assert line.startswith(f".venv/bin/python -m pytest -q -n {workers} --dist worksteal"), line
     assert ('-m "not site and not browser"' in line) == (target == "test-fast")
+    assert (
+        make("-n", "-B", target, "WORKERS=0")
+        .stdout.strip()
+        .splitlines()[-1]
+        .startswith(".venv/bin/python -m pytest -q -n 0 --dist worksteal")
+    )
+
+
+@pytest.mark.parametrize("failing", ["mypy", "throughput_fit"])
+def test_either_static_check_fails_the_target(failing):
+    """mypy and the throughput fit's check run side by side; a failure of either one fails ``make``."""
+    line = next(x for x in make("-n", "-B", "test-fast").stdout.splitlines() if "mypy &" in x)
+    commands = {
+        "mypy": ".venv/bin/mypy",
+        "throughput_fit": ".venv/bin/python -m scripts.throughput_fit --check",
+    }
+
+    def status(results: dict[str, str]) -> int:
+        script = line
+        for name, command in commands.items():
+            script = script.replace(command, results[name])
+        return subprocess.run(["sh", "-c", script], check=False).returncode
+
+    assert status({"mypy": "true", "throughput_fit": "true"} | {failing: "false"}) != 0
+    assert status({"mypy": "true", "throughput_fit": "true"}) == 0
 
 
 def test_setup_names_what_to_install_when_apt_cannot_run(tmp_path):

@@ -7,6 +7,7 @@ import json
 import re
 import shutil
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -14,7 +15,7 @@ from scripts.bench_pages import TARGETS, site_sizes
 from scripts.docs import SITE_MARKER, lunr_files
 from scripts.engines import ENGINES
 from sizing.render.i18n import t
-from tests.conftest import STALE
+from tests.conftest import STALE, engines_read
 
 ROOT = Path(__file__).resolve().parents[2]
 PREFIXES = {"en": "", "zh": "zh/", "ru": "ru/"}
@@ -232,3 +233,20 @@ def test_failed_build_leaves_the_site_untouched(run_docs, engine: str, tmp_path:
     assert "sz_no_such_macro" in result.stderr and "left unchanged" in result.stderr
     assert _snapshot(site) == before
     assert sorted(p.name for p in site.parent.iterdir()) == ["site"]
+
+
+def test_the_early_builds_are_the_engines_the_selected_tests_read() -> None:
+    """Assert the builds started after collection are those the selected tests read, in the order they first
+    need them, and none for tests that read no shared site (``make test-fast``)."""
+
+    def item(*names: str, engine: str | None = None) -> SimpleNamespace:
+        params = {} if engine is None else {"engine": engine}
+        return SimpleNamespace(fixturenames=list(names), callspec=SimpleNamespace(params=params))
+
+    browser = item("engine", "engine_site", "site_url", engine="zensical")
+    assert engines_read([item("tmp_path"), browser, item("built_site")]) == ["zensical", "mkdocs"]
+    assert engines_read([item("zensical_site"), item("built_site", "zensical_site")]) == [
+        "zensical",
+        "mkdocs",
+    ]
+    assert engines_read([item("tmp_path"), item("engine", engine="mkdocs"), SimpleNamespace()]) == []

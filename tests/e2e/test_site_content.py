@@ -7,6 +7,7 @@ their own.
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 from pathlib import Path
@@ -48,12 +49,14 @@ def numbers(cell: str, lang: str) -> list[float]:
     return [float(n.replace(",", "")) for n in found]
 
 
-def engine_commands() -> set[str]:
-    """Every command the engine generates for the catalog's examples and recommended rows."""
+@functools.cache
+def engine_commands() -> frozenset[str]:
+    """Every command the engine generates for the catalog's examples and recommended rows (computed once per
+    process: each language's test compares its pages with the same set)."""
     ctx = context()
     rows = [*ctx.examples.values(), *(r for _, r in ctx.frame[ctx.frame["chosen"]].iterrows())]
     made = {vllm_command(r, ctx.catalog) for r in rows}
-    return made | {sglang_command(r, ctx.catalog, n) for r in rows for n in range(int(r["nodes"]))}
+    return frozenset(made | {sglang_command(r, ctx.catalog, n) for r in rows for n in range(int(r["nodes"]))})
 
 
 @pytest.mark.parametrize("lang", LANGS)

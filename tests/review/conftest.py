@@ -7,7 +7,16 @@ from pathlib import Path
 
 import pytest
 
+from sizing.catalog.loader import load_catalog
+from sizing.views.bundle import SiteContext, build_context
 from tests.review.gitrepo import ROOT, git
+
+
+@pytest.fixture(scope="session")
+def repo_ctx() -> SiteContext:
+    """``build_context`` of this repository's catalog, as ``export`` and the downloads compute it: built once
+    for the tests that only read it (a context is read-only)."""
+    return build_context(load_catalog(ROOT / "catalog"), ROOT / "catalog")
 
 
 @pytest.fixture(scope="module")

@@ -54,9 +54,10 @@ def shown_fit_values(row, contexts: list[int]) -> tuple:
     return (bool(row["fits"]), row["plan"], row["tp"], row["pp"], row["dp"], seqs)
 
 
-def changed_fit_rows(old_dir: Path, new_dir: Path, servers: set[str]) -> dict[str, set[str]]:
-    """``{fit table: row keys}`` whose shown values differ between two catalogs, per the engine."""
-    old_cat, new_cat = load_catalog(old_dir), load_catalog(new_dir)
+def changed_fit_rows(old_ctx, new_ctx, servers: set[str]) -> dict[str, set[str]]:
+    """``{fit table: row keys}`` whose shown values differ between the catalogs of two contexts, per the
+    engine."""
+    old_cat, new_cat = old_ctx.catalog, new_ctx.catalog
     old, new = evaluate(old_cat), evaluate(new_cat)
     contexts = old.attrs["contexts"]
     pick = ["model", "checkpoint", "precision", "server", "kv_cache_dtype"]
@@ -68,20 +69,19 @@ def changed_fit_rows(old_dir: Path, new_dir: Path, servers: set[str]) -> dict[st
             b.loc[key], contexts
         ):
             out[f"fit-{key[3]}"].add(fit_row_key(a.loc[key]))
-    for key in speed_changes(old_cat, new_cat, servers):
+    for key in speed_changes(old_ctx, new_ctx, servers):
         out[f"fit-{key['server']}"].add(fit_row_key(key))
     return out
 
 
-def speed_changes(old_cat, new_cat, servers: set[str]) -> list[dict]:
-    """Fit-table rows (of the KV type the tables show) on ``servers`` whose speed cells (users within the
-    target, cautious USD per 1M output
+def speed_changes(old_ctx, new_ctx, servers: set[str]) -> list[dict]:
+    """Fit-table rows (of the KV type the tables show) on ``servers`` whose speed cells (users within the target, cautious USD per 1M output
     tokens, to the cent) differ between two catalogs, per :func:`sizing.views.throughput.fit_speed`."""
-    old, new = (fit_speed(build_context(c)).set_index(list(SPEED_KEY)) for c in (old_cat, new_cat))
+    old, new = (fit_speed(ctx).set_index(list(SPEED_KEY)) for ctx in (old_ctx, new_ctx))
     shown = ["speed_users", "speed_usd"]
     a, b = (f[shown].round({"speed_usd": 2}).fillna(-1) for f in (old, new.reindex(old.index)))
     moved = a[(a != b).any(axis=1)].reset_index()
-    moved = moved[shown_kv(new_cat, moved) & moved["server"].isin(servers)]
+    moved = moved[shown_kv(new_ctx.catalog, moved) & moved["server"].isin(servers)]
     return moved.to_dict("records")
 
 
@@ -109,22 +109,25 @@ def catalog_at(repo: Path, rev: str, folder: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def memory_change(repo: Path, tmp_path_factory: pytest.TempPathFactory) -> dict:
-    """Commit +1 GiB on one GPU; the JSON report, the servers using that GPU and both catalogs."""
+    """Commit +1 GiB on one GPU; the JSON report, the servers using that GPU and both contexts (built once:
+    the report and the expected changes are computed from the same two)."""
     mib = yaml.safe_load((repo / "catalog" / "gpus.yaml").read_text(encoding="utf-8"))[GPU]["memory_mib"]
     commit_change(repo, "gpus", lambda d: d[GPU].update(memory_mib=mib + 1024), "more memory")
     cat = load_catalog(repo / "catalog")
     old_dir = catalog_at(repo, "HEAD~1", tmp_path_factory.mktemp("old") / "catalog")
     servers = {s for s, server in cat.servers.items() if server.gpu == GPU}
-    report = compare(build_context(load_catalog(old_dir)), build_context(cat), {}, "HEAD~1", "HEAD")
+    contexts = (build_context(load_catalog(old_dir)), build_context(cat))
+    report = compare(*contexts, {}, "HEAD~1", "HEAD")
     assert all(f["server"] in servers for f in json.loads(diff_report.report_json(report))["flips"])
     tables = {t["table"]: t for t in json.loads(diff_report.report_json(report))["tables"]}
-    return {"mib": mib, "cat": cat, "old_dir": old_dir, "servers": servers, "tables": tables}
+    return {"mib": mib, "contexts": contexts, "servers": servers, "tables": tables}
 
 
 def test_gpu_memory_change_lists_exactly_the_cells_that_depend_on_it(repo: Path, memory_change: dict) -> None:
     """Assert +1 GiB on one GPU changes only rows on servers with that GPU, and all of those it should."""
     tables, servers, mib = memory_change["tables"], memory_change["servers"], memory_change["mib"]
-    expected = changed_fit_rows(memory_change["old_dir"], repo / "catalog", servers)
+    contexts = memory_change["contexts"]
+    expected = changed_fit_rows(*contexts, servers)
     fit_ids = {tid for tid in tables if tid.startswith("fit-")}
     fit = {tid: {c["row"] for c in tables[tid]["changed"]} for tid in fit_ids}
     assert {tid: rows for tid, rows in fit.items() if rows} == {
@@ -138,7 +141,6 @@ def test_gpu_memory_change_lists_exactly_the_cells_that_depend_on_it(repo: Path,
     assert [(c["row"], c["column"], c["new"]) for c in gpus] == [
         (GPU, "nvidia-smi total (MiB)", f"{mib + 1024:,}")
     ]
-    contexts = (build_context(load_catalog(memory_change["old_dir"])), build_context(memory_change["cat"]))
     for tid in set(tables) - fit_ids - {"catalog-gpus"}:
         assert tid in {
             "what-fits",

@@ -9,23 +9,22 @@ from pathlib import Path
 
 import pandas as pd
 
-from sizing.catalog.loader import load_catalog
 from sizing.review import downloads
-from sizing.site.context import build_context
+from sizing.views.bundle import SiteContext
 from tests.review.gitrepo import ROOT, git
 
 
-def test_matrix_ids_are_unique_and_sorted() -> None:
+def test_matrix_ids_are_unique_and_sorted(repo_ctx: SiteContext) -> None:
     """Assert every matrix row has its own id (online-quantised variants included), sorted."""
-    frame = downloads.matrix_frame(build_context(load_catalog(ROOT / "catalog")))
+    frame = downloads.matrix_frame(repo_ctx)
     assert frame["id"].is_unique and list(frame["id"]) == sorted(frame["id"])
     online = frame[frame["id"].str.contains("|fp8|", regex=False)]
     assert len(online)
 
 
-def test_write_downloads(tmp_path: Path) -> None:
+def test_write_downloads(tmp_path: Path, repo_ctx: SiteContext) -> None:
     """Assert fits.csv and fits.json are written, the JSON naming the revision and the vLLM version."""
-    ctx = build_context(load_catalog(ROOT / "catalog"), ROOT / "catalog")
+    ctx = repo_ctx
     paths = downloads.write_downloads(tmp_path / "zh", ctx)
     assert [p.relative_to(tmp_path).as_posix() for p in paths] == [
         "zh/downloads/fits.csv",
@@ -43,11 +42,10 @@ def test_write_downloads(tmp_path: Path) -> None:
     )
 
 
-def test_json_download_decodes_to_the_csv_rows(tmp_path: Path) -> None:
+def test_json_download_decodes_to_the_csv_rows(repo_ctx: SiteContext) -> None:
     """Assert decoding fits.json as its page says (text columns through their string tables) gives
     the CSV's columns and rows: the two downloads hold the same data."""
-    ctx = build_context(load_catalog(ROOT / "catalog"), ROOT / "catalog")
-    texts = downloads.download_texts(ctx)
+    texts = downloads.download_texts(repo_ctx)
     data = json.loads(texts["fits.json"])
     frame = pd.DataFrame(
         {

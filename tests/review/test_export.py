@@ -8,9 +8,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from sizing.catalog.loader import load_catalog
 from sizing.review import export
-from sizing.site.context import build_context
+from sizing.views.bundle import SiteContext
 from tests.review.gitrepo import ROOT, run
 
 GPU = "l40s"
@@ -49,9 +48,9 @@ def test_export_removes_snapshots_of_tables_that_no_longer_exist(tmp_path: Path)
     assert sorted(p.name for p in out.iterdir()) == [".DS_Store", "a.md", "notes.md"]
 
 
-def test_snapshots_are_english_markdown_with_a_banner() -> None:
+def test_snapshots_are_english_markdown_with_a_banner(repo_ctx: SiteContext) -> None:
     """Assert each table snapshot starts with the banner, has one line per row and no padding."""
-    ctx = build_context(load_catalog(ROOT / "catalog"))
+    ctx = repo_ctx
     files = export.snapshot_files(ctx)
     text = files["price-per-gb.md"]
     assert text.startswith(export.BANNER + "\n\n# price-per-gb\n\n| Server |")
