@@ -36,17 +36,17 @@ from typing import Any
 import pandas as pd
 
 from sizing.launch.commands import CONTINUATION, vllm_command
-from sizing.render import explorer_data as xd
 from sizing.render.catalog_text import server_name
 from sizing.render.explain import Quantity, fmt_quantity
 from sizing.render.explorer_ladder import HEAD as LADDER_HEAD
 from sizing.render.explorer_ladder import file_name, server_ladders
-from sizing.render.explorer_targets import targets
 from sizing.render.i18n import LANGS, fmt_gib, fmt_number, t
 from sizing.render.tables import change_label, context_label, plan_label
 from sizing.units import MiB
+from sizing.views import explorer_data as xd
 from sizing.views.advice import suggestion
 from sizing.views.bundle import SiteContext
+from sizing.views.explorer_targets import targets
 from sizing.views.throughput import ladder_blocks
 from sizing.views.verdict import STARTS
 
@@ -353,7 +353,7 @@ NEUTRAL_FIELDS = (
 )
 """A neutral row's fields: indices into models, checkpoints, precisions, servers and kv; one status
 digit per context; the command's line indices; the memory bar in per cent; per context, the case its
-suggestion leads to, ``[row, context]`` or null (:mod:`sizing.render.explorer_targets`); the index of the
+suggestion leads to, ``[row, context]`` or null (:mod:`sizing.views.explorer_targets`); the index of the
 row's chat ladder in the language file's ``ladders`` (:mod:`sizing.render.explorer_ladder`)."""
 
 

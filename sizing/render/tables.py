@@ -1,7 +1,7 @@
 """The registry of published tables and their renderers (site Markdown, English Markdown, CSV, JSON).
 
 A :class:`TableSpec` pairs a stable id (pages call ``{{ sz_table("what-fits") }}``) with typed
-columns and a function computing its language-neutral rows (:mod:`sizing.render.table_rows`). Cells are
+columns and a function computing its language-neutral rows (:mod:`sizing.views.table_rows`). Cells are
 formatted per language with :mod:`sizing.render.i18n`; headers come from ``docs/messages/<lang>.yaml`` and
 carry the unit, so cells hold plain numbers: memory in GiB (2^30), KV per token in KiB (2^10),
 nominal capacities and file sizes in decimal GB.
@@ -26,15 +26,17 @@ import pandas as pd
 
 from sizing.catalog.loader import Catalog
 from sizing.errors import UsageError
-from sizing.render import table_rows as tr
 from sizing.render.catalog_text import server_name, source_links, source_refs, translate
 from sizing.render.flagtext import flag, message_with_code
 from sizing.render.i18n import fmt_money, fmt_number, fmt_percent, t
 from sizing.render.plural import plural
 from sizing.render.speed_cells import REASON_FIELD, speed_cell
 from sizing.units import GB, GiB, KiB
+from sizing.views import plan_rows
+from sizing.views import table_rows as tr
 from sizing.views.bundle import SiteContext
 from sizing.views.matrix import Filter, fit_view, select
+from sizing.views.plan_rows import PLAN_COMPARISONS
 from sizing.views.verdict import tight_below
 
 KINDS = frozenset(
@@ -393,7 +395,7 @@ def fit_spec(server: str, contexts: list[int]) -> TableSpec:
 
 def fit_note(ctx: SiteContext, lang: str, server: str) -> str:
     """A fit table's settings line, with the KV cache type that server's table shows
-    (:func:`sizing.render.table_rows.server_kv`: ``auto`` on GPUs with no FP8 KV backend)."""
+    (:func:`sizing.views.table_rows.server_kv`: ``auto`` on GPUs with no FP8 KV backend)."""
     return settings_note(ctx, lang, kv=flag("--kv-cache-dtype", tr.server_kv(ctx, server)))
 
 
@@ -444,7 +446,7 @@ def throughput_spec(ctx: SiteContext) -> TableSpec:
 
 
 def summary_specs(ctx: SiteContext) -> list[TableSpec]:
-    """Tables summarising the matrix at the summary KV type (see :mod:`sizing.render.table_rows`)."""
+    """Tables summarising the matrix at the summary KV type (see :mod:`sizing.views.table_rows`)."""
     what_fits = (MODEL, PRECISION, SERVER, VERDICT, PLAN, *seq_columns(tr.summary_contexts(ctx)))
     quick = (
         _c("tier", "col_tier", "tier"),
@@ -502,8 +504,6 @@ def disk_spec(ctx: SiteContext) -> TableSpec:
 
 def plan_comparison_spec(ctx: SiteContext, comparison: str) -> TableSpec:
     """``plans-<id>``: every plan of one checkpoint on one server, the chosen one with its reason."""
-    from sizing.render import plan_rows  # noqa: PLC0415 - a view module that imports the row helpers
-
     columns = (
         PLAN,
         VERDICT,
@@ -513,7 +513,7 @@ def plan_comparison_spec(ctx: SiteContext, comparison: str) -> TableSpec:
         *seq_columns(ctx.contexts),
         _c("change", "col_change", "change"),
     )
-    model, _, server, kv = plan_rows.PLAN_COMPARISONS[comparison]
+    model, _, server, kv = PLAN_COMPARISONS[comparison]
 
     def note(c: SiteContext, lang: str) -> str:
         return t(
@@ -535,8 +535,6 @@ def plan_comparison_spec(ctx: SiteContext, comparison: str) -> TableSpec:
 
 def table_specs(ctx: SiteContext) -> dict[str, TableSpec]:
     """Every published table of ``ctx``'s catalog, by id, in a fixed order (fit tables first)."""
-    from sizing.render.plan_rows import PLAN_COMPARISONS  # noqa: PLC0415 - see plan_comparison_spec
-
     specs = [fit_spec(sid, ctx.contexts) for sid in ctx.catalog.servers]
     specs += [*summary_specs(ctx), *HARDWARE_SPECS[:4], disk_spec(ctx), *HARDWARE_SPECS[4:], *CATALOG_SPECS]
     specs += [

@@ -8,10 +8,10 @@ import re
 import pytest
 
 from sizing.launch.commands import vllm_command
-from sizing.render import explorer_data as xd
 from sizing.render import explorer_render as xr
 from sizing.render.i18n import LANGS, fmt_gib
 from sizing.site import context as site
+from sizing.views import explorer_data as xd
 
 
 @pytest.fixture(scope="module")
@@ -117,9 +117,9 @@ def test_notes_carry_code_as_marks_not_tags() -> None:
 def test_each_suggestion_names_the_case_it_suggests() -> None:
     """Assert the explorer's advice gives, for the 8× H20 DeepSeek-V3 row, TP 8 at the highest utilisation
     on the same server, and that every target index points at an explorer list."""
-    from sizing.render import explorer_data as xd
     from sizing.render.explorer_render import ADVICE_TARGET, neutral_payload
     from sizing.site import context as site
+    from sizing.views import explorer_data as xd
 
     ctx = site.context()
     rows = xd.explorer_rows(ctx)

@@ -23,7 +23,7 @@ from sizing.views.throughput import SPEED_KEY, fit_speed
 from tests.review.gitrepo import commit_change, git, run
 
 GPU = "l40s"
-FIT_TABLE_KV = "fp8"  # sizing.render.table_rows.summary_kv of the real catalog
+FIT_TABLE_KV = "fp8"  # sizing.views.table_rows.summary_kv of the real catalog
 
 
 def shown_kv(cat, frame):

@@ -10,13 +10,13 @@ import pandas as pd
 import pytest
 
 from sizing.engine.estimate import Request, estimate
-from sizing.render import explorer_data as xd
-from sizing.render import table_rows as tr
 from sizing.render.explain import verdict_line
 from sizing.render.explorer_render import neutral_payload
 from sizing.render.tables import fit_spec, html_rows_table
 from sizing.review.report import record
 from sizing.site import context as site
+from sizing.views import explorer_data as xd
+from sizing.views import table_rows as tr
 from sizing.views import verdict as v
 
 

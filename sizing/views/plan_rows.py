@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from sizing.render import table_rows as tr
+from sizing.views import table_rows as tr
 from sizing.views.bundle import SiteContext
 
 PLAN_COMPARISONS = {

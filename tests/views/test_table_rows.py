@@ -1,4 +1,4 @@
-"""Tests for sizing.render.table_rows: the language-neutral rows of each published table (test catalog)."""
+"""Tests for sizing.views.table_rows: the language-neutral rows of each published table (test catalog)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from sizing.render import table_rows as tr
 from sizing.site import context as site
 from sizing.units import GB
+from sizing.views import table_rows as tr
 
 FIXTURE = Path(__file__).resolve().parents[1] / "data" / "site_catalog"
 
