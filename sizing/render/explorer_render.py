@@ -37,11 +37,11 @@ import pandas as pd
 
 from sizing.launch.commands import CONTINUATION, vllm_command
 from sizing.render.catalog_text import server_name
+from sizing.render.cells import change_label, context_label, plan_label
 from sizing.render.explain import Quantity, fmt_quantity
 from sizing.render.explorer_ladder import HEAD as LADDER_HEAD
 from sizing.render.explorer_ladder import file_name, server_ladders
 from sizing.render.i18n import LANGS, fmt_gib, fmt_number, t
-from sizing.render.tables import change_label, context_label, plan_label
 from sizing.units import MiB
 from sizing.views import explorer_data as xd
 from sizing.views.advice import suggestion

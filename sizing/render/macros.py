@@ -20,28 +20,23 @@ from sizing.catalog.loader import BAND_CLASSES
 from sizing.errors import UsageError
 from sizing.launch.commands import engine_builder, launch_nodes
 from sizing.render.catalog_text import server_name
+from sizing.render.cells import (
+    VERDICT_WORD,
+    context_label,
+    escape_cell,
+    header,
+    plan_label,
+    verdict_state,
+    verdict_text,
+)
 from sizing.render.charts import concurrency_svg, price_svg
 from sizing.render.explain import Quantity, caption, explain_markdown, fmt_quantity
 from sizing.render.explorer_render import explorer_page, server_caption
 from sizing.render.flagtext import flag, message_with_code
 from sizing.render.i18n import fmt_number, fmt_percent, t
 from sizing.render.plural import percentile, plural
-from sizing.render.tables import (
-    VERDICT_WORD,
-    badge,
-    context_label,
-    escape_cell,
-    fit_spec,
-    get_spec,
-    header,
-    html_rows_table,
-    html_table,
-    plan_label,
-    settings_note,
-    to_markdown,
-    verdict_state,
-    verdict_text,
-)
+from sizing.render.table_specs import fit_spec, get_spec, settings_note
+from sizing.render.tables import badge, html_rows_table, html_table, to_markdown
 from sizing.views.bundle import CalibrationCheck, LeftOutLog, SiteContext
 from sizing.views.policy import fit_table_servers
 from sizing.views.series import check_server, price_rows
@@ -138,7 +133,7 @@ def server_section(ctx: SiteContext, server: str, lang: str) -> str:
 
 def verdict_counts(ctx: SiteContext, server: str) -> dict[str, int]:
     """How many rows of the server's fit table fit, are tight, borderline and do not fit (by verdict)."""
-    states = list(fit_spec(server, ctx.contexts).rows(ctx)["verdict"])
+    states = fit_spec(server, ctx.contexts).rows(ctx).column("verdict")
     return {state: states.count(state) for state in VERDICT_WORD}
 
 

@@ -16,10 +16,10 @@ import pandas as pd
 
 from sizing.launch.bench import BenchRun, bench_serve_line
 from sizing.render.catalog_text import server_name
+from sizing.render.cells import escape_cell
 from sizing.render.charts import DASHES, MARKERS, SVG_NS, Axis, _el, _esc, _f, _legend_key, _marker, _slug
 from sizing.render.explain import Quantity, caption, fmt_quantity, step_parts
 from sizing.render.i18n import NBSP, fmt_money, fmt_number, fmt_percent, t
-from sizing.render.tables import escape_cell
 from sizing.views.bundle import SiteContext
 from sizing.views.series import check_server
 from sizing.views.throughput import PAGE_WORKLOAD, example_breakdown, throughput_steps, throughput_view

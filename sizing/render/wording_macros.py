@@ -11,16 +11,16 @@ the same value the table shows.
 from __future__ import annotations
 
 from sizing.errors import UsageError
+from sizing.render.cells import change_label, context_label, plan_label
 from sizing.render.explain import fmt_quantity
 from sizing.render.flagtext import flag
 from sizing.render.i18n import NBSP, fmt_gib, fmt_number, t
 from sizing.render.macros import field_source
 from sizing.render.plural import percentile, plural
-from sizing.render.tables import change_label, context_label, plan_label
 from sizing.units import MiB
 from sizing.views.bundle import SiteContext
+from sizing.views.catalog_rows import read_speed_gbs
 from sizing.views.steps import Quantity
-from sizing.views.table_rows import read_speed_gbs
 from sizing.views.text_capacity import characters_held
 from sizing.views.verdict import launch_verdict, tight_below
 

@@ -59,6 +59,11 @@ def fit_table_servers(kinds: Mapping[str, str]) -> list[str]:
     return [sid for sid, kind in kinds.items() if kind == "offer" or sid in FIT_TABLE_REFERENCES]
 
 
+PLAN_COMPARISONS = {
+    "671b-8xh200": ("deepseek-ai/DeepSeek-R1", "deepseek-ai/DeepSeek-R1", "ref-8x-h200", "auto")
+}
+"""Published plan comparisons (``plans-<id>`` tables, every plan side by side): id -> (model, checkpoint, server, KV cache type)."""
+
 SUMMARY_KV = "fp8"
 """The KV-cache type the summary tables and the concurrency charts show (the guide's recommendation)."""
 

@@ -63,7 +63,7 @@ def check_server(cat: Catalog, server_id: str) -> None:
 
 
 def plan_label(tp: int, pp: int, dp: int) -> str:
-    """``DP 2``, ``TP 2``, ``TP 8 × PP 2`` as the tables write them (:func:`sizing.render.tables.plan_label`);
+    """``DP 2``, ``TP 2``, ``TP 8 × PP 2`` as the tables write them (:func:`sizing.render.cells.plan_label`);
     "" for one GPU, which the legend shows as the language's ``plan_single_gpu`` word."""
     if tp == 1 and pp == 1:
         return "" if dp == 1 else f"DP {dp}"

@@ -21,7 +21,7 @@ from sizing.render import catalog_text
 from sizing.render.i18n import LANGS, fmt_number, messages
 from sizing.render.plural import categories, forms, missing_categories, plural, plural_keys
 from sizing.site import context as site
-from sizing.views import table_rows as tr
+from sizing.views import catalog_rows as tr
 
 ROOT = Path(__file__).resolve().parents[2]
 PREFIXES = {"en": "", "zh": "zh/", "ru": "ru/"}

@@ -14,7 +14,7 @@ import yaml
 
 from sizing.catalog.loader import load_catalog
 from sizing.engine.evaluate import evaluate
-from sizing.render import tables
+from sizing.render import table_specs
 from sizing.review import diff_report
 from sizing.review.table_diff import compare
 from sizing.site.context import build_context
@@ -86,10 +86,9 @@ def speed_changes(old_cat, new_cat, servers: set[str]) -> list[dict]:
 
 def servers_by_row(ctx, table_id: str) -> dict[str, str]:
     """``{row key: server id (or GPU id)}`` of one table, keyed as the report keys rows."""
-    spec = tables.get_spec(ctx, table_id)
+    spec = table_specs.get_spec(ctx, table_id)
     return {
-        " · ".join(str(r[k]) for k in spec.key): r.get("server", r.get("gpu"))
-        for r in spec.rows(ctx).to_dict("records")
+        " · ".join(str(r[k]) for k in spec.key): r.get("server", r.get("gpu")) for r in spec.rows(ctx).records
     }
 
 
