@@ -29,17 +29,19 @@ from sizing.render.cells import (
     verdict_state,
     verdict_text,
 )
-from sizing.render.charts import concurrency_svg, price_svg
+from sizing.render.charts import concurrency_svg
 from sizing.render.explain import Quantity, caption, explain_markdown, fmt_quantity
 from sizing.render.explorer_render import explorer_page, server_caption
 from sizing.render.flagtext import flag, message_with_code
 from sizing.render.i18n import fmt_number, fmt_percent, t
 from sizing.render.plural import percentile, plural
+from sizing.render.price_chart import price_svg
 from sizing.render.table_specs import fit_spec, get_spec, settings_note
 from sizing.render.tables import badge, html_rows_table, html_table, to_markdown
 from sizing.views.bundle import CalibrationCheck, LeftOutLog, SiteContext
 from sizing.views.policy import fit_table_servers
-from sizing.views.series import check_server, price_rows
+from sizing.views.series import check_server
+from sizing.views.table_rows import server_prices
 
 FIT_TABLES_ID = "sz-fit-tables"
 CATALOG_TABLES = ("catalog-gpus", "catalog-servers", "catalog-models", "catalog-precisions", "assumptions")
@@ -190,14 +192,12 @@ def fit_tables(lang: str, ctx: SiteContext, page_url: str | None = None) -> str:
 def concurrency_chart(lang: str, ctx: SiteContext, server: str) -> str:
     """``{{ sz_chart_concurrency("gpu-l40s") }}``: the concurrency figure of one server (its prepared series)."""
     check_server(ctx.catalog, server)
-    return concurrency_svg(
-        lang, ctx.catalog, server, ctx.series.get(server, ()), str(ctx.frame.attrs["vllm_version"])
-    )
+    return concurrency_svg(lang, ctx.catalog, server, ctx.series.get(server, ()), ctx.vllm_version)
 
 
 def price_chart(lang: str, ctx: SiteContext) -> str:
     """``{{ sz_chart_price() }}``: monthly price per GB of GPU memory of every priced server."""
-    return price_svg(lang, price_rows(ctx.catalog, ctx.frame))
+    return price_svg(lang, server_prices(ctx))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -99,6 +99,11 @@ class SiteContext:
         """The published context lengths, tokens."""
         return list(self.frame.attrs["contexts"])
 
+    @property
+    def vllm_version(self) -> str:
+        """The vLLM release the matrix was evaluated for."""
+        return str(self.frame.attrs["vllm_version"])
+
     def example(self, example_id: str) -> pd.Series:
         """The evaluated row of catalog example ``example_id``."""
         if example_id not in self.examples:

@@ -64,6 +64,9 @@ PLAN_COMPARISONS = {
 }
 """Published plan comparisons (``plans-<id>`` tables, every plan side by side): id -> (model, checkpoint, server, KV cache type)."""
 
+EXPLORER_CONTEXT = 32768
+"""The context, tokens, the explorer opens at and its static heatmap shows."""
+
 SUMMARY_KV = "fp8"
 """The KV-cache type the summary tables and the concurrency charts show (the guide's recommendation)."""
 

@@ -13,13 +13,15 @@ KV cache type.
 from __future__ import annotations
 
 import functools
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from sizing.catalog.loader import Catalog
+from sizing.errors import UsageError
 from sizing.units import GB
-from sizing.views import policy
+from sizing.views import policy, series
 from sizing.views.bundle import SiteContext
 from sizing.views.policy import LONG_CONTEXT, QUICK_REFERENCE, REPRESENTATIVES, SHORT_CONTEXT, SIBLINGS
 from sizing.views.throughput import SPEED_KEY, fit_speed
@@ -232,5 +234,24 @@ def price_rows(ctx: SiteContext) -> pd.DataFrame:
     return df.reset_index(drop=True)
 
 
-# ---------------------------------------------------------------------------------------------
-# Hardware guidance
+def server_prices(ctx: SiteContext) -> list[series.PriceRow]:
+    """The priced servers of the price chart, cheapest GB of GPU memory first
+    (:func:`sizing.views.series.price_rows`)."""
+    return series.price_rows(ctx.catalog, ctx.frame)
+
+
+def example_table_row(ctx: SiteContext, example_id: str) -> dict[str, Any]:
+    """The recommended matrix row for an example's checkpoint, server and KV cache type (what the tables show
+    for it), as a record."""
+    ex = ctx.example(example_id)
+    f = ctx.frame
+    rows = f[
+        f["chosen"]
+        & (f["checkpoint"] == ex["checkpoint"])
+        & (f["server"] == ex["server"])
+        & (f["kv_cache_dtype"] == ex["kv_cache_dtype"])
+        & ~f["online_quantization"]
+    ]
+    if rows.empty:
+        raise UsageError(f"example {example_id!r}: no recommended row in the matrix")
+    return rows.iloc[0].to_dict()

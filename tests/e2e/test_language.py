@@ -288,7 +288,7 @@ def test_worked_examples_show_the_tables_setting() -> None:
     cache), except layouts the page names as illustrations and examples with speculative decoding, which the
     tables run without (the methodology page compares them with their baseline)."""
     ctx = real()
-    from sizing.render.wording_macros import table_row
+    from sizing.views.table_rows import example_table_row as table_row
 
     for eid in (e for e in ctx.examples if ctx.catalog.examples[e].speculative is None):
         ex, row = ctx.example(eid), table_row(ctx, eid)

@@ -117,3 +117,14 @@ def test_main_models_are_examples_and_representatives(ctx: site.SiteContext) -> 
         set(tr.REPRESENTATIVES.values()) & set(ctx.catalog.models)
     )
     assert set(tr.main_models(ctx)) == expected
+
+
+def test_example_table_row_is_the_recommended_row_of_its_case(real: site.SiteContext) -> None:
+    """Assert an example's table row is a chosen matrix row of its checkpoint, server and KV type."""
+    ex, row = real.example("example-1"), tr.example_table_row(real, "example-1")
+    assert row["chosen"] and not row["online_quantization"]
+    assert [row[k] for k in ("checkpoint", "server", "kv_cache_dtype")] == [
+        ex["checkpoint"],
+        ex["server"],
+        ex["kv_cache_dtype"],
+    ]

@@ -11,7 +11,6 @@ import pytest
 
 from sizing.engine.estimate import Request, estimate
 from sizing.render.explain import verdict_line
-from sizing.render.explorer_render import neutral_payload
 from sizing.render.table_specs import fit_spec
 from sizing.render.tables import html_rows_table
 from sizing.review.report import record
@@ -19,6 +18,7 @@ from sizing.site import context as site
 from sizing.views import explorer_data as xd
 from sizing.views import table_rows as tr
 from sizing.views import verdict as v
+from sizing.views.explorer import neutral_payload
 from sizing.views.rows import rows_of
 
 
