@@ -106,7 +106,8 @@ def render_macros(page: Path, lang: str) -> tuple[str, int]:
 
 
 def macro_free_copy(dest: Path) -> int:
-    """Copy the working tree to ``dest`` with every page macro call replaced by its output; return how many."""
+    """Copy the working tree to ``dest`` with every page macro call replaced by its output; return how
+    many."""
     for name in working_tree_files():
         (dest / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(ROOT / name, dest / name)
@@ -278,7 +279,8 @@ def build_section(b: dict[str, Any]) -> list[str]:
         f"{pages_cost:.1f} s ({share:.1%}) to the build. Target under {TARGETS['overhead']:.0%}: "
         f"{verdict(share < TARGETS['overhead'])}.",
         f"- Both builds also run the build's once-only step (validate and evaluate the catalog, run the "
-        f"calibration, compute the chart series, write fits.csv/fits.json; its own process): {b['downloads']:.2f} s measured alone, "
+        "calibration, compute the chart series, write fits.csv/fits.json; its own process): "
+        f"{b['downloads']:.2f} s measured alone, "
         f"Python start-up included. Counted as computing too, computing would add {with_step:.1%}.",
         "",
     ]
@@ -306,8 +308,10 @@ def memory_section(m: dict[str, float]) -> list[str]:
     return [
         "## Peak memory of a full build",
         "",
-        f"- Largest single process (`getrusage(RUSAGE_CHILDREN).ru_maxrss`): {m['largest_process_mb']:.0f} MB.",
-        f"- Whole build, summed over its process tree (sampled every 50 ms; language builds in parallel, one per core): "
+        "- Largest single process (`getrusage(RUSAGE_CHILDREN).ru_maxrss`): "
+        f"{m['largest_process_mb']:.0f} MB.",
+        "- Whole build, summed over its process tree (sampled every 50 ms; language builds in "
+        "parallel, one per core): "
         f"{m['tree_peak_mb']:.0f} MB.",
         f"- Target under {TARGETS['peak_mb']:.0f} MB (whole build): "
         f"{verdict(m['tree_peak_mb'] < TARGETS['peak_mb'])}; "

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Benchmark ``sizing.engine.evaluate``: the full catalog and 10× / 100× synthetic catalogs, vectorised vs per row.
+"""Benchmark ``sizing.engine.evaluate``: the full catalog and 10× / 100× synthetic catalogs, vectorised vs per
+row.
 
     python -m scripts.bench_sizing [--out benchmarks/sizing.md] [--loop-sample 150] [--repeats 3]
 
@@ -29,8 +30,9 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from sizing.catalog.loader import Catalog, load_catalog  # noqa: E402
+from sizing.catalog.settings import Settings  # noqa: E402
 from sizing.engine import frames  # noqa: E402
-from sizing.engine.estimate import Request, estimate_frame  # noqa: E402
+from sizing.engine.estimate import estimate_frame  # noqa: E402
 from sizing.engine.evaluate import as_text, evaluate  # noqa: E402
 
 SCALES = {"full catalog": (1, 1), "10× (models ×10)": (10, 1), "100× (models ×10, servers ×10)": (10, 10)}
@@ -104,9 +106,9 @@ def best_of(repeats: int, function: Callable[[], Any]) -> tuple[float, Any]:
     return timing.wall, result
 
 
-def row_request(row: pd.Series) -> Request:
+def row_request(row: pd.Series) -> Settings:
     """The single-case request that reproduces one matrix row."""
-    return Request(
+    return Settings(
         model=row["checkpoint"],
         server=row["server"],
         tensor_parallel_size=int(row["tp"]),
@@ -190,7 +192,8 @@ def target_line(results: list[dict[str, Any]]) -> str:
     """Whether the largest catalog met :data:`TARGET_SECONDS`, as a Method bullet."""
     seconds = results[-1]["seconds"]
     verdict = "met" if seconds < TARGET_SECONDS else "NOT met"
-    return f"- Target: the {results[-1]['catalog']} catalog in under {TARGET_SECONDS:g} s: {verdict} ({seconds:.3f} s)."
+    catalog = results[-1]["catalog"]
+    return f"- Target: the {catalog} catalog in under {TARGET_SECONDS:g} s: {verdict} ({seconds:.3f} s)."
 
 
 def markdown(

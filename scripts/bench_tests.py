@@ -4,7 +4,8 @@
     python -m scripts.bench_tests [--only test-fast|test-fast-serial|test] [--out benchmarks/tests.md]
 
 Runs each command once from the repository root (``test-fast-serial`` is ``make test-fast WORKERS=0``:
-pytest in one process, to see what the two workers of ``-n 2`` gain) (``make test`` builds the site and drives Chromium: run it
+pytest in one process, to see what the two workers of ``-n 2`` gain) (``make test`` builds the site and drives
+Chromium: run it
 on a quiet machine, and not often) and measures its wall time and the CPU time of every process it waited
 for (user + system, from ``getrusage(RUSAGE_CHILDREN)``). CPU time is the figure to compare when other work
 shares the cores: wall time then grows with the load, CPU time hardly does. Results are kept by command in
@@ -75,7 +76,8 @@ SERIAL = [
         "summary": "1018 passed",
     },
 ]
-"""What the two workers gain, measured by hand one after the other (``--only test-fast-serial`` re-measures)."""
+"""What the two workers gain, measured by hand one after the other (``--only test-fast-serial``
+re-measures)."""
 SUMMARY = re.compile(r"\d+ (passed|failed|errors?)\b.* in [\d.]+s")
 """pytest's last line: ``3 failed, 1400 passed, 282 deselected in 538.12s (0:08:58)``."""
 

@@ -93,7 +93,8 @@ def markdown(r: dict[str, Any], info: dict[str, str], repeats: int) -> str:
             f"| both | | {r['both']:.3f} |",
             f"| The build's prepare step, real catalog | | {r['prepare']:.3f} |",
             (
-                f"| Throughput views a build adds (offer servers' ladders, fit-table users and cost, explorer ladder "
+                "| Throughput views a build adds (offer servers' ladders, fit-table users and cost, "
+                "explorer ladder "
                 f"files), real catalog | | {r['views']:.3f} |"
             ),
             "",

@@ -106,7 +106,8 @@ def markdown(result: Run) -> str:
         BANNER,
         "",
         "Errors are weighted so that each near-duplicate group (one source, model, GPU, TP and "
-        "release) counts once. 'Model out': predicted by a fit that saw no log of the model (any checkpoint); "
+        "release) counts once. 'Model out': predicted by a fit that saw no log of the model (any "
+        "checkpoint); "
         "'GPU out': by a fit that saw no log of the GPU type.",
         "",
         *summary_table(summary(checks), "metric"),

@@ -37,7 +37,8 @@ GPUS = {
     "B200": ("b200", 183359, "catalog/gpus.yaml b200 (nvidia-smi total)"),
     "MI300X": (None, 196592, "torch.cuda.get_device_properties on MI300X, ROCm/ROCm#4203"),
 }
-"""Accelerator name → (catalog GPU id or None, total MiB as torch reports it, where that figure comes from)."""
+"""Accelerator name → (catalog GPU id or None, total MiB as torch reports it, where that figure comes
+from)."""
 
 MODELS: dict[str, dict[str, Any]] = {
     "meta-llama/Llama-3.3-70B-Instruct": {"model": "meta-llama/Llama-3.3-70B-Instruct"},
@@ -55,12 +56,14 @@ MODELS: dict[str, dict[str, Any]] = {
 ROCM = (
     "not-modelled",
     "An AMD Instinct (ROCm) run: what vLLM's ROCm build budgets differently (MoE weight padding "
-    "under VLLM_ROCM_MOE_PADDING, its own non-torch memory) is not modelled yet, and the catalog has no AMD GPU; "
+    "under VLLM_ROCM_MOE_PADDING, its own non-torch memory) is not modelled yet, and the catalog has no "
+    "AMD GPU; "
     "the case keeps its reproduction settings under 'spec' for when it is.",
 )
 """Why the ROCm runs are left out of the fit for now."""
 MIN_GRAPH_GIB = 0.1
-"""Graph-capture figures below this are taken as artefacts of the harness (a few MiB for 50+ captured sizes)."""
+"""Graph-capture figures below this are taken as artefacts of the harness (a few MiB for 50+ captured
+sizes)."""
 
 SKIPPED = {
     "RedHatAI/Llama-4-Maverick-17B-128E-Instruct-FP8": (

@@ -34,7 +34,8 @@ HOST = "127.0.0.1"
 
 
 def prepared(work: Path = WORK) -> Path:
-    """``work`` with a context saved for the current catalog (prepared again only when the catalog changed)."""
+    """``work`` with a context saved for the current catalog (prepared again only when the catalog
+    changed)."""
     stamp, context = work / "catalog.sha256", work / "context.pickle"
     current = fingerprint(ROOT / "catalog")
     if context.is_file() and stamp.is_file() and stamp.read_text(encoding="utf-8") == current:

@@ -31,7 +31,8 @@ def on_files(files: Files, config: Any) -> Files:
 
 
 def on_pre_build(config: Any) -> None:
-    """Forget the evaluated catalog when its YAML changed (compared by :func:`sizing.site.context.fingerprint`)."""
+    """Forget the evaluated catalog when its YAML changed (compared by
+    :func:`sizing.site.context.fingerprint`)."""
     folder = context.active_dir().resolve()
     stamp = context.fingerprint(folder)
     if _seen.get(str(folder), stamp) != stamp:

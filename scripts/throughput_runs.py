@@ -20,7 +20,8 @@ import numpy as np
 import pandas as pd
 
 from sizing.catalog.loader import Catalog
-from sizing.engine.estimate import Request, estimate_frame
+from sizing.catalog.settings import Settings
+from sizing.engine.estimate import estimate_frame
 from sizing.errors import UsageError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -83,7 +84,7 @@ def read_runs(path: Path = RUNS) -> pd.DataFrame:
 
 def deployment(cat: Catalog, checkpoint: str, gpu: str, tp: int, dp: int, ep: int, length: int) -> pd.Series:
     """The evaluated row of one measured deployment (explicit TP, DP and expert parallelism)."""
-    req = Request(
+    req = Settings(
         model=checkpoint,
         gpu=gpu,
         gpus=tp * dp,

@@ -20,7 +20,8 @@ from typing import Callable, Sequence
 from sizing import cli_tables
 from sizing import cli_types as ty
 from sizing.catalog.loader import DEFAULT_DIR, Catalog, load_catalog
-from sizing.engine.estimate import Request, estimate
+from sizing.catalog.settings import Settings, settings_of
+from sizing.engine.estimate import estimate
 from sizing.errors import CatalogError, UsageError
 from sizing.kvdtypes import KV_CACHE_DTYPE_BYTES
 
@@ -117,7 +118,8 @@ def add_case_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def speculative_config(text: str) -> object:
-    """argparse type of ``--speculative-config``: a :class:`SpecConfig` (bad JSON or method: a usage error)."""
+    """argparse type of ``--speculative-config``: a :class:`SpecConfig` (bad JSON or method: a usage
+    error)."""
     from sizing.engine.speculative import parse_speculative_config  # noqa: PLC0415 - keeps `--help` fast
 
     try:
@@ -136,20 +138,19 @@ def image_limit(text: str) -> int | None:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def request_of(ns: argparse.Namespace, cat: Catalog) -> Request:
-    """The :class:`Request` the parsed (already range-checked) arguments describe (``--max-model-len auto``
+def request_of(ns: argparse.Namespace, cat: Catalog) -> Settings:
+    """The :class:`Settings` the parsed (already range-checked) arguments describe (``--max-model-len auto``
     resolved by :func:`auto_fitted`)."""
     if ns.dtype in ("float", "float32"):
         raise UsageError(
             f"--dtype {ns.dtype}: the sizing engine models 16-bit activations only "
             "(auto, bfloat16, float16, half)"
         )
-    fields = {name: getattr(ns, name) for name in Request.__dataclass_fields__ if hasattr(ns, name)}
-    req = Request(**fields)
+    req = settings_of(vars(ns))
     return auto_fitted(cat, req) if req.max_model_len == ty.AUTO else req
 
 
-def auto_fitted(cat: Catalog, req: Request) -> Request:
+def auto_fitted(cat: Catalog, req: Settings) -> Settings:
     """vLLM's ``--max-model-len auto`` (-1): the model's own context when one request of it fits, else the
     longest context the KV cache holds (``vllm/v1/core/kv_cache_utils.py``, ``_auto_fit_max_model_len``,
     run when ``original_max_model_len == -1``)."""

@@ -1,4 +1,5 @@
-"""``python -m sizing table``: which servers run which checkpoints, filtered, sorted, for a terminal or a script.
+"""``python -m sizing table``: which servers run which checkpoints, filtered, sorted, for a terminal or a
+script.
 
 Filters: ``--model``, ``--server``, ``--precision`` (catalog ids, any case), ``--gpu`` (a GPU id),
 ``--gpus N`` (servers of N GPUs; with ``--gpu`` and no such server in the catalog, a node of N of those
@@ -200,7 +201,8 @@ def sort_rows(rows: pd.DataFrame, by: str | None) -> pd.DataFrame:
 
 
 def json_rows(cat: Catalog, rows: pd.DataFrame, context: int) -> str:
-    """One object per row: ids, ``plan``, ``sequences`` at ``context``, ``price_usd_month`` and ``command``."""
+    """One object per row: ids, ``plan``, ``sequences`` at ``context``, ``price_usd_month`` and
+    ``command``."""
     out = [json_row(cat, r, context) for r in rows.to_dict("records")]
     return json.dumps(out, ensure_ascii=False, indent=2) + "\n"
 

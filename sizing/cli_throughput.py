@@ -22,6 +22,7 @@ import pandas as pd
 
 from sizing import cli_types as ty
 from sizing.catalog.loader import Catalog
+from sizing.catalog.settings import Settings
 from sizing.errors import UsageError
 
 RULE = 50
@@ -40,7 +41,8 @@ def request_rate(text: str) -> float:
     return value
 
 
-RequestOf = Callable[[argparse.Namespace, Catalog], Any]
+RequestOf = Callable[[argparse.Namespace, Catalog], Settings]
+""":func:`sizing.cli.request_of`: the settings of the parsed case arguments."""
 
 
 def register(
@@ -49,7 +51,7 @@ def register(
     request_of: RequestOf,
 ) -> None:
     """Add the ``throughput`` command to ``python -m sizing``, with the estimate's case arguments and their
-    :class:`sizing.engine.estimate.Request` (passed in by :mod:`sizing.cli`, which imports this module)."""
+    :class:`sizing.catalog.settings.Settings` (passed in by :mod:`sizing.cli`, which imports this module)."""
     helptext = "serving throughput, TTFT, TPOT and cost of one case, as vllm bench serve reports them"
     p = sub.add_parser("throughput", help=helptext, description=helptext)
     add_case_arguments(p)

@@ -53,8 +53,9 @@ BINARY_SUFFIX = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
 
 
 def max_model_len(text: str) -> int:
-    """A type for ``--max-model-len`` read as vLLM 0.34 reads it (``human_readable_int_or_auto`` in
-    ``vllm/utils/argparse_utils.py``; ``sizing/launch/data/vllm_choices-0.34.0.json`` records the parser):
+    """A type for ``--max-model-len`` read as the supported vLLM release (:data:`SUPPORTED`) reads it
+    (``human_readable_int_or_auto`` in ``vllm/utils/argparse_utils.py``; ``sizing/launch/data/
+    vllm_choices-<SUPPORTED>.json`` records the parser):
     ``auto`` or ``-1`` -> :data:`AUTO`; ``32K`` -> 32768 (binary suffix, whole numbers only); ``32k`` ->
     32000 and ``25.6k`` -> 25600 (decimal suffix); plain digits; then 1 to ``LIMITS["tokens"]``."""
     value = text.strip()

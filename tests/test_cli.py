@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from sizing.catalog.settings import Settings
 from sizing.cli import main
-from sizing.engine.estimate import Request, estimate
+from sizing.engine.estimate import estimate
 
 ROOT = Path(__file__).resolve().parent.parent
 M = ("--model", "Qwen/Qwen3-14B", "--server", "gpu-l40s")
@@ -130,14 +131,14 @@ def copy_catalog(tmp_path: Path) -> Path:
 
 def test_command_prints_the_nearest_launch_that_starts(capsys, catalog):
     """`command --model openai/gpt-oss-120b --gpu h100-80gb`: the estimate advises the highest utilisation."""
-    advice = estimate(catalog, Request(model="openai/gpt-oss-120b", gpu="h100-80gb"))
+    advice = estimate(catalog, Settings(model="openai/gpt-oss-120b", gpu="h100-80gb"))
     assert not advice["fits"] and advice["change"] == "gpu-memory-utilization"
     status, out, err = cli(capsys, "command", "--model", "openai/gpt-oss-120b", "--gpu", "h100-80gb")
     assert status == 0 and f"--gpu-memory-utilization {advice['change_value']}" in out
     assert err.startswith("note:") and err.count("\n") == 1 and "--force" in err
     fixed = estimate(
         catalog,
-        Request(
+        Settings(
             model="openai/gpt-oss-120b", gpu="h100-80gb", gpu_memory_utilization=float(advice["change_value"])
         ),
     )
@@ -460,7 +461,7 @@ def test_estimate_is_a_labelled_summary_within_the_width(capsys, monkeypatch, ca
         "32768",
     )
     row = estimate(
-        catalog, Request(model="Qwen/Qwen3-14B-FP8", gpu="l40s", kv_cache_dtype="fp8", max_model_len=32768)
+        catalog, Settings(model="Qwen/Qwen3-14B-FP8", gpu="l40s", kv_cache_dtype="fp8", max_model_len=32768)
     )
     assert status == 0
     summary, command = out.split("vllm serve", 1)
@@ -656,7 +657,7 @@ def test_explain_follows_the_version_asked_for(capsys, catalog):
     row computed for that release does (the step's figures add up to the printed result)."""
     args = ("--model", "Qwen/Qwen3-14B", "--gpu", "l40s", "--vllm-version", "0.30.0")
     status, out, _ = cli(capsys, "explain", *args)
-    row = estimate(catalog, Request(model="Qwen/Qwen3-14B", gpu="l40s", vllm_version="0.30.0"))
+    row = estimate(catalog, Settings(model="Qwen/Qwen3-14B", gpu="l40s", vllm_version="0.30.0"))
     assert status == 0 and "vLLM 0.30.0" in out
     step = next(line for line in out.splitlines() if "“Available KV cache memory”" in line)
     graphs = f"{float(row['cudagraph_bytes']) / 2**30:.2f} GiB"
@@ -668,7 +669,7 @@ def test_the_verdict_counts_requests_in_the_right_plural_form(capsys, catalog, m
     """One whole request is "1 request", more are "N requests" (CLDR's English rule, not an added "s");
     on an L40S the 14B model holds one 40,960-token request, the 8B several."""
     status, out, _ = cli(capsys, "estimate", "--model", model, "--gpu", "l40s")
-    row = estimate(catalog, Request(model=model, gpu="l40s"))
+    row = estimate(catalog, Settings(model=model, gpu="l40s"))
     whole = int(row["max_concurrency"]) * int(row["dp"])
     noun = "request" if whole == 1 else "requests"
     assert status == 0 and f"starts: {whole:,} {noun} of {int(row['max_model_len']):,} tokens at once" in out

@@ -59,7 +59,8 @@ def foundations(top: set[str], graph: dict[str, set[str]]) -> set[str]:
 
 
 def sizing_imports(path: Path) -> set[str]:
-    """The ``sizing`` modules that ``path`` imports (``from sizing.x import y`` counts ``sizing.x.y`` if a module)."""
+    """The ``sizing`` modules that ``path`` imports (``from sizing.x import y`` counts ``sizing.x.y`` if a
+    module)."""
     found = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
@@ -123,7 +124,8 @@ def test_no_import_cycle() -> None:
 
 
 def _uses(path: Path, names: set[str]) -> list[str]:
-    """The ``os.environ``/``os.getenv``-style attributes and imported modules of ``names`` used in ``path``."""
+    """The ``os.environ``/``os.getenv``-style attributes and imported modules of ``names`` used in
+    ``path``."""
     hits = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):

@@ -1,7 +1,9 @@
-"""sizing.safeio: regular files only, bounded size, depth, aliases and time; one-line errors naming file and field."""
+"""sizing.safeio: regular files only, bounded size, depth, aliases and time; one-line errors naming file and
+field."""
 
 from __future__ import annotations
 
+import ast
 import os
 from pathlib import Path
 
@@ -174,33 +176,68 @@ def test_atomic_writes_leave_no_part_file(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.md"]
 
 
-def test_every_yaml_and_json_read_goes_through_safeio() -> None:
-    """Assert no module of ``sizing/`` or ``scripts/`` parses YAML or JSON but :mod:`sizing.safeio`."""
-    import ast
+WRITERS = {"json": {"dumps", "dump"}, "yaml": {"safe_dump", "YAMLError"}, "pandas": None}
+"""What a module other than :mod:`sizing.safeio` may use of ``json`` and ``yaml``: the writers and the error
+type (None: anything but ``read_json``, for pandas)."""
 
-    root = Path(__file__).resolve().parents[1]
-    banned = {
-        ("yaml", "load"),
-        ("yaml", "safe_load"),
-        ("yaml", "full_load"),
-        ("yaml", "unsafe_load"),
-        ("json", "load"),
-        ("json", "loads"),
+
+def parser_uses(tree: ast.AST) -> list[int]:
+    """Lines of ``tree`` that reach a YAML or JSON parser: an attribute of ``json``/``yaml`` (under any
+    name) that is not a writer, such a name imported from them, pandas' ``read_json``, or a subclass of a YAML
+    loader."""
+    names = {
+        alias.asname or alias.name: alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import)
+        for alias in node.names
+        if alias.name in WRITERS
     }
     found = []
-    for path in sorted([*root.glob("sizing/**/*.py"), *root.glob("scripts/**/*.py")]):
-        if path.name == "safeio.py":
-            continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if (
-                isinstance(node, ast.Attribute)
-                and isinstance(node.value, ast.Name)
-                and (node.value.id, node.attr) in banned
-            ):
-                found.append(f"{path.relative_to(root)}:{node.lineno}")
-            bases = getattr(node, "bases", [])
-            if isinstance(node, ast.ClassDef) and any(
-                getattr(b, "attr", "").endswith("Loader") for b in bases
-            ):
-                found.append(f"{path.relative_to(root)}:{node.lineno} (a YAML loader)")
+    for node in ast.walk(tree):
+        module = getattr(node, "module", None) or ""
+        if isinstance(node, ast.ImportFrom) and module.split(".")[0] in ("json", "yaml"):
+            allowed = WRITERS[module.split(".")[0]] if module in WRITERS else set()
+            found += [node.lineno for alias in node.names if alias.name not in (allowed or set())]
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in names:
+            allowed = WRITERS[names[node.value.id]]
+            if (node.attr == "read_json") if allowed is None else node.attr not in allowed:
+                found.append(node.lineno)
+        if isinstance(node, ast.ClassDef) and any(
+            getattr(b, "attr", "").endswith("Loader") for b in node.bases
+        ):
+            found.append(node.lineno)
+    return found
+
+
+def test_every_yaml_and_json_read_goes_through_safeio() -> None:
+    """Assert no module of ``sizing/`` or ``scripts/`` parses YAML or JSON but :mod:`sizing.safeio`: the one
+    strict YAML loader (``parse_yaml``/``read_yaml``: duplicate keys, depth, aliases, size and time bounded)
+    and the one JSON helper (``parse_json``/``read_json``)."""
+    root = Path(__file__).resolve().parents[1]
+    found = [
+        f"{path.relative_to(root)}:{line}"
+        for path in sorted([*root.glob("sizing/**/*.py"), *root.glob("scripts/**/*.py")])
+        if path != root / "sizing" / "safeio.py"
+        for line in parser_uses(ast.parse(path.read_text(encoding="utf-8")))
+    ]
     assert found == []
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import json\njson.loads('1')",
+        "import json as j\nj.load(f)",
+        "from json import loads",
+        "import yaml\nyaml.safe_load_all(t)",
+        "from yaml import CSafeLoader",
+        "import pandas as pd\npd.read_json(p)",
+        "import yaml\nclass L(yaml.SafeLoader): pass",
+        "import json\njson.JSONDecoder().decode(t)",
+    ],
+)
+def test_the_parser_scan_sees_every_way_to_a_parser(source: str) -> None:
+    """Assert the scan catches a parser reached by another name, by import, through pandas or a loader class,
+    and lets writers through."""
+    assert parser_uses(ast.parse(source)) != []
+    assert parser_uses(ast.parse("import json, yaml\njson.dumps(1)\nyaml.safe_dump(1)\nyaml.YAMLError")) == []

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Annotated, Any, Mapping, TypeVar
 
 import yaml
-from pydantic import BaseModel, Field, TypeAdapter, ValidationError
+from pydantic import Field, TypeAdapter, ValidationError
 
 from sizing import safeio
 from sizing.catalog import plans
@@ -32,7 +32,7 @@ from sizing.errors import CatalogError
 from sizing.kvdtypes import CatalogKvDtype
 
 DEFAULT_DIR = Path(__file__).resolve().parents[2] / "catalog"
-FILES: dict[str, type[BaseModel]] = {
+FILES: dict[str, type] = {
     "gpus": Gpu,
     "servers": Server,
     "models": Model,
@@ -40,7 +40,7 @@ FILES: dict[str, type[BaseModel]] = {
     "assumptions": Assumption,
     "examples": Example,
 }
-M = TypeVar("M", bound=BaseModel)
+M = TypeVar("M")
 
 
 @dataclass(frozen=True)
@@ -75,7 +75,7 @@ def _describe(error: Mapping[str, Any]) -> str:
     shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."
     if kind == "missing":
         return "required field is missing"
-    if kind == "extra_forbidden":
+    if kind in ("extra_forbidden", "unexpected_keyword_argument"):
         return "unknown field"
     for bound, words in (("gt", "greater than"), ("ge", "at least"), ("lt", "less than"), ("le", "at most")):
         if bound in ctx and kind.startswith(("greater", "less")):
@@ -84,12 +84,24 @@ def _describe(error: Mapping[str, Any]) -> str:
     return f"{message[:1].lower()}{message[1:]}, got {shown}"
 
 
+_ADAPTERS: dict[type, TypeAdapter[Any]] = {}
+"""The validator of each entry type (a pydantic model, or the pydantic dataclass :class:`Example`), built
+once."""
+
+
+def _adapter(model: type[M]) -> TypeAdapter[M]:
+    """The validator of ``model``."""
+    if model not in _ADAPTERS:
+        _ADAPTERS[model] = TypeAdapter(model)
+    return _ADAPTERS[model]
+
+
 def validate_entry(model: type[M], raw: Any, label: str, entry: str) -> M:
     """Validate one raw entry against ``model``, converting the first problem to a CatalogError."""
     if not isinstance(raw, dict):
         raise CatalogError(label, entry, "", f"must be a mapping of fields, got {type(raw).__name__}")
     try:
-        return model.model_validate(raw)
+        return _adapter(model).validate_python(raw)
     except ValidationError as exc:
         first = exc.errors()[0]
         cross = (first.get("ctx") or {}).get("error")
@@ -115,10 +127,10 @@ def _read_file(directory: Path, stem: str) -> tuple[str, str]:
     return safeio.read_text(path, label, safeio.MAX_YAML_BYTES), label
 
 
-def load_section(stem: str, text: str, label: str) -> dict[str, BaseModel]:
+def load_section(stem: str, text: str, label: str) -> dict[str, Any]:
     """Parse and validate one catalog file's text into ``{id: model}``."""
     model = FILES[stem]
-    entries = {}
+    entries: dict[str, Any] = {}
     for entry, raw in read_yaml(text, label).items():
         if not isinstance(entry, str) or not entry.strip():
             raise CatalogError(label, str(entry), "", "id must be a non-empty string")
@@ -235,14 +247,14 @@ def _check_example_plan(cat: Catalog, eid: str, ex: Example) -> None:
         f"must be at most the model's context ({model.max_context}), got {ex.max_model_len}",
     )
     _require(
-        not (ex.speculative and ex.speculative.method == "mtp" and not model.mtp_layers),
+        not (ex.speculative_config and ex.speculative_config.method == "mtp" and not model.mtp_layers),
         label,
         eid,
         "speculative.method",
         f"mtp needs MTP layers; {ex.model} has mtp_layers 0",
     )
     _require(
-        not (ex.speculative and ex.speculative.method == "eagle3" and model.eagle3 is None),
+        not (ex.speculative_config and ex.speculative_config.method == "eagle3" and model.eagle3 is None),
         label,
         eid,
         "speculative.method",

@@ -10,7 +10,8 @@ and :func:`problem` explains one refused plan in words.
 
 Columns read: ``attention_heads``, ``kv_heads``, ``la_value_heads`` (Gated DeltaNet value heads),
 ``linear_layers``, ``expert_intermediate`` (0 for dense models), ``layers``; plan sizes ``tp``,
-``pp``, ``dp``, ``ep`` (expert-parallel ranks, 1 without; with ``experts``); ``gpus`` (the GPUs the hardware has).
+``pp``, ``dp``, ``ep`` (expert-parallel ranks, 1 without; with ``experts``); ``gpus`` (the GPUs the hardware
+has).
 """
 
 from __future__ import annotations

@@ -1,10 +1,11 @@
 """vLLM's ``--quantization`` names mapped to the catalog's weight formats (``catalog/precisions.yaml``).
 
 vLLM names a quantization method by its kernel family (``awq``, ``awq_marlin``, ``gptq``, ``fp8``,
-``modelopt_fp4``…; the list of 0.34.0 is ``--quantization``'s choices in
-``sizing/launch/data/vllm_choices-0.34.0.json``, from ``vllm/model_executor/layers/quantization/__init__.py``
-``QUANTIZATION_METHODS``); the catalog names a format by what it stores (``int4-awq``). Both spellings
-are accepted, in any case; a method the catalog has no format for is refused with the valid names.
+``modelopt_fp4``…; the list of the catalog's release (``vllm_version``, the supported release
+``versions.SUPPORTED``) is ``--quantization``'s choices in ``sizing/launch/data/vllm_choices-<release>.json``,
+from ``vllm/model_executor/layers/quantization/__init__.py`` ``QUANTIZATION_METHODS``); the catalog names
+a format by what it stores (``int4-awq``). Both spellings are accepted, in any case; a method the catalog
+has no format for is refused with the valid names.
 """
 
 from __future__ import annotations
@@ -40,7 +41,8 @@ checkpoint by its main format (NVFP4 experts or MLP) with the FP8 parts in ``kee
 
 
 def vllm_methods(cat: Catalog) -> list[str]:
-    """Every ``--quantization`` value of the catalog's vLLM release (``vllm_version``); none without a list."""
+    """Every ``--quantization`` value of the catalog's vLLM release (``vllm_version``); none without a
+    list."""
     try:
         return quantization_methods(str(cat.assume("vllm_version")))
     except FlagListMissing:

@@ -10,7 +10,9 @@ import math
 from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, model_validator
+from pydantic.dataclasses import dataclass as pydantic_dataclass
 
+from sizing.catalog.settings import Settings, SpecConfig
 from sizing.kvdtypes import CatalogKvDtype
 
 Text = Annotated[str, Field(min_length=1, max_length=500)]
@@ -19,8 +21,8 @@ PrimarySource = Annotated[
     Field(
         pattern=r"^https://[^\s;]+$",
         max_length=300,
-        description="one URL of the primary source: the vendor's datasheet or product page, the model's card or "
-        "its repository's config.json",
+        description="one URL of the primary source: the vendor's datasheet or product page, the model's "
+        "card or its repository's config.json",
     ),
 ]
 Slug = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9.\-]*$", max_length=80)]
@@ -222,7 +224,8 @@ KeepPart = Literal["embeddings", "lm_head", "attention", "router", "shared_exper
 
 
 class DraftHead(Strict):
-    """A published EAGLE-3 draft head for the model (``--speculative-config '{"method": "eagle3", "model": id}'``).
+    """A published EAGLE-3 draft head for the model (``--speculative-config '{"method": "eagle3", "model":
+    id}'``).
 
     vLLM's EAGLE-3 head is one decoder layer over the target's geometry, a ``3 x hidden -> hidden`` fusion of
     three target layers' states and its own LM head over ``draft_vocab_size`` tokens (source:
@@ -352,24 +355,32 @@ class Assumption(Strict):
     reason: Text
 
 
-class Example(Strict):
-    model: Text
-    checkpoint: Text
-    server: Slug
-    kv_cache_dtype: CatalogKvDtype
-    max_model_len: PosInt
-    tensor_parallel_size: PosInt = 1
-    pipeline_parallel_size: PosInt = 1
-    data_parallel_size: PosInt = 1
-    enable_expert_parallel: StrictBool = False
-    speculative: "Speculative | None" = None
+EXAMPLE_CONFIG = ConfigDict(extra="forbid", validate_by_name=True)
+"""Unknown keys are errors; the types are strict field by field (a pydantic dataclass read from a mapping
+cannot be strict as a whole)."""
 
 
-class Speculative(Strict):
-    """An example's ``--speculative-config``: vLLM's method and draft tokens per step."""
+@pydantic_dataclass(frozen=True, config=EXAMPLE_CONFIG)
+class Speculative(SpecConfig):
+    """An example's ``--speculative-config``: vLLM's method and draft tokens per step (no draft model)."""
 
     method: Literal["mtp", "eagle3", "ngram"]
     num_speculative_tokens: PosInt
+    model: None = None
 
 
-Example.model_rebuild()
+@pydantic_dataclass(frozen=True, kw_only=True, config=EXAMPLE_CONFIG)
+class Example(Settings):
+    """A worked example: the :class:`Settings` it is estimated with, naming its catalog model, checkpoint,
+    server, KV dtype and length; any other flag of ``estimate`` may be given too. ``speculative`` is the
+    catalog's key for ``speculative_config``."""
+
+    model: Text = Field()
+    checkpoint: Text = Field()
+    server: Slug = Field()
+    kv_cache_dtype: CatalogKvDtype = Field()
+    max_model_len: PosInt = Field()
+    tensor_parallel_size: PosInt = 1
+    pipeline_parallel_size: PosInt = 1
+    data_parallel_size: PosInt = 1
+    speculative_config: Speculative | None = Field(None, validation_alias="speculative")

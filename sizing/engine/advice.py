@@ -89,7 +89,8 @@ def _largest_fitting(df: pd.DataFrame, by: Grouping, at: np.ndarray) -> tuple[np
 
 
 def _smaller_checkpoint(df: pd.DataFrame, at: np.ndarray, by: Grouping) -> np.ndarray:
-    """Of the rows ``at``: the row of the model's largest checkpoint that fits on the same server and KV dtype,
+    """Of the rows ``at``: the row of the model's largest checkpoint that fits on the same server and KV
+    dtype,
     if smaller than the row's (else -1); equal sizes go to the first in catalog order (the frame's order).
 
     ``by``: the rows of each model × server × KV dtype.
@@ -99,7 +100,8 @@ def _smaller_checkpoint(df: pd.DataFrame, at: np.ndarray, by: Grouping) -> np.nd
 
 
 def _checkpoint_labels(df: pd.DataFrame, rows: np.ndarray) -> tuple[np.ndarray, list[str]]:
-    """(code of each of the rows ``rows``, the 'checkpoint (precision)' texts the codes index): each text made once."""
+    """(code of each of the rows ``rows``, the 'checkpoint (precision)' texts the codes index): each text made
+    once."""
     pairs = df[["checkpoint", "precision"]].iloc[rows]
     _, first, codes = np.unique(
         group_ids(pairs, ["checkpoint", "precision"])[0], return_index=True, return_inverse=True
@@ -158,7 +160,8 @@ def _argument_texts(
     kv_band_optimistic: float,
     utilization: float,
 ) -> Texts:
-    """Per change: (its advised rows, as positions in ``at``, their codes, the distinct texts the codes index) of
+    """Per change: (its advised rows, as positions in ``at``, their codes, the distinct texts the codes index)
+    of
     the argument: the utilisation, tokens, fp8, 'checkpoint (precision)' or GPUs."""
     pick = {name: np.flatnonzero(change == CODE[name]) for name in CHANGES[1:]}
     more = _gpus_needed(_columns_at(df, GPU_COLUMNS, at[pick["more-gpus"]]), kv_band_optimistic)

@@ -39,14 +39,16 @@ def size_plans(df: pd.DataFrame) -> None:
 
 
 def server_takes(df: pd.DataFrame) -> pd.Series:
-    """Whether the server can run the sized plan: TP divides a node's GPUs, one replica at least, PP on 2+ nodes."""
+    """Whether the server can run the sized plan: TP divides a node's GPUs, one replica at least, PP on 2+
+    nodes."""
     ok = (df["tp"] <= df["gpus_per_node"]) & (df["gpus_per_node"] % df["tp"] == 0) & (df["dp"] >= 1)
     ok &= ~(df["expert_parallel"] & (df["server_gpus"] < 2))  # dp-ep: 2+ GPUs, on one node or across nodes
     return ok & ~(df["pp_nodes"] & (df["nodes"] < 2))
 
 
 def model_takes(df: pd.DataFrame | dict[str, np.ndarray]) -> pd.Series | np.ndarray:
-    """Whether the model splits ``tp`` ways (:func:`sizing.catalog.plans.model_takes`: heads, KV/GDN heads, experts).
+    """Whether the model splits ``tp`` ways (:func:`sizing.catalog.plans.model_takes`: heads, KV/GDN heads,
+    experts).
 
     ``df`` may also be a dict of arrays that broadcast (models down, TP sizes across).
     """
@@ -159,7 +161,8 @@ class Classes(NamedTuple):
     members: pd.DataFrame
     """The representative rows of the frame, one per class (built from the small frames, not taken)."""
     left_out: frozenset[str] = frozenset()
-    """Columns the members have and the frame's rows leave out (:data:`sizing.engine.columns.PER_CLASS_ONLY`)."""
+    """Columns the members have and the frame's rows leave out
+    (:data:`sizing.engine.columns.PER_CLASS_ONLY`)."""
 
 
 def case_frame(cat: Catalog, left_out: frozenset[str] = frozenset()) -> tuple[pd.DataFrame, Classes, Groups]:

@@ -15,27 +15,12 @@ import pandas as pd
 
 from sizing.catalog.loader import Catalog
 from sizing.catalog.schema import Checkpoint, Gpu, Model, PrecisionSpec, Server
+from sizing.engine.capability import refuses_float16
 from sizing.engine.frames import Grouping
 from sizing.engine.profile_columns import profile_columns
 from sizing.engine.versions import max_capture_size
 from sizing.engine.weights import part_sizes, rope_cache_bytes, split_of
 from sizing.units import MiB
-
-
-@dataclass(frozen=True)
-class Knobs:
-    """vLLM settings shared by every row of a frame, named after vLLM's flags. 0/None = vLLM default."""
-
-    gpu_memory_utilization: float
-    max_model_len: int | None = None
-    max_num_batched_tokens: int | None = None
-    max_num_seqs: int | None = None
-    block_size: int | None = None
-    enforce_eager: bool = False
-    kv_cache_memory_bytes: int | None = None
-    llm_class: bool = False
-    limit_mm_per_prompt: int | None = None
-    language_model_only: bool = False
 
 
 def model_columns(m: Model) -> dict[str, object]:
@@ -73,6 +58,7 @@ def model_columns(m: Model) -> dict[str, object]:
         "max_context": m.max_context,
         "w_rank_buffers": rope_cache_bytes(m),
         "model_dtype_bytes": 2,
+        "fp16_refused": refuses_float16(m.architecture),
         "is_moe": moe is not None,
         "experts": moe.experts if moe else 0,
         "active_share": _active_share(m),
@@ -106,7 +92,8 @@ def vision_columns(m: Model) -> dict[str, int]:
 
 
 def cache_layer_columns(m: Model, special: int) -> dict[str, int]:
-    """Full and sliding layers that own a KV cache (KV-sharing layers own none), and the full layers' geometry."""
+    """Full and sliding layers that own a KV cache (KV-sharing layers own none), and the full layers'
+    geometry."""
     shared = m.kv_sharing
     shared_sliding = shared.sliding_layers if shared else 0
     shared_full = shared.layers - shared_sliding if shared else 0

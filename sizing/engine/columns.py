@@ -72,7 +72,13 @@ MODEL = (
         "MLP intermediate size of the experts active per token (whole model)",
     ),
     _c("max_context", "int", "tokens", "the model's own maximum context"),
-    _c("model_dtype_bytes", "int", "bytes", "bytes per element of the model's own dtype (bf16)"),
+    _c(
+        "model_dtype_bytes",
+        "int",
+        "bytes",
+        "bytes per element of the dtype vLLM runs the model in (2: bf16/fp16; 4 where it runs float32)",
+    ),
+    _c("fp16_refused", "bool", "flag", "vLLM refuses float16 for the model type (gemma2, gemma3, glm4 ...)"),
     _c("is_moe", "bool", "", "mixture of experts"),
     _c("active_share", "float", "fraction", "share of expert weights read per token"),
     _c(
@@ -172,6 +178,12 @@ SETTINGS = (
     _c("max_num_batched_tokens", "int", "tokens", "--max-num-batched-tokens (vLLM's default unless given)"),
     _c("max_num_seqs", "int", "count", "--max-num-seqs (vLLM's default unless given)"),
     _c("kv_bytes", "int", "bytes", "bytes per cached K or V element"),
+    _c(
+        "float32",
+        "bool",
+        "flag",
+        "vLLM runs the model in float32 here (--dtype float32: no bf16 below sm_80)",
+    ),
     _c("block_size_override", "int", "tokens", "--block-size (0: vLLM chooses)"),
     _c("block_size_attention", "int", "tokens", "KV block size of the attention backend"),
     _c("enforce_eager", "bool", "", "--enforce-eager (no CUDA graphs)"),
@@ -394,6 +406,7 @@ PER_CLASS_ONLY = frozenset(
         "inter_per_token",
         "w_rank_buffers",
         "model_dtype_bytes",
+        "fp16_refused",
         "index_head_dim",
         "full_kv_heads",
         "full_head_dim",
@@ -432,7 +445,8 @@ BY_NAME = {c.name: c for c in (*COLUMNS, *REQUEST_ONLY, *THROUGHPUT)}
 
 
 def declaration(name: str) -> Column | None:
-    """The declaration of column ``name`` (``concurrency_4096`` -> ``concurrency_<ctx>``); None if undeclared."""
+    """The declaration of column ``name`` (``concurrency_4096`` -> ``concurrency_<ctx>``); None if
+    undeclared."""
     prefix, _, ctx = name.rpartition("_")
     if ctx.isdigit():
         return BY_NAME.get(f"{prefix}_<ctx>")

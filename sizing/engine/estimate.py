@@ -1,14 +1,13 @@
 """One deployment, as ``python -m sizing estimate`` describes it, computed by the same column rules.
 
-A :class:`Request` carries vLLM's own flag names. :func:`estimate_frame` turns it into a small case
-frame (one row per candidate plan when no parallelism is given) and runs it through
+A :class:`sizing.catalog.settings.Settings` carries vLLM's own flag names. :func:`estimate_frame` turns it
+into a small case frame (one row per candidate plan when no parallelism is given) and runs it through
 :func:`sizing.engine.evaluate.finish`, so a single estimate and the full matrix can never disagree.
 """
 
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -19,9 +18,9 @@ from sizing.catalog import ids, plans
 from sizing.catalog import quantization as quant
 from sizing.catalog.loader import Catalog
 from sizing.catalog.schema import Checkpoint, Model, PrecisionSpec
+from sizing.catalog.settings import Settings
 from sizing.engine import memory, speculative
 from sizing.engine.cases import (
-    Knobs,
     checkpoint_columns,
     checkpoints_of,
     gpu_columns,
@@ -37,7 +36,6 @@ from sizing.engine.evaluate import (
     gpu_memory_utilization,
     resolve_plans,
 )
-from sizing.engine.speculative import SpecConfig
 from sizing.engine.versions import Rules, max_capture_size, rules_for
 from sizing.errors import UsageError
 from sizing.units import MiB
@@ -53,39 +51,6 @@ PLAN_COLUMNS = (
     "pp",
     "dp",
 )
-
-
-@dataclass(frozen=True)
-class Request:
-    """One case, in vLLM's flag vocabulary (None = vLLM's or the catalog's default)."""
-
-    model: str
-    server: str | None = None
-    gpu: str | None = None
-    gpu_memory_mib: int | None = None
-    gpus: int | None = None
-    vllm_version: str | None = None
-    tensor_parallel_size: int | None = None
-    pipeline_parallel_size: int | None = None
-    data_parallel_size: int | None = None
-    gpu_memory_utilization: float | None = None
-    max_model_len: int | None = None
-    kv_cache_dtype: str = "auto"
-    max_num_batched_tokens: int | None = None
-    max_num_seqs: int | None = None
-    block_size: int | None = None
-    enforce_eager: bool = False
-    quantization: str | None = None
-    kv_cache_memory_bytes: int | None = None
-    llm_class: bool = False
-    dtype: str = "auto"
-    host: str | None = None
-    port: int | None = None
-    enable_expert_parallel: bool = False
-    limit_mm_per_prompt: int | None = None
-    language_model_only: bool = False
-    speculative_config: SpecConfig | None = None
-    enable_prefix_caching: bool = False
 
 
 def _config_path(name: str) -> Path | None:
@@ -173,7 +138,7 @@ def _custom_gpu(mib: int) -> dict[str, object]:
     }
 
 
-def hardware(cat: Catalog, req: Request) -> dict[str, Any]:
+def hardware(cat: Catalog, req: Settings) -> dict[str, Any]:
     """Server-like columns from --server, --gpu or --gpu-memory-mib, with --gpus overriding the count."""
     if req.server:
         sid = ids.resolve("--server", req.server, cat.servers, "server")
@@ -203,7 +168,7 @@ def hardware(cat: Catalog, req: Request) -> dict[str, Any]:
     return cols
 
 
-def _gpus_of(req: Request, cols: dict[str, Any]) -> dict[str, int]:
+def _gpus_of(req: Settings, cols: dict[str, Any]) -> dict[str, int]:
     """GPUs per node and nodes for ``--gpus N``: on a server at most its GPUs, whole nodes beyond one."""
     gpus, per_node, nodes = int(req.gpus or 0), int(cols["gpus_per_node"]), int(cols["nodes"])
     if not req.server:
@@ -219,7 +184,7 @@ def _gpus_of(req: Request, cols: dict[str, Any]) -> dict[str, int]:
     return {"gpus_per_node": min(gpus, per_node), "nodes": max(gpus // per_node, 1)}
 
 
-def plans_for(req: Request, per_node: int, nodes: int) -> pd.DataFrame:
+def plans_for(req: Settings, per_node: int, nodes: int) -> pd.DataFrame:
     """The explicit plan of the request, or every candidate plan when it names no parallelism.
 
     This is the one place ``expert_parallel`` is decided for a request. With ``--enable-expert-parallel``
@@ -253,7 +218,8 @@ def plans_for(req: Request, per_node: int, nodes: int) -> pd.DataFrame:
 
 
 def check_plan(row: pd.Series) -> None:
-    """Refuse an explicit plan vLLM would refuse (:func:`sizing.catalog.plans.problem`): heads, layers, experts,
+    """Refuse an explicit plan vLLM would refuse (:func:`sizing.catalog.plans.problem`): heads, layers,
+    experts,
     GPUs."""
     columns = {key: row[key] for key in PLAN_COLUMNS}
     found = plans.flag_problem({**columns, "gpus": row["server_gpus"]})
@@ -262,9 +228,10 @@ def check_plan(row: pd.Series) -> None:
 
 
 def spec_columns(
-    req: Request, model: Model, mid: str, ckpt: Checkpoint, spec: PrecisionSpec
+    req: Settings, model: Model, mid: str, ckpt: Checkpoint, spec: PrecisionSpec
 ) -> dict[str, object]:
-    """The speculative-decoding columns of ``req`` (zeros without ``--speculative-config``); UsageError when the
+    """The speculative-decoding columns of ``req`` (zeros without ``--speculative-config``); UsageError when
+    the
     model cannot run the method asked for (:func:`sizing.engine.speculative.resolve`)."""
     if req.speculative_config is None:
         return speculative.columns(model, ckpt, spec, None)
@@ -275,10 +242,10 @@ def spec_columns(
     return speculative.columns(model, ckpt, spec, resolved)
 
 
-def request_frame(cat: Catalog, req: Request) -> pd.DataFrame:
+def request_frame(cat: Catalog, req: Settings) -> pd.DataFrame:
     """The case frame of ``req``: one row per plan considered."""
     mid, model, ckpt_id = find_model(cat, req.model)
-    ckpt, online = pick_checkpoint(cat, model, ckpt_id, req.quantization)
+    ckpt, online = pick_checkpoint(cat, model, req.checkpoint or ckpt_id, req.quantization)
     hw = hardware(cat, req)
     spec = cat.precisions[ckpt.precision]
     base = {
@@ -301,18 +268,16 @@ def request_frame(cat: Catalog, req: Request) -> pd.DataFrame:
     return resolve_plans(frame.assign(pp_nodes=frame["plan"] == "tp-pp"))
 
 
-def knobs_of(cat: Catalog, req: Request) -> Knobs:
-    """The Knobs of a request; an unset --gpu-memory-utilization takes the catalog's value."""
-    same = {f.name: getattr(req, f.name) for f in dataclasses.fields(Knobs)}  # each is a Request field too
-    gmu = gpu_memory_utilization(cat, req.gpu_memory_utilization)
-    return Knobs(**{**same, "gpu_memory_utilization": gmu})
+def settled(cat: Catalog, req: Settings) -> Settings:
+    """``req`` with an unset --gpu-memory-utilization at the catalog's value (what the engine sizes with)."""
+    return replace(req, gpu_memory_utilization=gpu_memory_utilization(cat, req.gpu_memory_utilization))
 
 
-def estimate_frame(cat: Catalog, req: Request) -> pd.DataFrame:
+def estimate_frame(cat: Catalog, req: Settings) -> pd.DataFrame:
     """Every plan considered for ``req``, computed; the recommended row has ``chosen`` set."""
     version = req.vllm_version or str(cat.assume("vllm_version"))
     rules = rules_for(version)
-    frame = consolidated(apply_settings(request_frame(cat, req), rules, knobs_of(cat, req)))
+    frame = consolidated(apply_settings(request_frame(cat, req), rules, settled(cat, req)))
     if frame.empty:
         raise UsageError(
             "no valid parallel plan: TP must divide the attention and KV heads and the GPUs per node"
@@ -328,7 +293,7 @@ def estimate_frame(cat: Catalog, req: Request) -> pd.DataFrame:
     return out
 
 
-def memory_estimate(cat: Catalog, req: Request) -> pd.Series:
+def memory_estimate(cat: Catalog, req: Settings) -> pd.Series:
     """The memory columns only (weights, budget, blocks, tokens, concurrency, fits) of an explicit plan.
 
     The same column rules as :func:`estimate`, without plan choice, advice and service metrics; for
@@ -338,25 +303,25 @@ def memory_estimate(cat: Catalog, req: Request) -> pd.Series:
     return memory_estimates(cat, [req])[0]
 
 
-def memory_estimates(cat: Catalog, reqs: Sequence[Request]) -> list[pd.Series]:
+def memory_estimates(cat: Catalog, reqs: Sequence[Settings]) -> list[pd.Series]:
     """:func:`memory_estimate` of each request, in order: the requests of one vLLM release are computed as
     one frame (the column rules are row-wise, so each row is what it would be alone)."""
-    settled = [_settled(cat, req) for req in reqs]
+    framed = [_settled_frame(cat, req) for req in reqs]
     rows: dict[int, pd.Series] = {}
-    for rules in dict.fromkeys(r for r, _ in settled):
-        at = [i for i, (r, _) in enumerate(settled) if r == rules]
-        frame = pd.concat([settled[i][1] for i in at], ignore_index=True)
+    for rules in dict.fromkeys(r for r, _ in framed):
+        at = [i for i, (r, _) in enumerate(framed) if r == rules]
+        frame = pd.concat([framed[i][1] for i in at], ignore_index=True)
         done = memory.compute(frame, rules, coefficients(cat))
         rows.update((i, done.iloc[k]) for k, i in enumerate(at))
     return [rows[i] for i in range(len(reqs))]
 
 
-def _settled(cat: Catalog, req: Request) -> tuple[Rules, pd.DataFrame]:
+def _settled_frame(cat: Catalog, req: Settings) -> tuple[Rules, pd.DataFrame]:
     """The release rules of an explicit-plan request and its one-row case frame with its settings."""
     if not req.tensor_parallel_size:
         raise UsageError("memory_estimate needs an explicit --tensor-parallel-size")
     rules = rules_for(req.vllm_version or str(cat.assume("vllm_version")))
-    return rules, consolidated(apply_settings(request_frame(cat, req), rules, knobs_of(cat, req)))
+    return rules, consolidated(apply_settings(request_frame(cat, req), rules, settled(cat, req)))
 
 
 def consolidated(frame: pd.DataFrame) -> pd.DataFrame:
@@ -366,12 +331,19 @@ def consolidated(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def refuse_unsupported(row: pd.Series) -> None:
-    """Stop with one line (exit status 2) where vLLM has no kernel for the row's weight format, or no attention
+    """Stop with one line (exit status 2) where vLLM has no kernel for the row's weight format, or no
+    attention
     backend for its FP8 KV cache, on its GPU (:mod:`sizing.engine.capability`): vLLM stops at start-up there,
     whatever the memory."""
     if not bool(row.get("unsupported", False)):
         return
     sm, need = int(row["arch_sm"]), int(row["min_sm"])
+    if bool(row.get("float32", False)) and sm >= need:
+        raise UsageError(
+            f"{row['checkpoint']} ({row['precision']}) is not supported on GPU {row['gpu']}: vLLM refuses "
+            f"float16 for this model type and the GPU has no bfloat16 (compute capability {sm // 10}.{sm % 10}"
+            " < 8.0), so it runs in float32, which no quantisation method takes; pick the BF16 checkpoint"
+        )
     if sm < need:
         raise UsageError(
             f"{row['checkpoint']} ({row['precision']}) is not supported on GPU {row['gpu']}: vLLM has "
@@ -385,11 +357,22 @@ def refuse_unsupported(row: pd.Series) -> None:
     )
 
 
-def estimate(cat: Catalog, req: Request) -> pd.Series:
+def refuse_dtype(row: pd.Series, dtype: str) -> None:
+    """Stop with one line where vLLM refuses ``--dtype float16``/``half`` for the model type (``fp16_refused``,
+    ``_check_valid_dtype`` in ``vllm/config/model.py``: "The model type ... does not support float16")."""
+    if dtype in ("float16", "half") and bool(row.get("fp16_refused", False)):
+        raise UsageError(
+            f"--dtype {dtype}: vLLM refuses float16 for {row['model']} (numerical instability); "
+            "use --dtype auto (bfloat16 from compute capability 8.0, float32 below it)"
+        )
+
+
+def estimate(cat: Catalog, req: Settings) -> pd.Series:
     """The recommended row for ``req`` (with ``vllm_version`` attached)."""
     frame = estimate_frame(cat, req)
     row = frame[frame["chosen"]].iloc[0].copy()
     refuse_unsupported(row)
+    refuse_dtype(row, req.dtype)
     row["vllm_version"] = frame.attrs["vllm_version"]
     row["dtype"], row["serve_host"], row["serve_port"] = req.dtype, req.host, req.port
     row["max_num_seqs_set"] = req.max_num_seqs is not None  # printed as given (sizing.launch.commands)

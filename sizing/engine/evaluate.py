@@ -2,7 +2,8 @@
 
 :func:`evaluate` builds the case frame from the valid positions of the catalog's small frames (text
 as categoricals, :mod:`sizing.engine.case_frame`), computes the memory columns once per compute class
-(:func:`sizing.engine.memory.compute`) and spreads them to the rows, then adds capacity at each published context length, decode
+(:func:`sizing.engine.memory.compute`) and spreads them to the rows, then adds capacity at each published
+context length, decode
 ceilings, prices, the chosen plan per combination and, where nothing fits, the nearest change
 that would. One Python call per catalog entry, none per row.
 
@@ -20,18 +21,21 @@ import pandas as pd
 from pandas.api.internals import create_dataframe_from_blocks
 
 from sizing.catalog.loader import Catalog
+from sizing.catalog.settings import Settings
 from sizing.engine import capability, columns, memory
 from sizing.engine import kvcache as kv
 from sizing.engine.advice import add_nearest_change
 from sizing.engine.case_frame import Classes, case_frame
 from sizing.engine.case_frame import resolve_plans as resolve_plans  # estimate.py reads it from here
-from sizing.engine.cases import COMBINATION, Groups, Knobs
+from sizing.engine.cases import COMBINATION, Groups
 from sizing.engine.frames import Grouping, spread, take_block, text_categorical
 from sizing.engine.overhead import Coefficients, default_batch, v0_batch
 from sizing.engine.versions import Rules, rules_for
 from sizing.kvdtypes import KV_CACHE_DTYPE_BYTES
 
 KEY = COMBINATION
+BF16_BYTES = 2
+"""Bytes per weight of an unquantised (BF16/FP16) checkpoint: ``w_tensor_bytes`` below it is quantised."""
 
 
 def coefficients(cat: Catalog) -> Coefficients:
@@ -39,8 +43,9 @@ def coefficients(cat: Catalog) -> Coefficients:
     return Coefficients.from_assumptions({k: a.value for k, a in cat.assumptions.items()})  # type: ignore[misc]
 
 
-def apply_settings(df: pd.DataFrame, rules: Rules, knobs: Knobs) -> pd.DataFrame:
-    """Add the vLLM settings columns (budget fraction, lengths, batch defaults, block size)."""
+def apply_settings(df: pd.DataFrame, rules: Rules, knobs: Settings) -> pd.DataFrame:
+    """Add the vLLM settings columns (budget fraction, lengths, batch defaults, block size) shared by every
+    row; ``knobs.gpu_memory_utilization`` must be set (:func:`gpu_memory_utilization`)."""
     df["gpu_memory_utilization"] = knobs.gpu_memory_utilization
     df["max_model_len"] = np.minimum(df["max_context"], knobs.max_model_len or df["max_context"])
     tokens, seqs = default_batch(
@@ -50,7 +55,12 @@ def apply_settings(df: pd.DataFrame, rules: Rules, knobs: Knobs) -> pd.DataFrame
         tokens, seqs = v0_batch(df["max_model_len"])
     df["max_num_batched_tokens"] = knobs.max_num_batched_tokens or tokens
     df["max_num_seqs"] = knobs.max_num_seqs or seqs
-    df["kv_bytes"] = np.asarray(df["kv_cache_dtype"].map(KV_CACHE_DTYPE_BYTES))
+    float32 = capability.runs_float32(df["arch_sm"], df["fp16_refused"])
+    df["float32"] = float32
+    df["model_dtype_bytes"] = np.where(float32, capability.FP32_BYTES, df["model_dtype_bytes"])
+    kv_auto = (df["kv_cache_dtype"] == "auto").to_numpy()
+    kv_bytes = np.asarray(df["kv_cache_dtype"].map(KV_CACHE_DTYPE_BYTES))
+    df["kv_bytes"] = np.where(float32 & kv_auto, capability.FP32_BYTES, kv_bytes)
     df["block_size_override"] = knobs.block_size or 0
     mla_bs = np.where(
         df["arch_sm"] // 10 == 10,
@@ -67,9 +77,11 @@ def apply_settings(df: pd.DataFrame, rules: Rules, knobs: Knobs) -> pd.DataFrame
     return df
 
 
-def catalog_knobs(cat: Catalog) -> Knobs:
+def catalog_knobs(cat: Catalog) -> Settings:
     """The settings every catalog case is sized with (the assumptions' budget fraction and context)."""
-    return Knobs(gpu_memory_utilization(cat), int(cat.assume("max_model_len")))
+    return Settings(
+        gpu_memory_utilization=gpu_memory_utilization(cat), max_model_len=int(cat.assume("max_model_len"))
+    )
 
 
 def case_matrix(cat: Catalog, rules: Rules) -> pd.DataFrame:
@@ -181,7 +193,8 @@ def service_columns(
 
 
 def load_seconds(weights: np.ndarray, read_gbs: np.ndarray, default_gbs: float) -> np.ndarray:
-    """Seconds to read ``weights`` (bytes) at ``read_gbs`` (decimal GB/s; NaN: ``default_gbs``), in one new array."""
+    """Seconds to read ``weights`` (bytes) at ``read_gbs`` (decimal GB/s; NaN: ``default_gbs``), in one new
+    array."""
     seconds = np.where(np.isnan(read_gbs), default_gbs, read_gbs)
     np.multiply(seconds, 1e9, out=seconds)
     return np.divide(weights, seconds, out=seconds)
@@ -223,7 +236,8 @@ def choose_plans(df: pd.DataFrame, dp_share: float, by: Grouping | None = None) 
 
 
 def plan_reasons(df: pd.DataFrame, tp_for_capacity: np.ndarray) -> pd.Categorical:
-    """The reason of each chosen row; ``tp_for_capacity``: a simpler plan fits, this one serves enough more."""
+    """The reason of each chosen row; ``tp_for_capacity``: a simpler plan fits, this one serves enough
+    more."""
     code = {reason: np.int8(number) for number, reason in enumerate(REASONS)}
     chosen = np.flatnonzero(df["chosen"].to_numpy())
     plan, more = (
@@ -251,7 +265,10 @@ def class_columns(df: pd.DataFrame, rules: Rules, coef: Coefficients, contexts: 
     (:data:`sizing.engine.case_frame.COMPUTE_KEY`)."""
     out = memory.compute(df, rules, coef)
     kv_fp8 = out["kv_cache_dtype"].astype(str).str.startswith("fp8").to_numpy()
-    no_kernel = capability.unsupported(out["arch_sm"], out["min_sm"], kv_fp8)  # vLLM stops: nothing fits
+    quantized = out["w_tensor_bytes"].to_numpy() < BF16_BYTES
+    no_kernel = capability.unsupported(  # vLLM stops: nothing fits
+        out["arch_sm"], out["min_sm"], kv_fp8, out["float32"].to_numpy(bool) & quantized
+    )
     out = out.assign(
         fits=out["fits"].to_numpy() & ~no_kernel,
         fits_optimistic=out["fits_optimistic"].to_numpy() & ~no_kernel,
@@ -283,7 +300,8 @@ def expand_classes(df: pd.DataFrame, computed: pd.DataFrame, classes: np.ndarray
 
 
 def take_columns(columns: dict[str, np.ndarray], rows: np.ndarray) -> dict[str, np.ndarray]:
-    """Each column taken at the positions ``rows`` (the columns of one dtype filled together, as one block)."""
+    """Each column taken at the positions ``rows`` (the columns of one dtype filled together, as one
+    block)."""
     by_dtype: dict[np.dtype, list[str]] = {}
     for name, values in columns.items():
         by_dtype.setdefault(values.dtype, []).append(name)
@@ -298,7 +316,7 @@ def finish(
     cat: Catalog,
     rules: Rules,
     classes: Classes | None = None,
-    knobs: Knobs | None = None,
+    knobs: Settings | None = None,
     groups: Groups | None = None,
 ) -> pd.DataFrame:
     """Compute a case frame and add contexts, service metrics, chosen plans and advice.

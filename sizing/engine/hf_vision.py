@@ -91,6 +91,7 @@ def max_image_tokens(raw: dict[str, Any], v: dict[str, Any], merge: int, label: 
     if kind.startswith("qwen"):
         return QWEN_VL_MAX_IMAGE_TOKENS
     raise UsageError(
-        f"{label}: vision_config.model_type: a {plain(kind) if kind else 'untyped'} vision tower whose largest image "
+        f"{label}: vision_config.model_type: a {plain(kind) if kind else 'untyped'} vision tower whose "
+        "largest image "
         f"the config does not state is not modelled"
     )

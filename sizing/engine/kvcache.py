@@ -77,7 +77,8 @@ def recurrent_state_bytes(
     One form covers vLLM's Gated-DeltaNet, KDA and Mamba-2 shapes (``vllm/model_executor/layers/
     mamba/mamba_utils.py: MambaStateShapeCalculator``, vllm-project/vllm@02d71083): the conv state is
     ``(2 x key_heads x key_dim + value_heads x value_dim) / tp`` channels by ``conv_kernel - 1 +
-    spec_tokens`` (the draft tokens of speculative decoding widen it), the temporal state ``value_heads / tp x value_dim x key_dim``. The conv
+    spec_tokens`` (the draft tokens of speculative decoding widen it), the temporal state ``value_heads / tp x
+    value_dim x key_dim``. The conv
     state has the model dtype (``conv_bytes``); the temporal one ``ssm_bytes`` (fp32 for KDA,
     ``kda_state_dtype``; for Mamba-2 ``--mamba-ssm-cache-dtype``, which Nemotron-H takes from its
     config). For Mamba-2 pass n_groups (widened by :func:`mamba2_groups`) as key heads and

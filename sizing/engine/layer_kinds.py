@@ -27,7 +27,8 @@ def global_layers(m: Model) -> int:
 
 
 def value_slot_params(m: Model) -> int:
-    """Value-projection slots vLLM allocates in ``k_eq_v`` global layers, which the checkpoint lacks (0 otherwise)."""
+    """Value-projection slots vLLM allocates in ``k_eq_v`` global layers, which the checkpoint lacks (0
+    otherwise)."""
     ga = m.global_attention
     if ga is None or m.mla or not ga.k_eq_v:
         return 0
@@ -35,7 +36,8 @@ def value_slot_params(m: Model) -> int:
 
 
 def global_attention_delta(m: Model) -> int:
-    """Extra parameters of the global layers over the uniform layer, summed over all global layers (0 if none)."""
+    """Extra parameters of the global layers over the uniform layer, summed over all global layers (0 if
+    none)."""
     ga = m.global_attention
     if ga is None or m.mla:
         return 0

@@ -24,12 +24,14 @@ def _col(df: pd.DataFrame, name: str) -> np.ndarray:
 
 
 def spec_col(df: pd.DataFrame, name: str) -> np.ndarray:
-    """A speculative-decoding column (:func:`sizing.engine.speculative.columns`), zeros where the frame has none."""
+    """A speculative-decoding column (:func:`sizing.engine.speculative.columns`), zeros where the frame has
+    none."""
     return df[name].to_numpy() if name in df else np.zeros(len(df), dtype=np.int64)
 
 
 def expert_padding(df: pd.DataFrame, rules: Rules) -> np.ndarray:
-    """Extra bytes per rank when the MoE kernels pad routed experts (MXFP4 only; see sizing.engine.weights)."""
+    """Extra bytes per rank when the MoE kernels pad routed experts (MXFP4 only; see
+    sizing.engine.weights)."""
     mask = (df["precision"] == "mxfp4").to_numpy(bool) if "precision" in df else np.zeros(len(df), bool)
     if not mask.any():
         return np.zeros(len(df))
@@ -42,13 +44,15 @@ def expert_padding(df: pd.DataFrame, rules: Rules) -> np.ndarray:
 
 def expert_ranks(df: pd.DataFrame) -> pd.Series:
     """How many ranks share the routed experts: the ``ep`` = TP × DP ranks with expert parallelism,
-    else the TP ranks (vLLM's ``FusedMoE`` slices each expert TP ways, or places whole experts per EP rank)."""
+    else the TP ranks (vLLM's ``FusedMoE`` slices each expert TP ways, or places whole experts per EP
+    rank)."""
     ep = df["ep"] if "ep" in df else pd.Series(1, index=df.index)
     return pd.Series(np.where(ep > 1, ep, df["tp"]), index=df.index)
 
 
 def weights_per_gpu(df: pd.DataFrame, rules: Rules) -> np.ndarray:
-    """Weight bytes on the fullest rank: sharded layers / TP + replicated layers, stage share, embeddings / TP,
+    """Weight bytes on the fullest rank: sharded layers / TP + replicated layers, stage share, embeddings /
+    TP,
     plus the buffers every rank holds whole (``w_rank_buffers``: RoPE caches)."""
     stage_share = kv.stage_count(df["layers"], df["pp"]) / df["layers"]
     ranks = expert_ranks(df)
@@ -64,7 +68,16 @@ def weights_per_gpu(df: pd.DataFrame, rules: Rules) -> np.ndarray:
         df["pp"] > 1, np.maximum(df["w_embeddings"], tied_copy), df["w_embeddings"] + df["w_lm_head"]
     )
     buffers = df["w_rank_buffers"].to_numpy()
-    return (layers + ends / df["tp"]).to_numpy() + spec_col(df, "w_draft") / df["tp"].to_numpy() + buffers
+    loaded = (layers + ends / df["tp"]).to_numpy() * dtype_scale(df)
+    return loaded + spec_col(df, "w_draft") / df["tp"].to_numpy() + buffers
+
+
+def dtype_scale(df: pd.DataFrame) -> np.ndarray:
+    """How many times the 16-bit bytes a row's unquantised weights and activations take: 2 where vLLM runs
+    the model in float32 (``model_dtype_bytes`` 4, :func:`sizing.engine.capability.runs_float32`), else 1."""
+    if "model_dtype_bytes" not in df:  # a frame of 16-bit inputs only
+        return np.ones(len(df))
+    return _col(df, "model_dtype_bytes") / oh.ACT_BYTES
 
 
 def split_rounding(df: pd.DataFrame, rules: Rules) -> np.ndarray:
@@ -164,7 +177,8 @@ def add_kv_geometry(df: pd.DataFrame, rules: Rules) -> None:
 def profile_tokens(df: pd.DataFrame, rules: Rules) -> np.ndarray:
     """Tokens of the profiled forward pass: max_num_batched_tokens (V0 without chunked prefill: ≥ context).
 
-    V0 turns chunked prefill on by itself above 32K tokens of context (:func:`sizing.engine.overhead.v0_batch`).
+    V0 turns chunked prefill on by itself above 32K tokens of context
+    (:func:`sizing.engine.overhead.v0_batch`).
     """
     mnbt = df["max_num_batched_tokens"].to_numpy()
     if rules.chunked_prefill:
@@ -200,7 +214,8 @@ def graph_bases(df: pd.DataFrame, rules: Rules) -> tuple[np.ndarray, np.ndarray]
 
     The captured graphs cost what one pool holds (:func:`sizing.engine.overhead.cudagraph_basis`); the
     estimate that 0.20+ subtracts before the KV cache counts every graph of both modes
-    (:func:`sizing.engine.overhead.cudagraph_estimate_basis`). The extensible cache of 0.34 measures the
+    (:func:`sizing.engine.overhead.cudagraph_estimate_basis`). The extensible cache of the supported
+    release line (``Rules.extensible_kv_cache``, :data:`sizing.engine.versions.SUPPORTED`) measures the
     captured graphs instead of estimating them.
     """
     decode_rows = _col(df, "max_num_seqs") * (1 + spec_col(df, "spec_tokens"))
@@ -245,17 +260,18 @@ def add_overheads(df: pd.DataFrame, rules: Rules, coef: oh.Coefficients) -> None
     df["profile_tokens"] = profile_tokens(df, rules)
     add_fixed_terms(df, rules)
     term = {name: getattr(coef, name) * basis for name, basis in overhead_bases(df, rules).items()}
+    scale = dtype_scale(df)  # activations in the model's dtype: float32 doubles the 16-bit bases
     forward = (
         term["act_hidden_factor"]
         + term["act_mlp_factor"]
         + _col(df, "mla_prefill_bytes")
         + _col(df, "linear_profile_bytes")
-    )
-    df["encoder_profile_bytes"] = encoder_profile(df)
+    ) * scale
+    df["encoder_profile_bytes"] = encoder_profile(df) * scale
     df["sampler_phase_bytes"], peak = oh.profile_peak(
         forward, _col(df, "sampler_bytes"), _col(df, "profile_tokens"), _col(df, "hidden_size")
     )
-    df["activation_bytes"] = peak + _col(df, "moe_workspace_bytes") + df["encoder_profile_bytes"]
+    df["activation_bytes"] = peak + _col(df, "moe_workspace_bytes") * scale + df["encoder_profile_bytes"]
     df["nontorch_bytes"] = (
         term["nontorch_mib"]
         + term["nccl_mib"]

@@ -45,14 +45,16 @@ ACT_BYTES = 2
 MOE_CHUNK_TOKENS = 32768
 """``VLLM_FUSED_MOE_CHUNK_SIZE`` default (``vllm/envs.py``): fused MoE processes at most this many tokens."""
 SAMPLER_BYTES_PER_LOGIT = 2 + 4 + 4 + 4
-"""Live bytes per logit in the V1 sampler's dummy run: model-dtype logits, fp32 copy, fp32 probabilities, fp32 noise."""
+"""Live bytes per logit in the V1 sampler's dummy run: model-dtype logits, fp32 copy, fp32 probabilities, fp32
+noise."""
 SORT_SAMPLER_BYTES_PER_LOGIT = 2 + 4 + (4 + 8) + (8 + 4 + 8)
 """The same with 0.12–0.16's sort-based top-k/top-p, at the sort itself: the model-dtype and fp32 logits,
 the sorted fp32 values and int64 indices, and what the sort allocates (:func:`sampler_bytes_per_logit`)."""
 V2_SAMPLER_BYTES_PER_LOGIT = 2
 """Model Runner V2's dummy sampler run samples on the model-dtype logits alone (up to 0.33)."""
 V2_SAMPLER_WARMUP_BYTES_PER_LOGIT = 2 + 4
-"""From 0.34 it also runs a warm-up pass through the fp32 logits pipeline: the logits and their fp32 copy."""
+"""From :data:`~sizing.engine.versions.V2_SAMPLER_WARMUP_MINOR` it also runs a warm-up pass through the fp32
+logits pipeline: the logits and their fp32 copy."""
 V0_LONG_CONTEXT = 32768
 """Above this max_model_len the V0 OpenAI server enables chunked prefill by default (``use_long_context``)."""
 FITTED = ("act_hidden_factor", "act_mlp_factor", "nontorch_mib", "nccl_mib", "nvls_mib", "consumed_mib")
@@ -228,7 +230,8 @@ def mla_prefill(
 def linear_profile(
     tokens: np.ndarray, heads_per_rank: np.ndarray, head_dim: np.ndarray, units: np.ndarray
 ) -> np.ndarray:
-    """Linear-attention projections live in the profile run, bytes: ``tokens x heads/TP x head_dim x units x 2 B``.
+    """Linear-attention projections live in the profile run, bytes: ``tokens x heads/TP x head_dim x units x 2
+    B``.
 
     ``units`` comes from :func:`sizing.engine.profile_columns.linear_profile_units` (7 for KDA, whose
     projections vLLM computes before the skipped kernel; 0 where not modelled). Counted on top of the
@@ -267,9 +270,9 @@ def sampler_bytes_per_logit(minor: int, v2: np.ndarray) -> np.ndarray:
     (0.17+), filters in place before the fp32 softmax and the fp32 exponential noise of ``random_sample``
     (14 B). V2: ``vllm/v1/worker/gpu/model_runner.py`` ``_dummy_sampler_run`` samples a dummy batch
     without sampling parameters, so ``vllm/v1/worker/gpu/sample/sampler.py`` Gumbel-samples the
-    model-dtype logits directly (2 B, read in the 0.30.0 source); 0.34 adds a second pass through the fp32
-    logits pipeline (``shared/reference/vllm-memory-model.md`` a.1), where top-k/top-p filter the fp32
-    copy in place (6 B). 0.31–0.33 are taken as 0.30.
+    model-dtype logits directly (2 B, read in the 0.30.0 source); :data:`V2_SAMPLER_WARMUP_MINOR` adds a
+    second pass through the fp32 logits pipeline (``shared/reference/vllm-memory-model.md`` a.1), where
+    top-k/top-p filter the fp32 copy in place (6 B). 0.31–0.33 are taken as 0.30.
 
     The sort path peaks inside the sort (38 B), above its later masks and scatter (28 B): PyTorch sorts a
     ``[rows, vocab]`` tensor of at least 128 rows with ``segmented_sort_pairs``
@@ -320,7 +323,8 @@ def profile_peak(
 V2_BUFFER_BYTES_PER_ROW = 2 * 1024 * 4 + 1024 * 4 + 128 * 4 + 1024 * 4 + 129 * 4 + 128 * 4
 """Model Runner V2's fixed-width sampler tables per request row: logit-bias token ids and values
 (1024 each, plus 1024 int32 and 128 allowed-token ids), bad-word tokens (1024) and offsets (129), and
-128 logprob token ids, all 4-byte (``vllm/v1/worker/gpu/sample/logit_bias.py``, ``bad_words.py``, ``logprob.py``)."""
+128 logprob token ids, all 4-byte (``vllm/v1/worker/gpu/sample/logit_bias.py``, ``bad_words.py``,
+``logprob.py``)."""
 
 
 def runner_buffers(max_num_seqs: np.ndarray, vocab: np.ndarray, v2: np.ndarray) -> np.ndarray:

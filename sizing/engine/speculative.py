@@ -1,6 +1,8 @@
-"""Speculative decoding (``--speculative-config``): the drafter's weights, KV layers and state. Units: params, bytes.
+"""Speculative decoding (``--speculative-config``): the drafter's weights, KV layers and state. Units: params,
+bytes.
 
-What vLLM 0.34 loads and reserves when a drafter is configured (sources, all in vLLM's released tree):
+What the supported vLLM release (:data:`sizing.engine.versions.SUPPORTED`) loads and reserves when a
+drafter is configured (sources, all in vLLM's released tree):
 
 * ``vllm/config/speculative.py: SpeculativeConfig``: the JSON keys ``method``, ``num_speculative_tokens``
   and ``model``; model-specific MTP names (``deepseek_mtp``, ``qwen3_next_mtp``, ``glm4_moe_mtp``, …) are
@@ -34,12 +36,12 @@ the sampler and stay below their peak.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 
 import numpy as np
 
 from sizing import safeio
 from sizing.catalog.schema import Checkpoint, Model, PrecisionSpec
+from sizing.catalog.settings import SpecConfig
 from sizing.engine.weights import BF16_BYTES, attention_params
 from sizing.errors import CatalogError
 
@@ -47,15 +49,6 @@ ArrayLike = np.ndarray | int | float
 MODELLED = ("mtp", "eagle3", "ngram")
 MTP_ALIASES = ("deepseek_mtp", "qwen3_next_mtp", "glm4_moe_mtp", "ernie_mtp", "mimo_mtp")
 KNOWN_UNMODELLED = ("draft_model", "eagle", "medusa", "mlp_speculator", "suffix")
-
-
-@dataclass(frozen=True)
-class SpecConfig:
-    """A parsed ``--speculative-config``: method, draft tokens per step (None = vLLM's default) and draft model."""
-
-    method: str
-    num_speculative_tokens: int | None = None
-    model: str | None = None
 
 
 def parse_speculative_config(text: str) -> SpecConfig:
@@ -93,7 +86,8 @@ def parse_speculative_config(text: str) -> SpecConfig:
 
 
 def resolve(spec: SpecConfig, m: Model, model_id: str) -> SpecConfig:
-    """``spec`` checked against model ``m``, with vLLM's defaults filled in; ValueError naming what is missing.
+    """``spec`` checked against model ``m``, with vLLM's defaults filled in; ValueError naming what is
+    missing.
 
     MTP needs MTP layers in the checkpoint and defaults to one draft token per MTP layer; EAGLE-3 needs a
     catalog draft head (``eagle3``), whose id ``model`` must name when given; n-gram needs a token count.
@@ -142,7 +136,8 @@ def mtp_layer_params(m: Model) -> tuple[int, int]:
 
 
 def eagle3_params(m: Model) -> int:
-    """Parameters of the model's EAGLE-3 head (BF16): q/k/v over ``2h`` inputs, o, MLP, fusion, LM head, norms."""
+    """Parameters of the model's EAGLE-3 head (BF16): q/k/v over ``2h`` inputs, o, MLP, fusion, LM head,
+    norms."""
     head = m.eagle3
     if head is None:
         return 0
@@ -167,7 +162,8 @@ def draft_weight_bytes(m: Model, ckpt: Checkpoint, spec: PrecisionSpec, cfg: Spe
 
 
 def draft_kv_layers(m: Model, cfg: SpecConfig) -> int:
-    """Attention layers the drafter adds to the KV cache: the MTP layers, EAGLE-3's one layer, none for n-gram."""
+    """Attention layers the drafter adds to the KV cache: the MTP layers, EAGLE-3's one layer, none for
+    n-gram."""
     return {"mtp": m.mtp_layers, "eagle3": 1}.get(cfg.method, 0)
 
 

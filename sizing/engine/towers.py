@@ -25,7 +25,8 @@ PROFILE_FACTOR = 1.0
 
 
 def image_limit(text: str) -> int | None:
-    """Images per prompt from vLLM's ``--limit-mm-per-prompt`` JSON (``'{"image": 0}'``); ValueError otherwise.
+    """Images per prompt from vLLM's ``--limit-mm-per-prompt`` JSON (``'{"image": 0}'``); ValueError
+    otherwise.
 
     The profile run encodes the modality with the largest items, images for the towers modelled here;
     a limit given for other modalities only is no image limit (None).

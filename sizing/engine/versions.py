@@ -71,6 +71,9 @@ SORT_SAMPLER_MINORS = range(12, 17)
 kernel yet)."""
 SNAPSHOT_AFTER_DISTRIBUTED_MINOR = 11
 """From vLLM 0.11 the V1 worker takes its memory snapshot after initialising the distributed environment."""
+MXFP4_HOPPER_TRITON_MINOR = 12
+"""From vLLM 0.12 an MXFP4 MoE on Hopper takes the Triton-kernels path, not Marlin
+(:data:`sizing.engine.weights.MXFP4_TRITON`)."""
 SCOPED_SPLIT_MINOR = 21
 """From vLLM 0.21 the worker loads the weights with the allocator's ``max_split_size_mb`` set to 20."""
 FREE_MEMORY_PROFILER_MINOR = 27

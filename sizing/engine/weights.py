@@ -15,6 +15,7 @@ import numpy as np
 from sizing.catalog.schema import Checkpoint, LinearAttention, Model, PrecisionSpec
 from sizing.engine.layer_kinds import global_attention_delta, value_slot_params
 from sizing.engine.towers import vision_params
+from sizing.engine.versions import MXFP4_HOPPER_TRITON_MINOR
 from sizing.units import MiB
 
 BF16_BYTES = 2
@@ -183,15 +184,16 @@ MXFP4_MARLIN, MXFP4_TRITON, MXFP4_FLASHINFER = (128, 256), (256, 1), (256, 256)
 Source: ``vllm/model_executor/layers/quantization/mxfp4.py`` ``Mxfp4MoEMethod.create_weights``:
 Marlin (Ampere/Ada, and Hopper up to 0.11) rounds the per-partition intermediate size to 128 and
 the hidden size to 256; FlashInfer TRT-LLM on Blackwell rounds both to 256; the Triton-kernels
-path on Hopper from 0.12 pads the per-partition intermediate size only (to 256 in the 0.14 log
-``gpt-oss-120b-h100-tp1-weights-v0141``, whose 64.38 GiB the Marlin shape would overshoot).
+path on Hopper from 0.12 (:data:`sizing.engine.versions.MXFP4_HOPPER_TRITON_MINOR`) pads the
+per-partition intermediate size only (to 256 in the 0.14 log ``gpt-oss-120b-h100-tp1-weights-v0141``,
+whose 64.38 GiB the Marlin shape would overshoot).
 """
 
 
 def mxfp4_alignment(arch_sm: np.ndarray, minor: int) -> tuple[np.ndarray, np.ndarray]:
     """(intermediate, hidden) alignment of the MXFP4 MoE backend vLLM picks on each GPU row."""
     sm = np.asarray(arch_sm)
-    hopper_triton = (sm >= 90) & (sm < 100) & (minor >= 12)
+    hopper_triton = (sm >= 90) & (sm < 100) & (minor >= MXFP4_HOPPER_TRITON_MINOR)
     picks = [
         np.where(sm >= 100, fi, np.where(hopper_triton, tr, ma))
         for fi, tr, ma in zip(MXFP4_FLASHINFER, MXFP4_TRITON, MXFP4_MARLIN)
@@ -244,7 +246,8 @@ class WeightSplit:
 
 
 def part_sizes(m: Model, ckpt: Checkpoint, spec: PrecisionSpec) -> list[tuple[Part, float]]:
-    """Every parameter group of ``m`` (:func:`model_parts`) with its bytes in ``ckpt`` (:func:`part_bytes`)."""
+    """Every parameter group of ``m`` (:func:`model_parts`) with its bytes in ``ckpt``
+    (:func:`part_bytes`)."""
     return [(part, part_bytes(part, ckpt, spec, m)) for part in model_parts(m)]
 
 

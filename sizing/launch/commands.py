@@ -213,11 +213,18 @@ def _knob_lines(row: Mapping[str, Any]) -> list[list[Arg]]:
     return lines
 
 
+def served_dtype(row: Mapping[str, Any]) -> str:
+    """The ``--dtype`` to print: the request's, else ``float32`` where the row is sized in float32 (vLLM's
+    ``auto`` falls back to it there, :func:`sizing.engine.capability.runs_float32`), else ``auto``."""
+    given = str(row.get("dtype") or "auto")
+    return "float32" if given == "auto" and bool(row.get("float32", False)) else given
+
+
 def vllm_lines(row: Mapping[str, Any], cat: Catalog, node_rank: int = 0) -> list[list[Arg]]:
     """The arguments of ``vllm serve`` for ``row`` on node ``node_rank``, one list per printed line."""
     lines = _parallel_lines(row, cat, node_rank) + [["--max-model-len", int(row["max_model_len"])]]
-    if str(row.get("dtype") or "auto") != "auto":
-        lines.append(["--dtype", str(row["dtype"])])
+    if served_dtype(row) != "auto":
+        lines.append(["--dtype", served_dtype(row)])
     lines.append(["--gpu-memory-utilization", f"{float(row['gpu_memory_utilization']):.2f}"])
     if row["kv_cache_dtype"] != "auto":
         lines.append(["--kv-cache-dtype", str(row["kv_cache_dtype"])])
@@ -333,8 +340,8 @@ def sglang_lines(row: Mapping[str, Any], cat: Catalog, node_rank: int = 0) -> li
         ["--context-length", int(row["max_model_len"])],
         ["--mem-fraction-static", f"{float(row['gpu_memory_utilization']):.2f}"],
     ]
-    if str(row.get("dtype") or "auto") != "auto":
-        lines.append(["--dtype", str(row["dtype"])])
+    if served_dtype(row) != "auto":
+        lines.append(["--dtype", served_dtype(row)])
     if row["kv_cache_dtype"] != "auto":
         kv = str(row["kv_cache_dtype"])
         lines.append(["--kv-cache-dtype", SGLANG_KV.get(kv, kv)])
@@ -368,7 +375,8 @@ def node_commands(row: Mapping[str, Any], cat: Catalog, engine: str = "vllm") ->
     nodes = launch_nodes(row, engine)
     build = engine_builder(engine)
     if nodes == 1 and int(row.get("nodes", 1)) > 1:
-        return f"# the same command on each of the {int(row['nodes'])} nodes (a server per node)\n{build(row, cat, 0)}"
+        each = f"# the same command on each of the {int(row['nodes'])} nodes (a server per node)"
+        return f"{each}\n{build(row, cat, 0)}"
     if nodes == 1:
         return build(row, cat, 0)
     return "\n".join(f"# node {rank} of {nodes}\n{build(row, cat, rank)}" for rank in range(nodes))

@@ -15,9 +15,10 @@ from dataclasses import dataclass, replace
 import pandas as pd
 
 from sizing.catalog.loader import Catalog
+from sizing.catalog.settings import Settings
 from sizing.engine.advice import add_nearest_change
 from sizing.engine.cases import checkpoints_of
-from sizing.engine.estimate import Request, estimate, estimate_frame, find_model, hardware
+from sizing.engine.estimate import estimate, estimate_frame, find_model, hardware
 from sizing.engine.evaluate import coefficients
 from sizing.engine.versions import rules_for
 from sizing.errors import UsageError
@@ -30,12 +31,12 @@ class Outcome:
     """A fitting row (None when nothing fits), the request that gives it, and the changes made, as flags."""
 
     row: pd.Series | None
-    request: Request
+    request: Settings
     changes: tuple[str, ...]
     reason: str = ""
 
 
-def variants(cat: Catalog, req: Request) -> list[Request]:
+def variants(cat: Catalog, req: Settings) -> list[Settings]:
     """The request itself first, then every other checkpoint × KV dtype the tables compare it with."""
     mid, model, _ = find_model(cat, req.model)
     if mid not in cat.models:  # a config.json: only the request itself
@@ -48,7 +49,7 @@ def variants(cat: Catalog, req: Request) -> list[Request]:
     return out
 
 
-def advised(cat: Catalog, req: Request) -> pd.Series:
+def advised(cat: Catalog, req: Settings) -> pd.Series:
     """The request's chosen row with ``change``/``change_value`` as the tables compute them."""
     frames: list[pd.DataFrame] = []
     for variant in variants(cat, req):
@@ -71,7 +72,9 @@ def advised(cat: Catalog, req: Request) -> pd.Series:
     return df[(df["variant"] == 0) & df["chosen"]].iloc[0]
 
 
-def applied(cat: Catalog, req: Request, change: str, value: str, plan: str = "") -> tuple[Request, str] | str:
+def applied(
+    cat: Catalog, req: Settings, change: str, value: str, plan: str = ""
+) -> tuple[Settings, str] | str:
     """(changed request, the change as flags), or the reason the change cannot be made here.
 
     ``plan``: the suggested case's plan (``change_plan``, ``tp-tp8-pp1-dp1``) when it differs from the
@@ -93,7 +96,7 @@ def applied(cat: Catalog, req: Request, change: str, value: str, plan: str = "")
     return _more_gpus(cat, req, int(value))
 
 
-def _utilization(req: Request, value: float, plan: str) -> tuple[Request, str]:
+def _utilization(req: Settings, value: float, plan: str) -> tuple[Settings, str]:
     """The request at ``--gpu-memory-utilization value``, on the plan ``plan`` when one is given."""
     flags = f"--gpu-memory-utilization {value:.2f}"
     if not plan:
@@ -110,7 +113,7 @@ def _utilization(req: Request, value: float, plan: str) -> tuple[Request, str]:
     return changed, f"{flags} -tp {int(tp[2:])} -pp {int(pp[2:])}"
 
 
-def _more_gpus(cat: Catalog, req: Request, gpus: int) -> tuple[Request, str] | str:
+def _more_gpus(cat: Catalog, req: Settings, gpus: int) -> tuple[Settings, str] | str:
     hw = hardware(cat, req)
     if gpus > 64:
         return "it needs more than 64 of these GPUs"
@@ -122,7 +125,7 @@ def _more_gpus(cat: Catalog, req: Request, gpus: int) -> tuple[Request, str] | s
     return plan, f"{gpus} GPUs"
 
 
-def nearest_launch(cat: Catalog, req: Request) -> Outcome:
+def nearest_launch(cat: Catalog, req: Settings) -> Outcome:
     """The request's own row if it fits, else the nearest launch that does (or the reason there is none)."""
     changes: list[str] = []
     for _ in range(MAX_STEPS + 1):

@@ -3,7 +3,8 @@
 
 Every chart is a ``<figure class="sz-chart">`` holding an ``<svg>`` (with ``<title>`` and
 ``<desc>`` for screen readers), an HTML legend and a caption, drawn from the points it is given
-(:mod:`sizing.views.series`, computed once per build): no engine calls, no JavaScript, no fonts, nothing fetched. Colours come from
+(:mod:`sizing.views.series`, computed once per build): no engine calls, no JavaScript, no fonts, nothing
+fetched. Colours come from
 ``currentColor``; ``overrides/assets/stylesheets/sizing.css`` sets the ``color`` of each series
 and bar class from Material's variables, so light and dark schemes both read, and series also
 differ by dash pattern and marker shape.
@@ -119,7 +120,8 @@ def marker_path(shape: str, x: float, y: float, r: float = 4.0) -> str:
         return f"M{_f(x)} {_f(y - s)}L{_f(x + s)} {_f(y)}L{_f(x)} {_f(y + s)}L{_f(x - s)} {_f(y)}Z"
     if shape == "cross":
         s = r * 0.9
-        return f"M{_f(x - s)} {_f(y - s)}L{_f(x + s)} {_f(y + s)}M{_f(x + s)} {_f(y - s)}L{_f(x - s)} {_f(y + s)}"
+        x0, x1, y0, y1 = _f(x - s), _f(x + s), _f(y - s), _f(y + s)
+        return f"M{x0} {y0}L{x1} {y1}M{x1} {y0}L{x0} {y1}"
     raise ValueError(f"unknown marker shape {shape!r}")
 
 

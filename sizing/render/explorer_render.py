@@ -2,10 +2,11 @@
 
 Two kinds of JSON file are written at the site root (``data/``, by ``scripts/docs.py build``):
 
-- ``explorer.json``, language-neutral (:mod:`sizing.views.explorer`): the ids, each row's status per context, its memory bar
-  widths and its ``vllm serve`` command, the heatmap (best row per model, server and context), and
-  ``advice``: for each row that does not start at its length, its nearest change as data (row index ->
-  ``[kind, value, target]``, :func:`sizing.views.explorer.advice_entries`), so the page can link each suggestion to its case;
+- ``explorer.json``, language-neutral (:mod:`sizing.views.explorer`): the ids, each row's status per
+  context, its memory bar widths and its ``vllm serve`` command, the heatmap (best row per model, server
+  and context), and ``advice``: for each row that does not start at its length, its nearest change as
+  data (row index -> ``[kind, value, target]``, :func:`sizing.views.explorer.advice_entries`), so the
+  page can link each suggestion to its case;
 - ``explorer.<lang>.json``: every label and every number of every row, already formatted;
 - ``ladder.<server>.<lang>.json``: the chat ladders (concurrency → tokens/s, per user, TTFT, TPOT, $ per 1M)
   of the server's rows, formatted (:mod:`sizing.render.explorer_ladder`); a neutral row's ``ladder`` indexes
@@ -269,7 +270,8 @@ def heatmap_table(neutral: dict[str, Any], local: dict[str, Any], context: int) 
         tds = "".join(heat_cell(neutral, local, i, context) for i in cells)
         body.append(f'<tr><th scope="row">{html.escape(local["models"][m])}</th>{tds}</tr>')
     return (
-        f'<table class="sz-heatmap" data-ctx="{context}"><thead><tr><th scope="col">{html.escape(local["labels"]["explorer_model"])}'
+        f'<table class="sz-heatmap" data-ctx="{context}"><thead><tr><th '
+        f'scope="col">{html.escape(local["labels"]["explorer_model"])}'
         f"</th>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
     )
 
@@ -286,11 +288,13 @@ def explorer_page(ctx: SiteContext, lang: str, root: str) -> str:
     caption = t(lang, "explorer_heatmap_caption", context=context_label(DEFAULT_CONTEXT))
     ladders = root + "data/" + file_name("{server}", lang)
     return (
-        f'\n<div id="sz-explorer" class="sz-explorer" data-search-exclude data-matrix="{root}data/explorer.json" '
+        '\n<div id="sz-explorer" class="sz-explorer" data-search-exclude '
+        f'data-matrix="{root}data/explorer.json" '
         f'data-strings="{root}data/explorer.{lang}.json" data-ladders="{ladders}">'
         f'<form class="sz-explorer__controls" hidden>{fields}</form>'
         f'<div class="sz-explorer__result" aria-live="polite" hidden></div>'
-        f'<noscript><p class="sz-explorer__noscript">{html.escape(t(lang, "explorer_noscript"))}</p></noscript>'
+        '<noscript><p class="sz-explorer__noscript">'
+        f"{html.escape(t(lang, 'explorer_noscript'))}</p></noscript>"
         f'</div>\n\n<figure class="sz-heatmap-figure" data-search-exclude '
         f'data-scroll-hint="{html.escape(t(lang, "scroll_hint"), quote=True)}">'
         f'<figcaption data-sz-heat-caption="{html.escape(t(lang, "explorer_heatmap_caption", context="{context}"), quote=True)}">'

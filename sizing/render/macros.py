@@ -125,7 +125,8 @@ def server_section(ctx: SiteContext, server: str, lang: str) -> str:
     table_html = html_rows_table(spec.columns, rows, lang)
     chart = concurrency_chart(lang, ctx, server) if s.kind in CHARTED_KINDS else ""
     return (
-        f'<div class="sz-fit-section" markdown>\n\n### {escape_cell(server_name(lang, s.name))} {{ #fit-{server} }}\n\n'
+        f'<div class="sz-fit-section" markdown>\n\n### {escape_cell(server_name(lang, s.name))} '
+        f"{{ #fit-{server} }}\n\n"
         f'<p class="sz-fit-caption">{escape_cell(server_caption(ctx, server, lang))}</p>\n'
         + sortable(table_html, lang, len(rows))
         + f"\n{chart}\n\n</div>\n"
@@ -156,8 +157,10 @@ def other_servers_section(ctx: SiteContext, servers: list[str], lang: str, explo
         )
     table_html = html_table(head, body, [f"fit-{sid}" for sid in servers])
     return (
-        f'<div class="sz-fit-section sz-fit-others" markdown>\n\n### {escape_cell(t(lang, "fit_other_servers"))} '
-        f'{{ #fit-other-servers }}\n\n<p class="sz-fit-note">{escape_cell(t(lang, "fit_other_servers_note"))}</p>\n'
+        '<div class="sz-fit-section sz-fit-others" markdown>\n\n### '
+        f"{escape_cell(t(lang, 'fit_other_servers'))} "
+        f"{{ #fit-other-servers }}\n\n<p "
+        f'class="sz-fit-note">{escape_cell(t(lang, "fit_other_servers_note"))}</p>\n'
         + sortable(table_html, lang, len(body))
         + "\n</div>\n"
     )
@@ -189,7 +192,8 @@ def fit_tables(lang: str, ctx: SiteContext, page_url: str | None = None) -> str:
 
 
 def concurrency_chart(lang: str, ctx: SiteContext, server: str) -> str:
-    """``{{ sz_chart_concurrency("gpu-l40s") }}``: the concurrency figure of one server (its prepared series)."""
+    """``{{ sz_chart_concurrency("gpu-l40s") }}``: the concurrency figure of one server (its prepared
+    series)."""
     check_server(ctx.catalog, server)
     return concurrency_svg(lang, ctx.catalog, server, ctx.series.get(server, ()), ctx.vllm_version)
 
@@ -372,10 +376,12 @@ def headline(lang: str, ctx: SiteContext, example_id: str, page_url: str | None 
         + headline_hash(row)
     )
     return (
-        f'<div class="sz-headline"><p class="sz-headline__server">{html.escape(server_name(lang, cat.servers[str(row["server"])].name))}'
+        '<div class="sz-headline"><p '
+        f'class="sz-headline__server">{html.escape(server_name(lang, cat.servers[str(row["server"])].name))}'
         f'</p><p class="sz-headline__answer">{verdict} {html.escape(answer)}</p>'
         f'<p class="sz-headline__settings">{settings}</p>'
-        f'<a class="sz-headline__link" href="{html.escape(link)}">{html.escape(t(lang, "headline_open"))}</a></div>'
+        '<a class="sz-headline__link" '
+        f'href="{html.escape(link)}">{html.escape(t(lang, "headline_open"))}</a></div>'
     )
 
 

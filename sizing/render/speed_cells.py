@@ -12,7 +12,8 @@ from typing import Any
 from sizing.render.i18n import fmt_money, fmt_number, t
 
 REASON_FIELD = {"users": "speed_reason", "usd": "cost_reason"}
-"""The row field that says why a cell of each kind has no figure (:func:`sizing.views.throughput.fit_speed`)."""
+"""The row field that says why a cell of each kind has no figure
+(:func:`sizing.views.throughput.fit_speed`)."""
 
 USD_DECIMALS = 3
 """Digits after the point of a cost per million tokens (as the Throughput and cost page's ladder)."""

@@ -48,7 +48,8 @@ def verdict(rec: Mapping[str, Any]) -> str:
 
 
 def startup_figures(rec: Mapping[str, Any]) -> Pairs:
-    """What vLLM logs at start-up, per GPU, labelled with its own words (a hybrid model's block size first)."""
+    """What vLLM logs at start-up, per GPU, labelled with its own words (a hybrid model's block size
+    first)."""
     hybrid = rec.get("hybrid_block_size")
     return [
         *([("Setting attention block size to", f"{hybrid} tokens")] if hybrid else []),
@@ -85,7 +86,8 @@ def setup(rec: Mapping[str, Any]) -> Pairs:
 
 
 def drafter(rec: Mapping[str, Any]) -> Pairs:
-    """The speculative-decoding drafter, when the estimate has one: method, tokens, its weights and KV layers."""
+    """The speculative-decoding drafter, when the estimate has one: method, tokens, its weights and KV
+    layers."""
     spec = rec.get("speculative_config")
     if not spec:
         return []

@@ -266,7 +266,8 @@ FRAME_COLUMNS = {
     "kv_cache_tokens": _c("kv_cache_tokens", "col_tokens", "int"),
     "change": _c("change", "col_change", "change"),
 }
-"""How the fields of a fit view (:func:`sizing.views.rows.fit_view_rows`) are shown (``seq_<ctx>`` added per view)."""
+"""How the fields of a fit view (:func:`sizing.views.rows.fit_view_rows`) are shown (``seq_<ctx>`` added
+per view)."""
 
 
 def view_columns(fields: tuple[str, ...]) -> tuple[ColumnSpec, ...]:

@@ -17,7 +17,8 @@ from typing import Any
 from sizing import safeio
 from sizing.catalog.loader import Catalog, display_path
 from sizing.catalog.schema import Model
-from sizing.engine.estimate import Request, find_model, memory_estimates
+from sizing.catalog.settings import Settings
+from sizing.engine.estimate import find_model, memory_estimates
 from sizing.engine.overhead import band_classes, classes_in
 from sizing.engine.speculative import parse_speculative_config
 from sizing.engine.versions import parse_version, rules_for
@@ -102,12 +103,12 @@ def load(directory: Path = DIR) -> tuple[dict[str, dict[str, Any]], dict[str, An
     return logs, spec
 
 
-def request(log: dict[str, Any], spec: dict[str, Any], kv_bytes: int | None = None) -> Request:
+def request(log: dict[str, Any], spec: dict[str, Any], kv_bytes: int | None = None) -> Settings:
     """The estimate request that reproduces ``log`` under ``spec`` (optionally with the logged KV bytes)."""
     mib = spec.get("total_mib") or round(float(spec["total_gib"]) * GiB / MiB)
     kv_dtype = log.get("kv_cache_dtype") or "auto"
     model = str(ROOT / spec["model"]) if spec["model"].endswith(".json") else spec["model"]
-    return Request(
+    return Settings(
         model=model,
         gpu=spec.get("gpu"),
         gpu_memory_mib=int(mib),
@@ -138,7 +139,7 @@ def _default_gmu(version: str) -> float:
 GIVEN_KV = ("concurrency", "tokens", "tokens_min_rank", "no_fit_given_kv")
 
 
-def _requests(log: dict[str, Any], spec: dict[str, Any]) -> dict[bool, Request]:
+def _requests(log: dict[str, Any], spec: dict[str, Any]) -> dict[bool, Settings]:
     """The requests of a case without and (when a check needs it) with the logged KV memory given."""
     needs = {metric in GIVEN_KV for metric in _metrics(spec)}
     kv = {False: None, True: round(log["available_kv_gib"] * GiB) if True in needs else None}
@@ -189,13 +190,15 @@ def model_key(model: Model) -> str:
 
 
 def gpu_key(case: dict[str, Any]) -> str:
-    """The GPU type of a case: the catalog GPU, else ``gpu_type`` (a GPU the catalog lacks), else ``unstated``."""
+    """The GPU type of a case: the catalog GPU, else ``gpu_type`` (a GPU the catalog lacks), else
+    ``unstated``."""
     return str(case.get("gpu") or case.get("gpu_type") or "unstated")
 
 
 def duplicate_group(log: dict[str, Any], case: dict[str, Any], model: str) -> tuple[str, ...]:
     """The near-duplicate group of a log: source (without record or comment), model, GPU, TP and release
-    (runs that differ only in settings such as ``--gpu-memory-utilization`` or in the build of one release)."""
+    (runs that differ only in settings such as ``--gpu-memory-utilization`` or in the build of one
+    release)."""
     source = re.split(r" record | \(comment|;", str(log.get("source", "")))[0]
     minor = str(parse_version(case["version"])[1])
     return source, model, gpu_key(case), str(log.get("tp") or case.get("tp") or 1), minor
@@ -254,7 +257,8 @@ def _case_checks(
 
 
 FITTED_METRICS = ("available_kv", "cudagraph")
-"""The compared figures that a fitted coefficient depends on, in the order :func:`leave_group_out` returns them."""
+"""The compared figures that a fitted coefficient depends on, in the order :func:`leave_group_out` returns
+them."""
 
 
 def _left_out(check: Check, out: dict[str, tuple[float | None, float | None]]) -> float | None:

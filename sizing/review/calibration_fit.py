@@ -122,7 +122,8 @@ def nnls(a: np.ndarray, b: np.ndarray, iterations: int = 100) -> np.ndarray:
 
 
 def fit_graphs(cases: list[FitCase]) -> float:
-    """The CUDA-graph coefficient: the weighted median of printed graph memory over its basis, across the logs that
+    """The CUDA-graph coefficient: the weighted median of printed graph memory over its basis, across the logs
+    that
     print it (each near-duplicate group once).
 
     A median, because the printed figures spread widely (0.28–1.8 GiB) around no trend the basis could follow.
@@ -135,7 +136,8 @@ def fit_graphs(cases: list[FitCase]) -> float:
 
 
 def fit(cases: list[FitCase]) -> dict[str, float]:
-    """Every fitted coefficient by name: the graph one first (:func:`fit_graphs`), then those of :data:`FITTED`,
+    """Every fitted coefficient by name: the graph one first (:func:`fit_graphs`), then those of
+    :data:`FITTED`,
     all ≥ 0, minimising the weighted squared relative available-KV error with the graph term subtracted."""
     graph = fit_graphs(cases)
     kv = [c for c in cases if c.logged is not None]

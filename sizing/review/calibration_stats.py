@@ -62,7 +62,8 @@ def summary(checks: list[Check]) -> dict[str, dict[str, float]]:
 
 
 def group_summary(checks: list[Check], key: str, metric: str = "available_kv") -> dict[str, dict[str, float]]:
-    """:func:`stats` of one metric per class (``key="classes"``), release line (``"line"``) or GPU (``"gpu"``)."""
+    """:func:`stats` of one metric per class (``key="classes"``), release line (``"line"``) or GPU
+    (``"gpu"``)."""
     groups: dict[str, list[Check]] = {}
     for check in (c for c in checks if c.metric == metric):
         for name in check.classes if key == "classes" else (getattr(check, key),):

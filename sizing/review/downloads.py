@@ -42,7 +42,8 @@ def matrix_csv(ctx: SiteContext, with_id: bool = True) -> str:
 
 
 def _json_value(value: Any) -> Any:
-    """A JSON-safe scalar (NaN -> null, NumPy -> Python, floats to :data:`DIGITS` significant digits, whole floats
+    """A JSON-safe scalar (NaN -> null, NumPy -> Python, floats to :data:`DIGITS` significant digits, whole
+    floats
     as integers)."""
     value = value.item() if hasattr(value, "item") else value
     if isinstance(value, float):

@@ -117,7 +117,8 @@ def verdict_fields(row: Mapping[str, Any], cat: Catalog, contexts: list[int]) ->
 
 
 def speculative_record(row: Mapping[str, Any]) -> dict[str, Any] | None:
-    """The drafter of ``row`` (method, draft tokens, draft model, its weights and KV layers), None without one."""
+    """The drafter of ``row`` (method, draft tokens, draft model, its weights and KV layers), None without
+    one."""
     method = str(row.get("spec_method") or "")
     if not method:
         return None

@@ -20,7 +20,7 @@ from types import MappingProxyType
 from typing import Any
 
 from sizing import safeio
-from sizing.views.bundle import SiteContext, build_context, evaluate_examples, example_request
+from sizing.views.bundle import SiteContext, build_context, evaluate_examples
 from sizing.review.calibration import results
 from sizing.review.calibration_stats import coverage, group_summary, summary
 from sizing.review.calibration_left import left_out
@@ -29,7 +29,7 @@ from sizing.views.series import all_series
 from sizing.render.explorer_render import explorer_payloads
 
 __all__ = ["ENV_VAR", "SNAPSHOT_VAR", "SAVED_FORMAT", "SiteContext", "active_context", "active_dir", "build_context", "context",
-           "calibrated_context", "evaluate_examples", "example_request", "fingerprint", "load_catalog", "prepare",
+           "calibrated_context", "evaluate_examples", "fingerprint", "load_catalog", "prepare",
            "refresh",
            "save_context", "with_calibration", "with_explorer", "with_series"]
 

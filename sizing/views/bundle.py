@@ -7,7 +7,6 @@ environment variables or pickles; :mod:`sizing.site.context` caches it and fills
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
@@ -16,10 +15,8 @@ from typing import Any, Mapping, Protocol
 import pandas as pd
 
 from sizing.catalog.loader import Catalog
-from sizing.catalog.schema import Example
-from sizing.engine.estimate import Request, estimate
+from sizing.engine.estimate import estimate
 from sizing.engine.evaluate import as_text, evaluate
-from sizing.engine.speculative import SpecConfig
 from sizing.errors import UsageError
 from sizing.views.series import Series
 from sizing.views.verdict import judge, tight_below, with_verdicts
@@ -79,7 +76,8 @@ class SiteContext:
     calibration_summary: Mapping[str, Mapping[str, float]] = field(
         default_factory=lambda: MappingProxyType({})
     )
-    """Grouped error statistics per metric of those checks (:func:`sizing.review.calibration_stats.summary`)."""
+    """Grouped error statistics per metric of those checks
+    (:func:`sizing.review.calibration_stats.summary`)."""
     series: Mapping[str, tuple[Series, ...]] = field(default_factory=lambda: MappingProxyType({}))
     """Each server's concurrency-chart series (:class:`sizing.views.series.Series`), computed likewise."""
     calibration_groups: Mapping[str, Mapping[str, Mapping[str, float]]] = field(
@@ -91,7 +89,8 @@ class SiteContext:
     calibration_left: tuple[LeftOutLog, ...] = ()
     """The skipped and outlying logs (:class:`sizing.review.calibration_left.LeftOut`), computed likewise."""
     explorer: Mapping[str, dict[str, Any]] = field(default_factory=lambda: MappingProxyType({}))
-    """The explorer's files as JSON data by file name (:func:`sizing.render.explorer_render.explorer_payloads`),
+    """The explorer's files as JSON data by file name
+    (:func:`sizing.render.explorer_render.explorer_payloads`),
     formatted once by the prepare step for every language build to read; empty when not prepared."""
 
     @property
@@ -112,22 +111,10 @@ class SiteContext:
         return self.examples[example_id]
 
 
-def example_request(example: Example) -> Request:
-    """The :class:`Request` a catalog example describes (its checkpoint, server and plan): every field the
-    two share by name, the checkpoint as the model, and its speculative decoding."""
-    flags = {f.name for f in dataclasses.fields(Request)} & set(Example.model_fields) - {"model"}
-    spec = example.speculative
-    return Request(
-        model=example.checkpoint,
-        **{name: getattr(example, name) for name in sorted(flags)},
-        speculative_config=SpecConfig(spec.method, spec.num_speculative_tokens) if spec else None,
-    )
-
-
 def evaluate_examples(cat: Catalog) -> dict[str, pd.Series]:
     """Every catalog example evaluated once with :func:`sizing.engine.estimate.estimate`, by id, with its
     verdict (:func:`sizing.views.verdict.row_verdict`)."""
-    return {eid: judged(estimate(cat, example_request(ex)), cat) for eid, ex in cat.examples.items()}
+    return {eid: judged(estimate(cat, ex), cat) for eid, ex in cat.examples.items()}
 
 
 def judged(row: pd.Series, cat: Catalog) -> pd.Series:

@@ -61,7 +61,8 @@ def _shorter(look: Lookup, index: int) -> Target:
 
 
 def _any_server(look: Lookup, r: dict[str, Any], context: int) -> Target:
-    """The server with the fewest GPUs of any type where the row's checkpoint and KV type fit at ``context``."""
+    """The server with the fewest GPUs of any type where the row's checkpoint and KV type fit at
+    ``context``."""
     same = look.by_checkpoint.get((r["checkpoint"], r["precision"], r["kv_cache_dtype"]), [])
     fitting = [i for i in same if look.fits(i, context)]
     best = min(fitting, key=lambda i: (int(look.records[i]["server_gpus"]), i), default=None)

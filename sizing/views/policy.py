@@ -62,7 +62,8 @@ def fit_table_servers(kinds: Mapping[str, str]) -> list[str]:
 PLAN_COMPARISONS = {
     "671b-8xh200": ("deepseek-ai/DeepSeek-R1", "deepseek-ai/DeepSeek-R1", "ref-8x-h200", "auto")
 }
-"""Published plan comparisons (``plans-<id>`` tables, every plan side by side): id -> (model, checkpoint, server, KV cache type)."""
+"""Published plan comparisons (``plans-<id>`` tables, every plan side by side): id -> (model, checkpoint,
+server, KV cache type)."""
 
 EXPLORER_CONTEXT = 32768
 """The context, tokens, the explorer opens at and its static heatmap shows."""

@@ -99,7 +99,8 @@ def auto_models(cat: Catalog, fitting: Iterable[str]) -> list[str]:
 def chosen_rows(
     cat: Catalog, df: pd.DataFrame, server_id: str, models: Sequence[str] | None = None
 ) -> pd.DataFrame:
-    """One fitting chosen row per model at the summary KV type (:mod:`sizing.views.policy`) on ``server_id``: its widest-precision checkpoint.
+    """One fitting chosen row per model at the summary KV type (:mod:`sizing.views.policy`) on ``server_id``:
+    its widest-precision checkpoint.
 
     Models: ``models`` in that order, else :func:`auto_models`. The checkpoint is the one with the
     most bits per weight that fits (ties: catalog order). At most :data:`MAX_SERIES` rows.
@@ -203,5 +204,6 @@ def price_rows(cat: Catalog, df: pd.DataFrame) -> list[PriceRow]:
 
 
 def all_series(cat: Catalog, df: pd.DataFrame) -> dict[str, tuple[Series, ...]]:
-    """The automatically chosen series of every server (computed once per build by :func:`sizing.site.context.prepare`)."""
+    """The automatically chosen series of every server (computed once per build by
+    :func:`sizing.site.context.prepare`)."""
     return {server: tuple(concurrency_series(cat, df, server)) for server in cat.servers}

@@ -185,7 +185,8 @@ def block_steps(row: Row) -> list[Step]:
 
 
 def capacity_steps(row: Row, rules: Rules) -> list[Step]:
-    """ "Maximum concurrency" at max_model_len and "GPU KV cache size" in tokens, as the release prints them."""
+    """ "Maximum concurrency" at max_model_len and "GPU KV cache size" in tokens, as the release prints
+    them."""
     blocks, bs = _q(row["num_gpu_blocks"], "count"), _q(row["block_size"], "count")
     mml, conc = _q(row["max_model_len"], "count"), _q(row["max_concurrency"], "ratio")
     per_request = _q(row["blocks_per_request"], "blocks")

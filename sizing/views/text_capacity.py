@@ -16,7 +16,8 @@ TEXT_LANGS = ("zh", "ru", "en")
 
 def characters_held(tokens: int, text_lang: str, assume: Callable[[str], Any]) -> int:
     """Whole characters of prose in ``text_lang`` that ``tokens`` tokens hold: floor(tokens / tokens per
-    character); ``assume``: ``Catalog.assume``. Raises KeyError for a language the catalog has no ratio for."""
+    character); ``assume``: ``Catalog.assume``. Raises KeyError for a language the catalog has no ratio
+    for."""
     if text_lang not in TEXT_LANGS:
         raise KeyError(f"no tokens_per_char for {text_lang!r}; one of {', '.join(TEXT_LANGS)}")
     return math.floor(tokens / float(assume(f"tokens_per_char_{text_lang}")))

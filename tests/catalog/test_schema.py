@@ -83,7 +83,7 @@ def test_special_layers_must_leave_a_full_attention_layer() -> None:
 
 def test_examples_name_a_catalog_kv_type() -> None:
     """Assert an example's KV type is one of the catalog's vocabulary (auto, fp8), plans default to 1."""
-    ex = Example.model_validate(
+    ex = TypeAdapter(Example).validate_python(
         {
             "model": "m",
             "checkpoint": "c",
@@ -94,7 +94,7 @@ def test_examples_name_a_catalog_kv_type() -> None:
     )
     assert (ex.tensor_parallel_size, ex.pipeline_parallel_size, ex.data_parallel_size) == (1, 1, 1)
     with pytest.raises(ValidationError, match="kv_cache_dtype"):
-        Example.model_validate(
+        TypeAdapter(Example).validate_python(
             {
                 "model": "m",
                 "checkpoint": "c",

@@ -98,7 +98,8 @@ def test_explorer_picks_model_server_context_and_shows_the_command(
 
 @pytest.mark.parametrize("lang", PREFIXES)
 def test_deep_link_restores_the_same_state(desktop: object, site_url: str, lang: str, rows) -> None:  # noqa: F811
-    """Assert a link with a hash opens that model, checkpoint, server, KV type and context in every language."""
+    """Assert a link with a hash opens that model, checkpoint, server, KV type and context in every
+    language."""
     checkpoint = "nvidia/Llama-3.3-70B-Instruct-FP8"
     state = f"model={MODEL}&checkpoint={checkpoint}&precision=fp8&server={SERVER}&kv=fp8&ctx=131072"
     visit(desktop, f"{site_url}{PREFIXES[lang]}explorer/#{state}")
@@ -180,7 +181,8 @@ def test_filter_finds_servers_models_and_translated_labels(
     lang: str,
     text: str,
 ) -> None:
-    """Assert the filter keeps some rows, each matching in its row or its server's heading, and hides the rest."""
+    """Assert the filter keeps some rows, each matching in its row or its server's heading, and hides the
+    rest."""
     visit(desktop, f"{site_url}{PREFIXES[lang]}fit-tables/")
     total = len(visible_rows(desktop))
     filter_fit_tables(desktop, text)
@@ -189,7 +191,8 @@ def test_filter_finds_servers_models_and_translated_labels(
     matched = desktop.eval_on_selector_all(
         "#sz-fit-tables .sz-fit-section:not([hidden]) tbody tr:not([hidden])",
         """rs => rs.map(r => { const s = r.closest('.sz-fit-section');
-             const label = Array.from(s.querySelectorAll('h3, .sz-fit-caption')).map(e => e.textContent).join(' ');
+             const label = Array.from(s.querySelectorAll('h3, .sz-fit-caption')).map(e =>
+             e.textContent).join(' ');
              return (label + ' ' + r.textContent).toLowerCase(); })""",
     )
     assert all(all(word in m for word in text.lower().split()) for m in matched)

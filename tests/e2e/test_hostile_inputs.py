@@ -1,4 +1,5 @@
-"""Hostile inputs: what a careless or hostile user types ends with one line on stderr and a stated exit status,
+"""Hostile inputs: what a careless or hostile user types ends with one line on stderr and a stated exit
+status,
 and changes nothing outside the test's scratch folder (the repository is checksummed before and after).
 
 Every case is a row of a table (its input, its exit status) and runs in this process (``sizing.cli.main``,

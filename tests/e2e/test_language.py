@@ -290,7 +290,7 @@ def test_worked_examples_show_the_tables_setting() -> None:
     ctx = real()
     from sizing.views.table_rows import example_table_row as table_row
 
-    for eid in (e for e in ctx.examples if ctx.catalog.examples[e].speculative is None):
+    for eid in (e for e in ctx.examples if ctx.catalog.examples[e].speculative_config is None):
         ex, row = ctx.example(eid), table_row(ctx, eid)
         same = (ex["plan"], int(ex["tp"]), int(ex["dp"]), ex["sequences_32768"]) == (
             row["plan"],

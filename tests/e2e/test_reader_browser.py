@@ -2,11 +2,12 @@
 
 Uses the Chromium, served site and page fixtures of :mod:`tests.test_browser`. Checks: no verdict is an
 emoji (a badge instead); chart text is at least 11 px on a phone; formula blocks are not clipped and
-carry no copy button; the fit-table filter is on the first screen at 1366×900 and stays in view; no fit
+carry no copy button; the fit-table filter is on the first screen at 1366×900 and 390×844 and stays in view; no fit
 table is wider than its box at 1366 px; a tall box says how many rows it holds; the explorer shows no
 literal tag, links its suggestion to the case it names, marks the heatmap cell it answers and scrolls the
 answer into view; a server-only link keeps the model last shown. Screenshots of each page at both widths
-(first screen; the curated pages whole, by ``test_explorer_browser``) go to ``test-artifacts/screenshots/reader/``.
+(first screen; the curated pages whole, by ``test_explorer_browser``) go to
+``test-artifacts/screenshots/reader/``.
 """
 
 from __future__ import annotations
@@ -89,6 +90,22 @@ def test_fit_tables_filter_first_and_tables_fit(browser: object, site_url: str, 
 
 
 @pytest.mark.parametrize("lang", PREFIXES)
+def test_fit_tables_filter_first_on_a_phone(browser: object, site_url: str, lang: str) -> None:  # noqa: F811
+    """Assert at 390×844 the filter box is on the first screen and stays under the header once the
+    tables scroll by (the box is sticky)."""
+    tab = open_tab(browser, *WIDTHS["phone"])
+    visit(tab, f"{site_url}{PREFIXES[lang]}fit-tables/")
+    assert (
+        tab.eval_on_selector("input.sz-filter", "i => i.getBoundingClientRect().bottom") < WIDTHS["phone"][1]
+    )
+    tab.evaluate("() => window.scrollTo(0, 4000)")
+    top = tab.eval_on_selector("input.sz-filter", "i => i.getBoundingClientRect().top")
+    assert 0 < top < 200
+    assert tab.problems.items == []
+    tab.context.close()
+
+
+@pytest.mark.parametrize("lang", PREFIXES)
 def test_explorer_suggestion_is_a_link_without_tags(browser: object, site_url: str, lang: str) -> None:  # noqa: F811
     """Assert a case that does not fit says what was tried, shows no literal tag, and its suggestion is a
     link that opens a case that fits; the answer states its KV type and context."""
@@ -132,7 +149,8 @@ def test_heatmap_click_selects_and_shows_the_answer(browser: object, site_url: s
 
 
 def test_server_link_keeps_the_model_last_shown(browser: object, site_url: str) -> None:  # noqa: F811
-    """Assert a "#server=…" link (the fit tables' Other servers) opens that server with the model shown before."""
+    """Assert a "#server=…" link (the fit tables' Other servers) opens that server with the model shown
+    before."""
     tab = open_tab(browser, 1366, 900)
     visit(tab, f"{site_url}explorer/#{NO_FIT}")
     explorer_ready(tab)

@@ -5,8 +5,9 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
+from sizing.catalog.settings import Settings
 from sizing.engine import columns
-from sizing.engine.estimate import Request, estimate_frame
+from sizing.engine.estimate import estimate_frame
 
 KINDS = {"int": "iu", "float": "fiu", "bool": "b"}
 """dtype kinds per declared kind: a float column of the single estimate may come out int64 (w_experts)."""
@@ -41,7 +42,7 @@ def test_one_estimate_has_the_same_columns(catalog, matrix: pd.DataFrame) -> Non
     """Assert the single-estimate path writes the same schema as the matrix, plus the declared request-only
     columns (speculative decoding, prefix caching) the matrix runs without and the per-class inputs the
     matrix rows leave out."""
-    frame = estimate_frame(catalog, Request(model="Qwen/Qwen3-14B", gpu="l40s"))
+    frame = estimate_frame(catalog, Settings(model="Qwen/Qwen3-14B", gpu="l40s"))
     assert (
         set(frame.columns)
         == set(matrix.columns) | {c.name for c in columns.REQUEST_ONLY} | columns.PER_CLASS_ONLY

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
 
-from sizing.engine.estimate import Request, estimate
+from sizing.catalog.settings import Settings
+from sizing.engine.estimate import estimate, settled
 from sizing.errors import UsageError
 from sizing.units import GiB, KiB
 
@@ -14,7 +16,7 @@ from sizing.units import GiB, KiB
 def test_qwen3_14b_fp8_on_one_l40s(catalog):
     row = estimate(
         catalog,
-        Request(
+        Settings(
             model="Qwen/Qwen3-14B-FP8",
             gpu="l40s",
             gpu_memory_utilization=0.90,
@@ -30,7 +32,7 @@ def test_qwen3_14b_fp8_on_one_l40s(catalog):
 def test_llama_70b_bf16_tp2_on_two_rtx_pro(catalog):
     row = estimate(
         catalog,
-        Request(
+        Settings(
             model="meta-llama/Llama-3.3-70B-Instruct",
             server="gpu-rtx-pro",
             tensor_parallel_size=2,
@@ -46,7 +48,7 @@ def test_llama_70b_bf16_tp2_on_two_rtx_pro(catalog):
 def test_llama_70b_per_token_kv_is_160_kib_on_one_gpu(catalog):
     row = estimate(
         catalog,
-        Request(
+        Settings(
             model="meta-llama/Llama-3.3-70B-Instruct",
             gpu_memory_mib=10**6,
             kv_cache_dtype="fp8",
@@ -60,7 +62,7 @@ def test_llama_70b_per_token_kv_is_160_kib_on_one_gpu(catalog):
 def test_deepseek_v3_mla_bytes_per_token_on_every_rank(catalog, tp):
     row = estimate(
         catalog,
-        Request(
+        Settings(
             model="deepseek-ai/DeepSeek-V3",
             gpu="h200",
             gpus=8,
@@ -73,8 +75,8 @@ def test_deepseek_v3_mla_bytes_per_token_on_every_rank(catalog, tp):
 
 
 def test_gpt_oss_120b_sliding_layers_hold_a_bounded_number_of_blocks(catalog):
-    short = estimate(catalog, Request(model="openai/gpt-oss-120b", gpu="h100-80gb", max_model_len=32768))
-    long = estimate(catalog, Request(model="openai/gpt-oss-120b", gpu="h100-80gb", max_model_len=131072))
+    short = estimate(catalog, Settings(model="openai/gpt-oss-120b", gpu="h100-80gb", max_model_len=32768))
+    long = estimate(catalog, Settings(model="openai/gpt-oss-120b", gpu="h100-80gb", max_model_len=131072))
     bs, mnbt = int(long["block_size"]), int(long["max_num_batched_tokens"])
     sliding = -(-min(128 - 1 + mnbt, 131072) // bs) + 1
     assert long["blocks_per_request"] == -(-131072 // bs) + sliding
@@ -84,7 +86,7 @@ def test_gpt_oss_120b_sliding_layers_hold_a_bounded_number_of_blocks(catalog):
 
 def test_decode_ceiling_of_14b_fp8_on_l40s_is_about_54_tokens_per_second(catalog):
     row = estimate(
-        catalog, Request(model="Qwen/Qwen3-14B-FP8", gpu="l40s", kv_cache_dtype="fp8", max_model_len=32768)
+        catalog, Settings(model="Qwen/Qwen3-14B-FP8", gpu="l40s", kv_cache_dtype="fp8", max_model_len=32768)
     )
     assert row["decode_tps_ceiling"] == pytest.approx(864e9 / row["weights_bytes"])
     assert row["decode_tps_ceiling"] == pytest.approx(54, rel=0.03)
@@ -94,7 +96,7 @@ def test_kv_cache_memory_bytes_skips_the_budget(catalog):
     given = 10 * GiB
     row = estimate(
         catalog,
-        Request(
+        Settings(
             model="Qwen/Qwen3-14B",
             gpu="l40s",
             kv_cache_memory_bytes=given,
@@ -109,22 +111,22 @@ def test_kv_cache_memory_bytes_skips_the_budget(catalog):
 
 def test_unknown_ids_and_impossible_lengths_are_usage_errors(catalog):
     with pytest.raises(UsageError, match="--model"):
-        estimate(catalog, Request(model="nobody/nothing", gpu="l40s"))
+        estimate(catalog, Settings(model="nobody/nothing", gpu="l40s"))
     with pytest.raises(UsageError, match="--max-model-len"):
-        estimate(catalog, Request(model="Qwen/Qwen3-14B", gpu="l40s", max_model_len=10**7))
+        estimate(catalog, Settings(model="Qwen/Qwen3-14B", gpu="l40s", max_model_len=10**7))
 
 
 def test_an_explicit_plan_vllm_would_refuse_is_a_usage_error(catalog):
     with pytest.raises(UsageError, match="--tensor-parallel-size 3"):
-        estimate(catalog, Request(model="Qwen/Qwen3-14B", server="gpu-l40s", tensor_parallel_size=3))
+        estimate(catalog, Settings(model="Qwen/Qwen3-14B", server="gpu-l40s", tensor_parallel_size=3))
     with pytest.raises(UsageError, match="= 2 GPUs, but"):
-        estimate(catalog, Request(model="Qwen/Qwen3-14B", server="gpu-l40s", tensor_parallel_size=2))
+        estimate(catalog, Settings(model="Qwen/Qwen3-14B", server="gpu-l40s", tensor_parallel_size=2))
 
 
 def test_a_bare_gpu_type_gets_as_many_gpus_as_the_plan(catalog):
     row = estimate(
         catalog,
-        Request(model="deepseek-ai/DeepSeek-V3", gpu="h200", tensor_parallel_size=8, max_model_len=32768),
+        Settings(model="deepseek-ai/DeepSeek-V3", gpu="h200", tensor_parallel_size=8, max_model_len=32768),
     )
     assert (row["server_gpus"], row["tp"]) == (8, 8)
 
@@ -132,7 +134,7 @@ def test_a_bare_gpu_type_gets_as_many_gpus_as_the_plan(catalog):
 def test_memory_estimate_agrees_with_the_full_estimate(catalog):
     from sizing.engine.estimate import memory_estimate
 
-    req = Request(
+    req = Settings(
         model="Qwen/Qwen3-14B-FP8",
         gpu="l40s",
         tensor_parallel_size=1,
@@ -155,7 +157,7 @@ def test_a_local_config_json_is_served_from_its_folder(catalog, tmp_path):
     folder.mkdir()
     source = Path(__file__).parents[1] / "data" / "hf_configs" / "Qwen--Qwen3-14B.json"
     (folder / "config.json").write_text(source.read_text(encoding="utf-8"), encoding="utf-8")
-    row = estimate(catalog, Request(model=str(folder / "config.json"), gpu="l40s", max_model_len=8192))
+    row = estimate(catalog, Settings(model=str(folder / "config.json"), gpu="l40s", max_model_len=8192))
     assert row["checkpoint"] == str(folder)
     assert row["kv_bytes_per_token"] == 40 * 2 * 8 * 128 * 2
 
@@ -170,7 +172,7 @@ def test_blocks_use_the_cautious_end_of_the_band_unless_kv_bytes_are_given(catal
         vllm_version="0.20.0",
         max_model_len=32768,
     )
-    row = memory_estimate(catalog, Request(**base))
+    row = memory_estimate(catalog, Settings(**base))
     band = catalog.assumptions  # a dense model: the dense class's band
     assert row["available_kv_low_bytes"] == pytest.approx(
         row["available_kv_bytes"] / (1 + band["kv_band_optimistic_dense"].value)
@@ -179,7 +181,7 @@ def test_blocks_use_the_cautious_end_of_the_band_unless_kv_bytes_are_given(catal
         row["available_kv_bytes"] / (1 + band["kv_band_pessimistic_dense"].value)
     )
     assert row["kv_cache_bytes"] == pytest.approx(row["available_kv_low_bytes"])
-    given = memory_estimate(catalog, Request(**base, kv_cache_memory_bytes=20 * GiB))
+    given = memory_estimate(catalog, Settings(**base, kv_cache_memory_bytes=20 * GiB))
     ends = (given["available_kv_low_bytes"], given["available_kv_high_bytes"], given["kv_cache_bytes"])
     assert ends == (20 * GiB,) * 3
 
@@ -188,7 +190,7 @@ def test_blocks_use_the_cautious_end_of_the_band_unless_kv_bytes_are_given(catal
 def test_v0_profiles_the_whole_context_unless_chunked_prefill_turns_on_above_32k(catalog, context, tokens):
     from sizing.engine.estimate import memory_estimate
 
-    req = Request(
+    req = Settings(
         model="meta-llama/Llama-3.1-8B-Instruct",
         gpu="rtx-3090",
         tensor_parallel_size=1,
@@ -197,3 +199,32 @@ def test_v0_profiles_the_whole_context_unless_chunked_prefill_turns_on_above_32k
     )
     row = memory_estimate(catalog, req)
     assert (int(row["profile_tokens"]), int(row["max_num_batched_tokens"])) == (tokens, max(tokens, 2048))
+
+
+def test_float16_is_refused_for_the_model_types_vllm_refuses_it_for(catalog) -> None:
+    """vLLM's ``_check_valid_dtype``: "The model type 'gemma3' does not support float16"."""
+    with pytest.raises(UsageError, match=r"--dtype half: vLLM refuses float16 for google/gemma-3-27b-it"):
+        estimate(catalog, Settings(model="google/gemma-3-27b-it", gpu="a10", gpus=4, dtype="half"))
+    row = estimate(catalog, Settings(model="Qwen/Qwen3-8B", gpu="a10", dtype="half", max_model_len=4096))
+    assert not row["fp16_refused"] and row["fits"]
+
+
+def test_settled_keeps_every_flag_and_fills_the_catalogs_memory_fraction(catalog) -> None:
+    """Assert the settings the engine sizes with are the flags given, with an unset
+    --gpu-memory-utilization at the catalog's value and a given one kept."""
+    req = Settings(
+        model="Qwen/Qwen3-14B",
+        gpu="l40s",
+        max_model_len=8192,
+        max_num_seqs=64,
+        block_size=32,
+        enforce_eager=True,
+        kv_cache_memory_bytes=1 << 30,
+        llm_class=True,
+        limit_mm_per_prompt=2,
+        language_model_only=True,
+        max_num_batched_tokens=4096,
+    )
+    gmu = float(catalog.assume("gpu_memory_utilization"))
+    assert settled(catalog, req) == dataclasses.replace(req, gpu_memory_utilization=gmu)
+    assert settled(catalog, Settings(model="x", gpu_memory_utilization=0.8)).gpu_memory_utilization == 0.8

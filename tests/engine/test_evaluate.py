@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sizing.engine.estimate import Request, estimate_frame
+from sizing.catalog.settings import Settings
+from sizing.engine.estimate import estimate_frame
 
 COMPARED = [
     "weights_bytes",
@@ -46,7 +47,7 @@ def test_no_negative_or_nan_capacity(matrix):
 @pytest.mark.parametrize("index", [0, 7, 101, 333, 777])
 def test_matrix_rows_equal_single_estimates(matrix, catalog, index):
     row = matrix.iloc[index % len(matrix)]
-    req = Request(
+    req = Settings(
         model=row["checkpoint"],
         server=row["server"],
         tensor_parallel_size=int(row["tp"]),

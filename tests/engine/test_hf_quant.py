@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from sizing.engine.estimate import Request, estimate
+from sizing.catalog.settings import Settings
+from sizing.engine.estimate import estimate
 from sizing.engine.hf_quant import checkpoint_formats, mixed_checkpoint, part_of, precision_of
 from sizing.engine.importer import model_from_config_file
 from sizing.engine.weights import model_parts, total_params, weight_split
@@ -44,7 +45,7 @@ def test_mixed_checkpoint_weighs_what_its_formats_say(catalog):
 
 
 def test_the_nvfp4_mixed_checkpoint_fits_the_rtx_5090_it_ran_on(catalog):
-    row = estimate(catalog, Request(model=str(MIXED), server="ref-1x-rtx-5090", max_model_len=8192))
+    row = estimate(catalog, Settings(model=str(MIXED), server="ref-1x-rtx-5090", max_model_len=8192))
     assert row["precision"] == "nvfp4" and bool(row["fits"])
     assert row["w_total"] < 21 * 2**30  # an FP8 reading (about 30 GiB) would not fit 32 GiB
 
@@ -123,10 +124,10 @@ def test_hf_quant_config_beside_a_config_without_one_is_the_quantization_config(
     ckpt = model_from_config_file(NANO_NVFP4 / "config.json").checkpoints[0]
     # the exclude list names mixer projections of some layers: attention (Mamba and GQA) is costed in BF16
     assert (ckpt.precision, ckpt.keeps_bf16) == ("nvfp4", ["attention", "embeddings", "lm_head"])
-    row = estimate(catalog, Request(model=str(NANO_NVFP4), server="ref-1x-rtx-5090", max_model_len=8192))
+    row = estimate(catalog, Settings(model=str(NANO_NVFP4), server="ref-1x-rtx-5090", max_model_len=8192))
     bf16 = estimate(
         catalog,
-        Request(
+        Settings(
             model="nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", server="ref-1x-rtx-5090", max_model_len=8192
         ),
     )

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from sizing.engine.estimate import Request, estimate
+from sizing.catalog.settings import Settings
+from sizing.engine.estimate import estimate
 from sizing.engine.importer import model_from_config, model_from_config_file
 from sizing.engine.weights import total_params
 from sizing.errors import UsageError
@@ -234,7 +235,8 @@ def test_pixtral_tower_is_gated_and_its_largest_image_fills_the_square():
     [("Qwen--Qwen3.6-27B", 48, 16, 27.35), ("Qwen--Qwen3.5-35B-A3B", 30, 10, 35.1)],
 )
 def test_qwen35_family_layer_types_mtp_and_tower_are_read(name, linear, full, params_b):
-    """layer_types give the GDN layers, mtp_num_hidden_layers the MTP layer, mamba_ssm_dtype the FP32 state."""
+    """layer_types give the GDN layers, mtp_num_hidden_layers the MTP layer, mamba_ssm_dtype the FP32
+    state."""
     model = model_from_config_file(DATA / f"{name}.json")
     la = model.linear_attention
     assert (la.layers, model.layers - la.layers, la.ssm_dtype_bytes) == (linear, full, 4)
@@ -377,14 +379,14 @@ def test_llama4_scout_is_moe_in_every_layer():
 
 
 def test_maverick_fits_the_8x_h200_it_ran_on(catalog, tmp_path):
-    row = estimate(catalog, Request(model=str(DATA / MAVERICK), server="ref-8x-h200", max_model_len=32768))
+    row = estimate(catalog, Settings(model=str(DATA / MAVERICK), server="ref-8x-h200", max_model_len=32768))
     assert bool(row["fits"]) and row["w_total"] == 2 * total_params(model_from_config_file(DATA / MAVERICK))
     # costed as MoE in every layer (the old reading), the weights alone outgrow the server
     raw = json.loads((DATA / MAVERICK).read_text(encoding="utf-8"))
     raw["text_config"]["interleave_moe_layer_step"] = 1
     (tmp_path / "config.json").write_text(json.dumps(raw), encoding="utf-8")
     every = estimate(
-        catalog, Request(model=str(tmp_path / "config.json"), server="ref-8x-h200", max_model_len=32768)
+        catalog, Settings(model=str(tmp_path / "config.json"), server="ref-8x-h200", max_model_len=32768)
     )
     assert not bool(every["fits"]) and every["w_total"] > 1.9 * row["w_total"]
 
@@ -463,7 +465,7 @@ def test_nemotron_3_super_prints_vllms_own_token_line(catalog, version):
     from 0.20."""
     row = estimate(
         catalog,
-        Request(model=str(DATA / SUPER), server="ref-4x-h200", max_model_len=32768, vllm_version=version),
+        Settings(model=str(DATA / SUPER), server="ref-4x-h200", max_model_len=32768, vllm_version=version),
     )
     if version == "0.15.0":
         want = row["num_gpu_blocks"] // row["kv_groups"] * row["block_size"]

@@ -24,7 +24,8 @@ def test_gemma4_31b_global_layers_add_their_difference_ten_times(catalog):
 
 
 def test_value_slots_of_k_eq_v_global_layers(catalog):
-    """vLLM's QKVParallelLinear keeps a value slot per KV head in the 10 (31B) and 5 (26B-A4B) global layers."""
+    """vLLM's QKVParallelLinear keeps a value slot per KV head in the 10 (31B) and 5 (26B-A4B) global
+    layers."""
     assert global_layers(catalog.models["google/gemma-4-31B-it"]) == 10
     assert value_slot_params(catalog.models["google/gemma-4-31B-it"]) == 5376 * 4 * 512 * 10
     assert value_slot_params(catalog.models["google/gemma-4-26B-A4B-it"]) == 2816 * 2 * 512 * 5

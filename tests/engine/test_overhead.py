@@ -103,7 +103,8 @@ def test_distributed_init_is_charged_only_where_the_snapshot_precedes_it():
 
 
 def test_nccl_basis_is_zero_once_distributed_init_is_outside_the_budget():
-    # Two A100s at TP 2 under 0.11+: NCCL and custom all-reduce buffers predate the snapshot; NVLS does not apply.
+    # Two A100s at TP 2 under 0.11+: NCCL and custom all-reduce buffers predate the snapshot; NVLS does not
+    # apply.
     bases = oh.nontorch_basis(np.array([2, 8]), np.array([False, True]), init_charged=False)
     assert bases["nccl_mib"].tolist() == [0, 0]
     assert bases["nvls_mib"].tolist() == [0, MiB]

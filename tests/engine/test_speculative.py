@@ -1,4 +1,5 @@
-"""Speculative decoding: the drafter's weights, KV layers and GDN state, hand-computed and against real logs."""
+"""Speculative decoding: the drafter's weights, KV layers and GDN state, hand-computed and against real
+logs."""
 
 from __future__ import annotations
 
@@ -6,8 +7,9 @@ from dataclasses import replace
 
 import pytest
 
+from sizing.catalog.settings import Settings
 from sizing.engine import speculative as sp
-from sizing.engine.estimate import Request, estimate
+from sizing.engine.estimate import estimate
 from sizing.errors import UsageError
 from sizing.launch.commands import vllm_command
 from sizing.units import GiB
@@ -20,7 +22,7 @@ def qwen36_rtx3090(catalog, kv_bytes: int, spec: sp.SpecConfig | None) -> object
     """The club-3090 launches: TP 2 on RTX 3090s, 262144 tokens, fp8_e5m2, 2 sequences, prefix caching."""
     return estimate(
         catalog,
-        Request(
+        Settings(
             model=QWEN36,
             gpu="rtx-3090",
             tensor_parallel_size=2,
@@ -76,11 +78,11 @@ def test_qwen36_mtp_layer_parameters_by_hand(catalog):
 
 
 def test_mtp_adds_the_layer_weights_and_one_latent_layer_to_deepseek_r1(catalog):
-    base = Request(
+    base = Settings(
         model="deepseek-ai/DeepSeek-R1", server="ref-8x-h200", tensor_parallel_size=8, max_model_len=32768
     )
     off = estimate(catalog, base)
-    on = estimate(catalog, Request(**{**base.__dict__, "speculative_config": sp.SpecConfig("mtp", None)}))
+    on = estimate(catalog, Settings(**{**base.__dict__, "speculative_config": sp.SpecConfig("mtp", None)}))
     assert (off["kv_bytes_per_token"], on["kv_bytes_per_token"]) == (61 * 576 * 2, 62 * 576 * 2)
     assert on["spec_tokens"] == 1  # vLLM's default: one draft token per MTP layer
     assert 1.2 < (on["weights_bytes"] - off["weights_bytes"]) / GiB < 1.5  # ~11.6B fp8 params over 8 ranks
@@ -119,7 +121,7 @@ def test_the_command_carries_the_speculative_config(catalog):
 
 def test_a_model_without_mtp_layers_is_a_usage_error(catalog):
     with pytest.raises(UsageError, match="ships no MTP layers"):
-        estimate(catalog, Request(model="Qwen/Qwen3-14B", gpu="l40s", speculative_config=MTP3))
+        estimate(catalog, Settings(model="Qwen/Qwen3-14B", gpu="l40s", speculative_config=MTP3))
 
 
 def test_eagle3_head_of_llama31_8b_by_hand(catalog):
@@ -127,9 +129,9 @@ def test_eagle3_head_of_llama31_8b_by_hand(catalog):
     h, q, kv = 4096, 32 * 128, 2 * 8 * 128
     params = 2 * h * (q + kv) + q * h + 3 * h * 14336 + 3 * h * h + 32000 * h + 4 * h
     assert sp.eagle3_params(catalog.models["meta-llama/Llama-3.1-8B-Instruct"]) == params == 424_689_664
-    base = Request(model="meta-llama/Llama-3.1-8B-Instruct", gpu="l40s", max_model_len=32768)
+    base = Settings(model="meta-llama/Llama-3.1-8B-Instruct", gpu="l40s", max_model_len=32768)
     off = estimate(catalog, base)
-    on = estimate(catalog, Request(**{**base.__dict__, "speculative_config": sp.SpecConfig("eagle3", 3)}))
+    on = estimate(catalog, Settings(**{**base.__dict__, "speculative_config": sp.SpecConfig("eagle3", 3)}))
     assert on["weights_bytes"] - off["weights_bytes"] == pytest.approx(params * 2)
     assert (off["kv_bytes_per_token"], on["kv_bytes_per_token"]) == (
         32 * 2 * 8 * 128 * 2,
@@ -141,7 +143,7 @@ def test_eagle3_head_of_llama31_8b_by_hand(catalog):
 def test_the_longest_context_counts_the_drafters_extra_state_blocks(catalog):
     """Assert the advised shorter context starts with MTP on (each request holds 1 + k blocks per GDN group),
     and that a context one block longer does not: the advice is the true edge."""
-    req = Request(model="Qwen/Qwen3.6-27B", gpu="h100-80gb", speculative_config=sp.SpecConfig("mtp", 3))
+    req = Settings(model="Qwen/Qwen3.6-27B", gpu="h100-80gb", speculative_config=sp.SpecConfig("mtp", 3))
     row = estimate(catalog, req)
     assert not bool(row["fits"])
     longest = int(row["longest_context"])

@@ -6,15 +6,16 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from sizing.catalog.settings import Settings
 from sizing.catalog.workloads import load_constants, load_workloads
 from sizing.engine import columns
-from sizing.engine.estimate import Request, estimate
+from sizing.engine.estimate import estimate
 from sizing.engine.throughput_frame import Shape, Target, ladder, users_within_target, workload_shapes
 
 
 @pytest.fixture(scope="module")
 def frame(catalog) -> pd.DataFrame:
-    row = pd.DataFrame([estimate(catalog, Request(model="Qwen/Qwen3-14B-FP8", server="gpu-l40s"))])
+    row = pd.DataFrame([estimate(catalog, Settings(model="Qwen/Qwen3-14B-FP8", server="gpu-l40s"))])
     return ladder(row, catalog, load_constants(), workload_shapes(load_workloads()), Target.of(catalog))
 
 
@@ -40,14 +41,14 @@ def test_users_within_target(frame: pd.DataFrame) -> None:
 
 
 def test_a_finite_rate_caps_throughput(catalog) -> None:
-    row = pd.DataFrame([estimate(catalog, Request(model="Qwen/Qwen3-14B-FP8", server="gpu-l40s"))])
+    row = pd.DataFrame([estimate(catalog, Settings(model="Qwen/Qwen3-14B-FP8", server="gpu-l40s"))])
     out = ladder(row, catalog, {}, [Shape("x", 1024, 512, 64)], Target.of(catalog), rate=0.5)
     assert out["output_tps"].iloc[0] == pytest.approx(256) and out["output_tps_high"].isna().iloc[0]
 
 
 def test_identical_deployments_are_computed_once_and_agree(catalog) -> None:
-    one = estimate(catalog, Request(model="Qwen/Qwen3-14B-FP8", server="gpu-l40s"))
-    other = estimate(catalog, Request(model="Qwen/Qwen3-8B", server="gpu-l40s"))
+    one = estimate(catalog, Settings(model="Qwen/Qwen3-14B-FP8", server="gpu-l40s"))
+    other = estimate(catalog, Settings(model="Qwen/Qwen3-8B", server="gpu-l40s"))
     df = pd.DataFrame([one, other, one])
     from sizing.engine.throughput_frame import distinct_rows
     from sizing.engine.throughput_inputs import inputs

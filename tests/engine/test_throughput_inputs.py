@@ -5,22 +5,23 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
+from sizing.catalog.settings import Settings
 from sizing.catalog.workloads import load_constants
-from sizing.engine.estimate import Request, estimate
+from sizing.engine.estimate import estimate
 from sizing.engine.throughput_inputs import CLASSES, DTYPES, ROOFLINE, inputs, inputs_with_reasons
 
 
-def rows(catalog, *requests: Request) -> pd.DataFrame:
+def rows(catalog, *requests: Settings) -> pd.DataFrame:
     return pd.DataFrame([estimate(catalog, r) for r in requests])
 
 
 def test_classes_dtypes_and_peaks(catalog) -> None:
     df = rows(
         catalog,
-        Request(model="Qwen/Qwen3-14B-FP8", gpu="l40s"),
-        Request(model="openai/gpt-oss-20b", gpu="h100-80gb"),
-        Request(model="Qwen/Qwen3-14B-FP8", gpu="a100-80gb"),
-        Request(model="Qwen/Qwen3-Next-80B-A3B-Instruct", gpu="h200"),
+        Settings(model="Qwen/Qwen3-14B-FP8", gpu="l40s"),
+        Settings(model="openai/gpt-oss-20b", gpu="h100-80gb"),
+        Settings(model="Qwen/Qwen3-14B-FP8", gpu="a100-80gb"),
+        Settings(model="Qwen/Qwen3-Next-80B-A3B-Instruct", gpu="h200"),
     )
     x = inputs(df, catalog, load_constants())
     assert [CLASSES[c] for c in x["class"]] == ["dense", "moe", "dense", "hybrid"]
@@ -32,7 +33,7 @@ def test_classes_dtypes_and_peaks(catalog) -> None:
 
 
 def test_expert_bytes_and_active_parameters(catalog) -> None:
-    x = inputs(rows(catalog, Request(model="openai/gpt-oss-20b", gpu="h100-80gb")), catalog, {})
+    x = inputs(rows(catalog, Settings(model="openai/gpt-oss-20b", gpu="h100-80gb")), catalog, {})
     model = catalog.models["openai/gpt-oss-20b"]
     assert x["hit_share"][0] == pytest.approx(model.moe.experts_per_token / model.moe.experts)
     assert x["expert_bytes"][0] > 2 * x["dense_bytes"][0] > 0
@@ -42,8 +43,8 @@ def test_expert_bytes_and_active_parameters(catalog) -> None:
 def test_a_gpu_without_peaks_is_refused_by_name(catalog) -> None:
     df = rows(
         catalog,
-        Request(model="Qwen/Qwen3-8B", gpu="rtx-3090", max_model_len=8192),
-        Request(model="Qwen/Qwen3-8B", gpu="l40s"),
+        Settings(model="Qwen/Qwen3-8B", gpu="rtx-3090", max_model_len=8192),
+        Settings(model="Qwen/Qwen3-8B", gpu="l40s"),
     )
     x, texts = inputs_with_reasons(df, catalog, {})
     assert "rtx-3090" in texts[x["refused"][0]] and "bf16" in texts[x["refused"][0]]
@@ -53,7 +54,9 @@ def test_a_gpu_without_peaks_is_refused_by_name(catalog) -> None:
 def test_an_engine_that_does_not_start_keeps_code_zero_for_the_rows_that_can(catalog) -> None:
     """A row without KV cache next to one that starts: code 0 stays "the row can be estimated" (a regression:
     the no-start key once sorted first and took code 0, so every estimable row came out NaN)."""
-    df = rows(catalog, Request(model="Qwen/Qwen3-8B", gpu="l40s"), Request(model="Qwen/Qwen3-8B", gpu="l40s"))
+    df = rows(
+        catalog, Settings(model="Qwen/Qwen3-8B", gpu="l40s"), Settings(model="Qwen/Qwen3-8B", gpu="l40s")
+    )
     df = df.reset_index(drop=True)
     df.loc[0, "kv_cache_tokens"] = 0
     x, texts = inputs_with_reasons(df, catalog, {})

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 
 from sizing.engine.versions import refusal, rules_for
@@ -87,32 +90,19 @@ def test_release_cutoffs_name_the_rules() -> None:
 
 
 def test_the_supported_release_is_written_in_versions_only() -> None:
-    """Assert no string in ``sizing/`` or ``scripts/`` but ``engine/versions.py`` names the supported release
-    line (docstrings and comments citing a source may; the flag-list file names are data)."""
-    import ast
-    import re
-    from pathlib import Path
-
+    """Assert no module of ``sizing/`` or ``scripts/`` but ``engine/versions.py`` writes the supported
+    release (``0.X`` or ``0.X.Y`` of its line), in code, docstrings or comments: file names are built from
+    ``SUPPORTED`` and prose says "the supported release (``versions.SUPPORTED``)". The flag-list data files
+    are not modules."""
     from sizing.engine.versions import NEWEST
 
     root = Path(__file__).resolve().parents[2]
     line = re.compile(rf"(?<![\d.]){NEWEST[0]}\.{NEWEST[1]}(?![\d])")
-    found = []
-    for path in sorted([*root.glob("sizing/**/*.py"), *root.glob("scripts/**/*.py")]):
-        if path == root / "sizing" / "engine" / "versions.py":
-            continue
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        prose = {
-            id(n.value)
-            for n in ast.walk(tree)
-            if isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant)
-        }
-        found += [
-            f"{path.relative_to(root)}:{n.lineno}"
-            for n in ast.walk(tree)
-            if isinstance(n, ast.Constant)
-            and isinstance(n.value, str)
-            and id(n) not in prose
-            and line.search(n.value)
-        ]
+    found = [
+        f"{path.relative_to(root)}:{number}"
+        for path in sorted([*root.glob("sizing/**/*.py"), *root.glob("scripts/**/*.py")])
+        if path != root / "sizing" / "engine" / "versions.py"
+        for number, text in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if line.search(text)
+    ]
     assert found == []

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from sizing.catalog.schema import Checkpoint
-from sizing.engine.estimate import Request, estimate
+from sizing.catalog.settings import Settings
+from sizing.engine.estimate import estimate
 from sizing.engine.weights import (
     attention_params,
     model_parts,
@@ -97,10 +98,11 @@ def test_expert_parallelism_pads_whole_experts():
 
 
 def test_gpt_oss_120b_weights_per_rank_grow_with_tp_padding(catalog):
-    from sizing.engine.estimate import Request, memory_estimate
+    from sizing.catalog.settings import Settings
+    from sizing.engine.estimate import memory_estimate
 
     def weights(tp: int, gpu: str, version: str) -> float:
-        req = Request(
+        req = Settings(
             model="openai/gpt-oss-120b", gpu=gpu, gpus=tp, tensor_parallel_size=tp, vllm_version=version
         )
         return float(memory_estimate(catalog, req)["weights_bytes"])
@@ -199,7 +201,7 @@ def test_llama31_8b_loads_what_vllm_logs(catalog):
     for tp in (1, 2):
         row = estimate(
             catalog,
-            Request(model="meta-llama/Llama-3.1-8B-Instruct", gpu="h100-80gb", tensor_parallel_size=tp),
+            Settings(model="meta-llama/Llama-3.1-8B-Instruct", gpu="h100-80gb", tensor_parallel_size=tp),
         )
         params = weight_split(
             catalog.models["meta-llama/Llama-3.1-8B-Instruct"],
@@ -222,8 +224,10 @@ def test_split_rounding_rounds_unsplit_tensors_up_to_2_mib():
     from sizing.engine.weights import split_rounding
     from sizing.units import MiB
 
-    # Qwen2.5-1.5B in bf16: gate_up [2 x 8960, 1536] is 52.5 MiB in a 54 MiB block, down [1536, 8960] 26.25 MiB
-    # in 28 MiB; a 16.6 MiB gate_up (Qwen2.5-0.5B) is below max_split_size_mb=20 and is split, so counted as is.
+    # Qwen2.5-1.5B in bf16: gate_up [2 x 8960, 1536] is 52.5 MiB in a 54 MiB block, down [1536, 8960] 26.25
+    # MiB
+    # in 28 MiB; a 16.6 MiB gate_up (Qwen2.5-0.5B) is below max_split_size_mb=20 and is split, so counted as
+    # is.
     got = split_rounding(np.array([2 * 8960 * 1536 * 2, 8960 * 1536 * 2, 2 * 4864 * 896 * 2, 64 * MiB]))
     assert got.tolist() == [1.5 * MiB, 1.75 * MiB, 0, 0]
 
@@ -233,8 +237,8 @@ def test_loading_line_of_021_and_later_counts_the_rounded_blocks(catalog):
     # fused QKV [1536 + 2 x 256, 1536] (6 MiB) and o_proj (4.5 MiB) split normally, and the embedding
     # [151936, 1536] 445.125 MiB in 446 MiB (tied, one tensor): 91.875 MiB over the 0.20 figure.
     config = "tests/data/hf_configs/Qwen--Qwen2.5-1.5B-Instruct.json"
-    old = estimate(catalog, Request(model=config, gpu="rtx-4090", vllm_version="0.20.0"))
-    new = estimate(catalog, Request(model=config, gpu="rtx-4090", vllm_version="0.30.0"))
+    old = estimate(catalog, Settings(model=config, gpu="rtx-4090", vllm_version="0.20.0"))
+    new = estimate(catalog, Settings(model=config, gpu="rtx-4090", vllm_version="0.30.0"))
     assert new.weights_bytes - old.weights_bytes == pytest.approx(91.875 * 2**20)
     assert new.weights_bytes / GiB == pytest.approx(2.98, abs=0.01)  # printed to 0.01 GiB
 

@@ -13,9 +13,17 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from sizing.engine.estimate import Request, estimate, estimate_frame
+from sizing.catalog.settings import Settings
+from sizing.engine.estimate import estimate, estimate_frame
 from sizing.errors import CatalogError, UsageError
-from sizing.launch.commands import SGLANG_FLAGS, VLLM_FLAGS, node_commands, sglang_command, vllm_command
+from sizing.launch.commands import (
+    SGLANG_FLAGS,
+    VLLM_FLAGS,
+    node_commands,
+    served_dtype,
+    sglang_command,
+    vllm_command,
+)
 from sizing.launch.vllm_flags import VLLM_VERSION, known_flags, known_sglang_flags, vllm_option_specs
 
 FLAG = re.compile(r"(?<!\S)(--?[a-z][a-z0-9-]*)")
@@ -47,7 +55,8 @@ def _choice_values(command: str) -> dict[str, set[str]]:
 
 
 def test_every_choice_value_the_matrix_emits_is_one_vllm_accepts(catalog, matrix):
-    """Assert --kv-cache-dtype, --quantization, --distributed-executor-backend values are in vLLM's choices."""
+    """Assert --kv-cache-dtype, --quantization, --distributed-executor-backend values are in vLLM's
+    choices."""
     specs = vllm_option_specs(VLLM_VERSION)
     rows = matrix[matrix["chosen"]].drop_duplicates(
         ["checkpoint", "precision", "kv_cache_dtype", "plan", "pp"]
@@ -64,7 +73,7 @@ def test_every_choice_value_the_matrix_emits_is_one_vllm_accepts(catalog, matrix
 def test_example_1_command(catalog):
     row = estimate(
         catalog,
-        Request(model="Qwen/Qwen3-14B-FP8", server="gpu-l40s", kv_cache_dtype="fp8", max_model_len=32768),
+        Settings(model="Qwen/Qwen3-14B-FP8", server="gpu-l40s", kv_cache_dtype="fp8", max_model_len=32768),
     )
     command = vllm_command(row, catalog)
     assert command.startswith("vllm serve Qwen/Qwen3-14B-FP8 \\\n")
@@ -79,7 +88,7 @@ def test_online_fp8_adds_quantization_and_tp_flags(catalog, matrix):
     online = matrix[matrix["online_quantization"] & (matrix["plan"] == "tp")].iloc[0]
     row = estimate(
         catalog,
-        Request(
+        Settings(
             model=online["model"],
             server=online["server"],
             tensor_parallel_size=2,
@@ -94,7 +103,7 @@ def test_online_fp8_adds_quantization_and_tp_flags(catalog, matrix):
 
 def test_a_published_fp8_checkpoint_is_preferred_to_online_quantization(catalog):
     row = estimate(
-        catalog, Request(model="Qwen/Qwen3-14B", gpu="l40s", quantization="fp8", max_model_len=32768)
+        catalog, Settings(model="Qwen/Qwen3-14B", gpu="l40s", quantization="fp8", max_model_len=32768)
     )
     assert row["checkpoint"] == "Qwen/Qwen3-14B-FP8" and "--quantization" not in vllm_command(row, catalog)
 
@@ -103,7 +112,7 @@ def test_a_published_fp8_checkpoint_is_preferred_to_online_quantization(catalog)
 def test_multi_node_commands_name_their_nodes(catalog, engine_command):
     row = estimate(
         catalog,
-        Request(
+        Settings(
             model="deepseek-ai/DeepSeek-V3",
             server="ref-2n-8x-h100",
             max_model_len=32768,
@@ -123,7 +132,7 @@ def test_the_catalog_targets_the_release_whose_flags_are_committed(catalog) -> N
 def test_expert_parallel_plan_commands(catalog):
     row = estimate(
         catalog,
-        Request(
+        Settings(
             model="deepseek-ai/DeepSeek-R1",
             server="ref-8x-h200",
             max_model_len=32768,
@@ -149,11 +158,11 @@ def test_expert_parallel_plan_commands(catalog):
 )
 def test_multimodal_serving_modes_reach_the_command(catalog, extra, flag):
     row = estimate(
-        catalog, Request(model="Qwen/Qwen3-VL-30B-A3B-Instruct", gpu="h200", max_model_len=32768, **extra)
+        catalog, Settings(model="Qwen/Qwen3-VL-30B-A3B-Instruct", gpu="h200", max_model_len=32768, **extra)
     )
     assert flag in vllm_command(row, catalog)
     plain = estimate(
-        catalog, Request(model="Qwen/Qwen3-VL-30B-A3B-Instruct", gpu="h200", max_model_len=32768)
+        catalog, Settings(model="Qwen/Qwen3-VL-30B-A3B-Instruct", gpu="h200", max_model_len=32768)
     )
     assert "--limit-mm-per-prompt" not in vllm_command(plain, catalog)
     assert "--language-model-only" not in vllm_command(plain, catalog)
@@ -189,7 +198,7 @@ def _stub_run(command: str, tmp_path: Path) -> list[str]:
 
 
 def _hostile_row(catalog) -> pd.Series:
-    row = estimate(catalog, Request(model="Qwen/Qwen3-14B", gpu="l40s", max_model_len=32768)).copy()
+    row = estimate(catalog, Settings(model="Qwen/Qwen3-14B", gpu="l40s", max_model_len=32768)).copy()
     row["checkpoint"] = HOSTILE
     row["spec_method"], row["spec_tokens"], row["spec_draft"] = "eagle3", 2, "org/d'r$(touch RAN6)"
     return row
@@ -221,14 +230,14 @@ def test_every_printed_command_of_the_matrix_passes_bash_n(catalog, matrix):
 
 @pytest.mark.parametrize("host", ["a;id", "$(id)", "two words", "-x", ""])
 def test_a_host_that_is_not_a_host_is_refused_before_printing(catalog, host):
-    row = estimate(catalog, Request(model="Qwen/Qwen3-14B", gpu="l40s", max_model_len=32768)).copy()
+    row = estimate(catalog, Settings(model="Qwen/Qwen3-14B", gpu="l40s", max_model_len=32768)).copy()
     row["serve_host"] = host or "a\nb"
     with pytest.raises(UsageError, match="not a host name or an IP address"):
         vllm_command(row, catalog)
 
 
 def test_a_catalog_host_that_is_not_a_host_is_refused_by_file_and_field(catalog):
-    row = estimate(catalog, Request(model="Qwen/Qwen3-14B", gpu="l40s", max_model_len=32768))
+    row = estimate(catalog, Settings(model="Qwen/Qwen3-14B", gpu="l40s", max_model_len=32768))
     hostile = catalog.assumptions["serve_host"].model_copy(update={"value": "10.0.0.1;id"})
     broken = replace(catalog, assumptions={**catalog.assumptions, "serve_host": hostile})
     with pytest.raises(CatalogError, match="catalog/assumptions.yaml: serve_host.value: must be a host name"):
@@ -244,7 +253,7 @@ def test_a_catalog_host_that_is_not_a_host_is_refused_by_file_and_field(catalog)
     ],
 )
 def test_host_names_and_addresses_print_as_given(catalog, host, shown):
-    row = estimate(catalog, Request(model="Qwen/Qwen3-14B", gpu="l40s", max_model_len=32768, host=host))
+    row = estimate(catalog, Settings(model="Qwen/Qwen3-14B", gpu="l40s", max_model_len=32768, host=host))
     assert shown in vllm_command(row, catalog)
 
 
@@ -255,7 +264,9 @@ def test_a_config_json_prints_its_folder_quoted(catalog, tmp_path):
         Path(__file__).resolve().parents[1] / "data" / "hf_configs" / "Qwen--Qwen3-14B.json",
         folder / "weights.json",
     )
-    row = estimate(catalog, Request(model=str(folder / "weights.json"), gpu="h100-80gb", max_model_len=32768))
+    row = estimate(
+        catalog, Settings(model=str(folder / "weights.json"), gpu="h100-80gb", max_model_len=32768)
+    )
     command = vllm_command(row, catalog)
     assert command.startswith(f"vllm serve {shlex.quote(str(folder))} \\\n") and "local/" not in command
 
@@ -264,9 +275,10 @@ def test_a_config_json_prints_its_folder_quoted(catalog, tmp_path):
 
 
 def test_expert_parallel_without_sizes_is_printed_and_computed_as_printed(catalog):
-    """`--enable-expert-parallel` with no -tp: the chosen plan carries EP, prints the flag, and its numbers are
+    """`--enable-expert-parallel` with no -tp: the chosen plan carries EP, prints the flag, and its numbers
+    are
     those of the printed launch (the explicit request of the same sizes)."""
-    asked = Request(model="Qwen/Qwen3-30B-A3B", server="ref-8x-h100", enable_expert_parallel=True)
+    asked = Settings(model="Qwen/Qwen3-30B-A3B", server="ref-8x-h100", enable_expert_parallel=True)
     row = estimate(catalog, asked)
     assert int(row["ep"]) == int(row["tp"]) * int(row["dp"]) > 1
     assert "--enable-expert-parallel" in vllm_command(row, catalog)
@@ -277,7 +289,7 @@ def test_expert_parallel_without_sizes_is_printed_and_computed_as_printed(catalo
 
 
 def test_without_the_flag_the_dp_ep_candidate_is_computed_with_expert_parallelism(catalog, matrix):
-    frame = estimate_frame(catalog, Request(model="Qwen/Qwen3-30B-A3B", server="ref-8x-h100"))
+    frame = estimate_frame(catalog, Settings(model="Qwen/Qwen3-30B-A3B", server="ref-8x-h100"))
     dp_ep = frame[frame["plan"] == "dp-ep"].iloc[0]
     assert bool(dp_ep["expert_parallel"]) and int(dp_ep["ep"]) == 8
     assert frame[frame["plan"] == "tp"]["expert_parallel"].eq(False).all()
@@ -294,10 +306,10 @@ def test_without_the_flag_the_dp_ep_candidate_is_computed_with_expert_parallelis
     ],
 )
 def test_every_setting_that_changed_the_computation_is_printed(catalog, extra, flag):
-    row = estimate(catalog, Request(model="Qwen/Qwen3-14B", gpu="h100-80gb", max_model_len=32768, **extra))
+    row = estimate(catalog, Settings(model="Qwen/Qwen3-14B", gpu="h100-80gb", max_model_len=32768, **extra))
     assert flag in vllm_command(row, catalog)
     plain = vllm_command(
-        estimate(catalog, Request(model="Qwen/Qwen3-14B", gpu="h100-80gb", max_model_len=32768)), catalog
+        estimate(catalog, Settings(model="Qwen/Qwen3-14B", gpu="h100-80gb", max_model_len=32768)), catalog
     )
     assert flag.split()[0] not in plain or flag.startswith("--max-num-seqs")
 
@@ -316,7 +328,7 @@ def test_sglang_uses_its_own_flags_key_and_the_plan_of_the_label(catalog, matrix
 def test_a_tp_by_pp_plan_runs_tp_and_pp_in_sglang(catalog):
     row = estimate(
         catalog,
-        Request(
+        Settings(
             model="deepseek-ai/DeepSeek-V3",
             server="ref-2n-8x-h100",
             max_model_len=32768,
@@ -333,7 +345,7 @@ def test_a_tp_by_pp_plan_runs_tp_and_pp_in_sglang(catalog):
 
 def test_sglang_refuses_a_setting_it_cannot_express(catalog):
     row = estimate(
-        catalog, Request(model="Qwen/Qwen3-14B", gpu="h100-80gb", max_model_len=32768, block_size=32)
+        catalog, Settings(model="Qwen/Qwen3-14B", gpu="h100-80gb", max_model_len=32768, block_size=32)
     )
     with pytest.raises(UsageError, match="--block-size: SGLang has no equivalent"):
         sglang_command(row, catalog)
@@ -345,7 +357,7 @@ def test_sglang_refuses_a_setting_it_cannot_express(catalog):
 def _two_nodes(catalog, **sizes) -> pd.Series:
     return estimate(
         catalog,
-        Request(model="deepseek-ai/DeepSeek-V3", server="ref-2n-8x-h200", max_model_len=32768, **sizes),
+        Settings(model="deepseek-ai/DeepSeek-V3", server="ref-2n-8x-h200", max_model_len=32768, **sizes),
     )
 
 
@@ -366,7 +378,7 @@ def test_a_dp_ep_group_across_nodes_prints_each_node_with_vllms_multi_node_flags
 def test_replicas_inside_each_node_print_one_nodes_command(catalog):
     row = estimate(
         catalog,
-        Request(
+        Settings(
             model="Qwen/Qwen3-14B",
             server="ref-2n-8x-h100",
             max_model_len=32768,
@@ -390,3 +402,10 @@ def test_every_node_command_of_the_matrix_passes_bash_n(catalog, matrix):
         ["bash", "-n"], input=script, capture_output=True, text=True, check=False, timeout=60
     )
     assert run.returncode == 0 and "--headless" in script, run.stderr
+
+
+def test_the_printed_dtype_is_the_requests_else_float32_where_the_row_is_sized_in_float32():
+    assert served_dtype({"dtype": "auto", "float32": True}) == "float32"
+    assert served_dtype({"dtype": "auto", "float32": False}) == "auto"
+    assert served_dtype({"float32": True}) == "float32"
+    assert served_dtype({"dtype": "half"}) == "half"

@@ -42,8 +42,10 @@ def _load_script(name: str):
 
 def test_header_names_version_and_sha256() -> None:
     header = [line for line in VLLM_LIST.read_text().splitlines() if line.startswith("#")]
-    assert header[0].startswith("# vLLM 0.34.0:")
-    assert re.fullmatch(r"# source: vllm-0\.34\.0\.tar\.gz sha256:[0-9a-f]{64}", header[1])
+    assert header[0].startswith(f"# vLLM {VLLM_VERSION}:")
+    assert re.fullmatch(
+        rf"# source: vllm-{re.escape(VLLM_VERSION)}\.tar\.gz sha256:[0-9a-f]{{64}}", header[1]
+    )
 
 
 def test_list_is_sorted_unique_and_well_formed() -> None:
@@ -55,7 +57,7 @@ def test_list_is_sorted_unique_and_well_formed() -> None:
 
 @pytest.mark.parametrize("flag", MUST_HAVE)
 def test_must_have_flags_present(flag: str) -> None:
-    assert flag in known_flags("0.34.0")
+    assert flag in known_flags(VLLM_VERSION)
 
 
 @pytest.mark.parametrize("flag", REMOVED)

@@ -1,4 +1,5 @@
-"""Tests for sizing.render.cells: escaping, cell formatting per kind and language, plan, change and verdict labels, headers."""
+"""Tests for sizing.render.cells: escaping, cell formatting per kind and language, plan, change and
+verdict labels, headers."""
 
 from __future__ import annotations
 

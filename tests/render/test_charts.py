@@ -1,4 +1,5 @@
-"""Tests for sizing.render.charts: well-formed, deterministic, language-neutral SVG that plots the engine's numbers."""
+"""Tests for sizing.render.charts: well-formed, deterministic, language-neutral SVG that plots the engine's
+numbers."""
 
 from __future__ import annotations
 

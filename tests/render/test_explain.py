@@ -1,4 +1,5 @@
-"""Tests for sizing.render.explain: the worked example's steps, their values from first principles, rendering."""
+"""Tests for sizing.render.explain: the worked example's steps, their values from first principles,
+rendering."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from sizing.catalog.loader import load_catalog
-from sizing.engine.estimate import Request, estimate
+from sizing.catalog.settings import Settings
+from sizing.engine.estimate import estimate
 from sizing.engine.versions import rules_for
 from sizing.render.explain import Quantity, explain_markdown, explain_steps, explain_text, fmt_quantity
 from sizing.site import context as site
@@ -81,7 +83,7 @@ def test_no_negative_memory_figure_in_any_language(catalog) -> None:
     row = judged(
         estimate(
             catalog,
-            Request(model="meta-llama/Llama-3.3-70B-Instruct", server="ref-1x-h100", max_model_len=32768),
+            Settings(model="meta-llama/Llama-3.3-70B-Instruct", server="ref-1x-h100", max_model_len=32768),
         ),
         catalog,
     )
@@ -142,7 +144,7 @@ def test_decode_ceiling_is_bandwidth_over_weights(ctx: site.SiteContext) -> None
 def test_older_release_subtracts_cuda_graphs_from_the_printed_figure() -> None:
     """Assert under 0.25 accounting the printed figure already excludes CUDA graphs (no extra step)."""
     cat = load_catalog(FIXTURE)
-    row = estimate(cat, Request(model="Qwen/Qwen3-14B-FP8", server="gpu-l40s", vllm_version="0.25.0"))
+    row = estimate(cat, Settings(model="Qwen/Qwen3-14B-FP8", server="gpu-l40s", vllm_version="0.25.0"))
     steps = {s.id: s for s in explain_steps(row, cat)}
     assert steps["available_kv"].formula_key == "formula_available_graphs" and "kv_cache" not in steps
 
@@ -150,7 +152,7 @@ def test_older_release_subtracts_cuda_graphs_from_the_printed_figure() -> None:
 def test_non_fitting_case_ends_with_the_nearest_change() -> None:
     """Assert a case that does not fit has no sequence steps and names the change that would fit."""
     cat = load_catalog(FIXTURE)
-    row = judged(estimate(cat, Request(model="Qwen/Qwen3-32B", server="gpu-l40s")), cat)
+    row = judged(estimate(cat, Settings(model="Qwen/Qwen3-32B", server="gpu-l40s")), cat)
     assert not row["fits"] and row["verdict"] == "no-fit"
     assert not [s for s in explain_steps(row, cat) if s.id.startswith("seq_")]
     assert explain_text(row, cat, "en").rstrip().splitlines()[-1].startswith("❌ Does not fit. ")

@@ -37,7 +37,8 @@ def test_price_chart_bars_are_sorted_and_proportional(real_ctx: site.SiteContext
 
 
 def test_price_chart_with_mixed_or_no_currencies(tmp_path: Path) -> None:
-    """Assert mixed currencies keep each bar's own currency (plain-number ticks), and no prices give a note."""
+    """Assert mixed currencies keep each bar's own currency (plain-number ticks), and no prices give a
+    note."""
     target = tmp_path / "catalog"
     shutil.copytree(ROOT / "catalog", target)
     servers_yaml = yaml.safe_load((target / "servers.yaml").read_text(encoding="utf-8"))

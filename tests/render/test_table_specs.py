@@ -91,7 +91,8 @@ def test_summary_tables_state_their_settings(ctx: site.SiteContext) -> None:
 
 
 def test_fit_table_note_names_the_kv_type_its_server_shows(real_ctx: site.SiteContext) -> None:
-    """Assert a fit table's settings line says fp8 on an L4 and auto on a T4 (no FP8 KV backend below sm_80)."""
+    """Assert a fit table's settings line says fp8 on an L4 and auto on a T4 (no FP8 KV backend below
+    sm_80)."""
     specs = table_specs.table_specs(real_ctx)
     assert "--kv-cache-dtype fp8" in specs["fit-ref-1x-l4"].note(real_ctx, "en")
     assert "--kv-cache-dtype auto" in specs["fit-ref-1x-t4"].note(real_ctx, "ru")

@@ -1,4 +1,5 @@
-"""Tests for sizing.render.tables: the renderers (Markdown, site HTML, CSV, JSON, the CLI's fit view) and hostile text."""
+"""Tests for sizing.render.tables: the renderers (Markdown, site HTML, CSV, JSON, the CLI's fit view)
+and hostile text."""
 
 from __future__ import annotations
 
@@ -153,7 +154,8 @@ def test_catalog_text_cells_are_bounded_on_the_site_only() -> None:
 def test_fit_tables_show_users_and_cost_of_the_chat_ladder(
     ctx: site.SiteContext, lang: str, users: str, cost: str, slow: str
 ) -> None:
-    """The two speed columns sit before the grouped sequence columns, with the view's figures (cautious end)."""
+    """The two speed columns sit before the grouped sequence columns, with the view's figures (cautious
+    end)."""
     from sizing.render.i18n import fmt_money
     from sizing.views.throughput import fit_speed
 

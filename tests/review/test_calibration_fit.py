@@ -36,7 +36,8 @@ COEF = dict(zip(FITTED, [3.0, 0.5, 0.0, 1.0, 2.0, 0.25]))
 
 
 def _cases(coef: dict[str, float], graph_mib: float = 12.0) -> list[FitCase]:
-    """Eight logs that follow ``coef`` exactly, the last five budgeting graphs (0.20+), three printing them."""
+    """Eight logs that follow ``coef`` exactly, the last five budgeting graphs (0.20+), three printing
+    them."""
     rng = np.random.default_rng(1)
     out = []
     for i in range(8):

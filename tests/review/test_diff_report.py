@@ -74,7 +74,8 @@ def changed_fit_rows(old_dir: Path, new_dir: Path, servers: set[str]) -> dict[st
 
 
 def speed_changes(old_cat, new_cat, servers: set[str]) -> list[dict]:
-    """Fit-table rows (of the KV type the tables show) on ``servers`` whose speed cells (users within the target, cautious USD per 1M output
+    """Fit-table rows (of the KV type the tables show) on ``servers`` whose speed cells (users within the
+    target, cautious USD per 1M output
     tokens, to the cent) differ between two catalogs, per :func:`sizing.views.throughput.fit_speed`."""
     old, new = (fit_speed(build_context(c)).set_index(list(SPEED_KEY)) for c in (old_cat, new_cat))
     shown = ["speed_users", "speed_usd"]

@@ -7,7 +7,8 @@ import math
 
 import pytest
 
-from sizing.engine.estimate import Request, estimate
+from sizing.catalog.settings import Settings
+from sizing.engine.estimate import estimate
 from sizing.review import report
 from sizing.units import GiB
 
@@ -24,7 +25,7 @@ def test_numbers_are_json_safe(value: float, expected: object) -> None:
 
 def test_record_of_one_estimate(catalog) -> None:
     """Assert the record's figures are the row's, in GiB/KiB, with per-context concurrency and the command."""
-    row = estimate(catalog, Request(model="Qwen/Qwen3-14B", gpu="l40s"))
+    row = estimate(catalog, Settings(model="Qwen/Qwen3-14B", gpu="l40s"))
     rec = report.record(row, catalog)
     json.dumps(rec)
     assert (rec["gpu"], rec["gpus"], rec["tensor_parallel_size"], rec["gpu_memory_utilization"]) == (
@@ -55,7 +56,7 @@ def test_a_hybrid_model_announces_its_attention_block_size(catalog, version, blo
 
     row = estimate(
         catalog,
-        Request(
+        Settings(
             model="nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16",
             gpu="h100-80gb",
             max_model_len=32768,
@@ -68,7 +69,7 @@ def test_a_hybrid_model_announces_its_attention_block_size(catalog, version, blo
     lines = dict(startup_figures(rec))
     assert (lines.get("Setting attention block size to") == f"{int(row['block_size'])} tokens") is printed
     assert (
-        report.record(estimate(catalog, Request(model="Qwen/Qwen3-14B", gpu="l40s")), catalog)[
+        report.record(estimate(catalog, Settings(model="Qwen/Qwen3-14B", gpu="l40s")), catalog)[
             "hybrid_block_size"
         ]
         is None

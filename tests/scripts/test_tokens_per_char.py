@@ -1,4 +1,5 @@
-"""Tests for scripts.tokens_per_char: what counts as prose (the tokenizers themselves are not installed here)."""
+"""Tests for scripts.tokens_per_char: what counts as prose (the tokenizers themselves are not installed
+here)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ from scripts.tokens_per_char import pages, prose
 def test_prose_drops_code_macros_tables_tags_and_markup() -> None:
     page = (
         '---\ntitle: x\n---\n# Заголовок { #id }\n\nТекст `--flag 1` и {{ sz_value("a", "b") }} '
-        '[ссылка](other.md).\n\n```sh\nvllm serve x\n```\n\n| a | b |\n|---|---|\n\n<span class="x">да</span>\n'
+        "[ссылка](other.md).\n\n```sh\nvllm serve x\n```\n\n| a | b |\n|---|---|\n\n<span "
+        'class="x">да</span>\n'
         "[Кнопка](x.md){ .md-button }\n"
     )
     assert prose(page) == "Заголовок Текст и ссылка . да Кнопка"

@@ -1,4 +1,5 @@
-"""Tests for sizing.views.catalog_rows: the rows of the hardware and catalog tables (test and real catalogs)."""
+"""Tests for sizing.views.catalog_rows: the rows of the hardware and catalog tables (test and real
+catalogs)."""
 
 from __future__ import annotations
 

@@ -6,7 +6,8 @@ from sizing.views import policy
 
 
 def test_every_representative_is_a_catalog_model(catalog) -> None:
-    """Assert no representative model id is missing from catalog/models.yaml (a rename would empty a table)."""
+    """Assert no representative model id is missing from catalog/models.yaml (a rename would empty a
+    table)."""
     assert policy.missing_models(catalog.models) == []
     assert policy.missing_models(["Qwen/Qwen3-32B"]) == [
         "meta-llama/Llama-3.3-70B-Instruct",

@@ -9,7 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from sizing.engine.estimate import Request, estimate
+from sizing.catalog.settings import Settings
+from sizing.engine.estimate import estimate
 from sizing.render.explain import verdict_line
 from sizing.render.table_specs import fit_spec
 from sizing.render.tables import html_rows_table
@@ -203,7 +204,7 @@ def test_an_estimate_agrees_with_the_tables(
     expected = row[f"state_{length}"].iloc[0]
     rec = record(
         estimate(
-            ctx.catalog, Request(model=model, server=server, max_model_len=length, kv_cache_dtype="fp8")
+            ctx.catalog, Settings(model=model, server=server, max_model_len=length, kv_cache_dtype="fp8")
         ),
         ctx.catalog,
     )
@@ -213,7 +214,8 @@ def test_an_estimate_agrees_with_the_tables(
 
 
 def test_a_format_without_a_kernel_is_unsupported_at_every_context_not_no_fit() -> None:
-    """Assert a row the engine marks ``unsupported`` reads so in its verdict and every context, whatever it holds."""
+    """Assert a row the engine marks ``unsupported`` reads so in its verdict and every context, whatever it
+    holds."""
     out = v.verdicts(frame(unsupported=[True]), [4096, 32768], 4)
     assert out.iloc[0].to_dict() == {
         "verdict": "unsupported",
