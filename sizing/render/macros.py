@@ -38,7 +38,7 @@ from sizing.render.price_chart import price_svg
 from sizing.render.table_specs import fit_spec, get_spec, settings_note
 from sizing.render.tables import badge, html_rows_table, html_table, to_markdown
 from sizing.views.bundle import SiteContext
-from sizing.views.policy import fit_table_servers
+from sizing.views.policy import CHARTED_KINDS, fit_table_servers
 from sizing.views.series import check_server
 from sizing.views.table_rows import server_prices
 
@@ -110,10 +110,6 @@ def filter_box(lang: str, target: str) -> str:
         f'type="search" data-target="{target}" placeholder="{hint}" aria-label="{label}"></label>'
         f'<p class="sz-filter-empty" data-for="{target}" role="status" hidden>{empty}</p></div>'
     )
-
-
-CHARTED_KINDS = ("offer",)
-"""Servers whose fit section carries a concurrency chart (the explorer covers the others)."""
 
 
 def server_section(ctx: SiteContext, server: str, lang: str) -> str:

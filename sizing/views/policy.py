@@ -53,6 +53,10 @@ Every other server gets one summary row there, linking to the explorer, which ho
 so the page grows with the models, not with models × servers."""
 
 
+CHARTED_KINDS = ("offer",)
+"""Kinds of server whose fit section carries a concurrency chart (the explorer covers the others)."""
+
+
 def fit_table_servers(kinds: Mapping[str, str]) -> list[str]:
     """The servers with a whole fit table on the fit-tables page, in catalog order: the offer
     servers and the :data:`FIT_TABLE_REFERENCES` the catalog has (``kinds``: server id -> kind)."""
