@@ -81,6 +81,21 @@ def _el(tag: str, text: str | None = None, **attrs: object) -> str:
     return f"<{tag}{_attrs(**attrs)}>{text}</{tag}>"
 
 
+def grid_line(x1: float, x2: float, y1: float, y2: float, value: str | None = None) -> str:
+    """One grid line from (x1, y1) to (x2, y2), ``value`` the tick it marks (``data-value``, if any)."""
+    return _el(
+        "line",
+        class_="sz-grid",
+        x1=_f(x1),
+        x2=_f(x2),
+        y1=_f(y1),
+        y2=_f(y2),
+        stroke="currentColor",
+        stroke_opacity="0.12",
+        data_value=value,
+    )
+
+
 def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_-]+", "-", text).strip("-") or "x"
 
@@ -318,37 +333,13 @@ def concurrency_svg(lang: str, cat: Catalog, server_id: str, series: Sequence[Se
     ]
     for v in yticks:
         y = ya(v)
-        grid.append(
-            _el(
-                "line",
-                class_="sz-grid",
-                x1=_f(left),
-                x2=_f(right),
-                y1=_f(y),
-                y2=_f(y),
-                stroke="currentColor",
-                stroke_opacity="0.12",
-                data_value=_f(v),
-            )
-        )
+        grid.append(grid_line(left, right, y, y, _f(v)))
         grid.append(
             _el("text", _esc(fmt_number(v, lang, decimals)), x=_f(left - 6), y=_f(y + 4), text_anchor="end")
         )
     for c in CONTEXT_POINTS:
         x = xa(c)
-        grid.append(
-            _el(
-                "line",
-                class_="sz-grid",
-                x1=_f(x),
-                x2=_f(x),
-                y1=_f(top),
-                y2=_f(bottom),
-                stroke="currentColor",
-                stroke_opacity="0.12",
-                data_value=str(c),
-            )
-        )
+        grid.append(grid_line(x, x, top, bottom, str(c)))
         grid.append(
             _el("text", _esc(_context_tick(lang, c)), x=_f(x), y=_f(bottom + 17), text_anchor="middle")
         )

@@ -8,7 +8,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sizing.render.charts import WIDTH, Axis, _el, _esc, _f, _figure, _label_margin, _svg, linear_ticks
+from sizing.render.charts import (
+    WIDTH,
+    Axis,
+    _el,
+    _esc,
+    _f,
+    _figure,
+    _label_margin,
+    _svg,
+    grid_line,
+    linear_ticks,
+)
 from sizing.render.i18n import LANGS, fmt_money, fmt_number, t
 from sizing.render.plural import join_names
 from sizing.views.series import PriceRow
@@ -68,19 +79,7 @@ def _grid(lang: str, xa: Axis, ticks: list[float], decimals: int, currency: str,
     for v in ticks:
         x = xa(v)
         label = fmt_money(v, currency, lang, decimals) if currency else fmt_number(v, lang, decimals)
-        grid.append(
-            _el(
-                "line",
-                class_="sz-grid",
-                x1=_f(x),
-                x2=_f(x),
-                y1=_f(PRICE_TOP),
-                y2=_f(bottom),
-                stroke="currentColor",
-                stroke_opacity="0.12",
-                data_value=_f(v),
-            )
-        )
+        grid.append(grid_line(x, x, PRICE_TOP, bottom, _f(v)))
         grid.append(_el("text", _esc(label), x=_f(x), y=_f(bottom + 16), text_anchor="middle"))
     return _el("g", "".join(grid), class_="sz-axes")
 

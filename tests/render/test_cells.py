@@ -4,41 +4,15 @@ verdict labels, headers."""
 from __future__ import annotations
 
 import html
-import re
-import shutil
-from pathlib import Path
 
 import pytest
-import yaml
 
-from sizing.catalog.loader import load_catalog
 from sizing.render import cells
 from sizing.render.cells import ColumnSpec, escape_cell, format_cell, header
 from sizing.render.table_specs import seq_columns
-from sizing.site import context as site
 from sizing.units import GB, GiB, KiB
 
-FIXTURE = Path(__file__).resolve().parents[1] / "data" / "site_catalog"
-LANGS = ("en", "zh", "ru")
 HOSTILE = "Evil | <script>alert(1)</script> `tick` {{ 7 * 7 }} {% if x %} \\| [x](y)\nsecond line"
-UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
-
-
-@pytest.fixture(scope="module")
-def ctx() -> site.SiteContext:
-    """The test catalog's context."""
-    return site.context(FIXTURE)
-
-
-@pytest.fixture(scope="module")
-def hostile_ctx(tmp_path_factory: pytest.TempPathFactory) -> site.SiteContext:
-    """The test catalog with hostile text in a server name, a GPU name and a model name."""
-    folder = Path(shutil.copytree(FIXTURE, tmp_path_factory.mktemp("hostile") / "catalog"))
-    for stem, entry in (("servers", "gpu-l40s"), ("gpus", "l40s"), ("models", "Qwen/Qwen3-14B")):
-        data = yaml.safe_load((folder / f"{stem}.yaml").read_text(encoding="utf-8"))
-        data[entry]["name"] = HOSTILE
-        (folder / f"{stem}.yaml").write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
-    return site.build_context(load_catalog(folder))
 
 
 # --- escaping --------------------------------------------------------------------------------

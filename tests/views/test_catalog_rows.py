@@ -4,27 +4,12 @@ catalogs)."""
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import pytest
 
 from sizing.site import context as site
 from sizing.units import GB
 from sizing.views import catalog_rows as tr
-
-FIXTURE = Path(__file__).resolve().parents[1] / "data" / "site_catalog"
-
-
-@pytest.fixture(scope="module")
-def real() -> site.SiteContext:
-    """The repository catalog's context (the seeds' targets and the 671B checkpoints live there)."""
-    return site.context(FIXTURE.parent.parent.parent / "catalog")
-
-
-@pytest.fixture(scope="module")
-def ctx() -> site.SiteContext:
-    """The test catalog's context."""
-    return site.context(FIXTURE)
 
 
 def test_cpu_cores_are_two_plus_n_and_the_assumed_range(ctx: site.SiteContext) -> None:

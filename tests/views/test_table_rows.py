@@ -2,27 +2,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from sizing.site import context as site
 from sizing.views import catalog_rows as cr
 from sizing.views import table_rows as tr
-
-FIXTURE = Path(__file__).resolve().parents[1] / "data" / "site_catalog"
-
-
-@pytest.fixture(scope="module")
-def real() -> site.SiteContext:
-    """The repository catalog's context (the seeds' targets and the 671B checkpoints live there)."""
-    return site.context(FIXTURE.parent.parent.parent / "catalog")
-
-
-@pytest.fixture(scope="module")
-def ctx() -> site.SiteContext:
-    """The test catalog's context."""
-    return site.context(FIXTURE)
 
 
 def precisions_of(ctx: site.SiteContext, model: str) -> set[str]:
