@@ -5,11 +5,12 @@
 
 Not part of the build. The runs (``scripts/throughput_runs.py``) are evaluated with the same engine the site
 uses (:func:`sizing.engine.throughput.steady_state` over :func:`sizing.engine.throughput_inputs.inputs`).
-Per class the constants (η_bw, η_c, τ_L, τ_s) minimise the mean squared log error of TPOT and output
-tokens/s (and a quarter of TTFT's) by coordinate descent over multiplicative steps, with the all-reduce
-latency and the share of a burst that queues together (``wave_share``). Errors are signed,
-``measured / estimate − 1``, each run scored by constants fitted without its
-group: its model (all its GPUs and campaigns), or, in a class with one model, its model × GPU.
+Per class the constants (η_bw, η_c, τ_L, τ_s, τ per touched expert, …) minimise the mean squared log error
+of TPOT and output tokens/s (and a quarter of TTFT's) by coordinate descent over multiplicative steps, each
+near-duplicate group of runs counted once, on the runs of the engine the model describes (vLLM V1).
+Errors are signed, ``measured / estimate − 1``, each run scored by constants fitted without its source
+(its publisher on its GPU); the report adds the errors on a model the fit never saw. The band quantiles
+come from the catalog (``throughput_band_quantiles``).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from scripts.throughput_report import markdown
 from scripts.throughput_runs import ROOT, Runs, evaluate_runs, read_runs
 from sizing.catalog.loader import load_catalog
 from sizing.engine import throughput as tp
-from sizing.engine.throughput_inputs import METRICS, architecture_class, inputs
+from sizing.engine.throughput_inputs import METRICS, ROOFLINE, architecture_class, inputs
 
 YAML_OUT = ROOT / "calibration" / "throughput.yaml"
 MD_OUT = ROOT / "calibration" / "throughput.md"
@@ -41,6 +42,7 @@ PARAMS = (
     "tau_step_s",
     "eta_experts",
     "wave_share",
+    "tau_expert_s",
 )
 START = {
     "eta_bw": 0.7,
@@ -53,6 +55,7 @@ START = {
     "tau_step_s": 1e-3,
     "eta_experts": 0.8,
     "wave_share": 0.5,
+    "tau_expert_s": 0.1e-6,
 }
 CAPPED = ("eta_bw", "eta_kv", "eta_compute", "overlap_loss", "wave_share", "eta_experts")
 STEPS = (0.5, 0.7, 0.85, 0.95, 1.05, 1.2, 1.5, 2.0)
@@ -63,22 +66,30 @@ def predict(
 ) -> dict[str, np.ndarray]:
     """TPOT, TTFT and output tokens/s of each run under ``constants``."""
     y = {**x, **{name: np.full(len(runs), value) for name, value in constants.items()}}
-    shape = [runs[c].to_numpy(float) for c in ("isl", "osl", "batch_size")]
+    shape = [runs[c].to_numpy(float) for c in ("isl", "osl", "concurrency")]
     return tp.steady_state(y, *shape)
 
 
 def loss(x: dict[str, np.ndarray], runs: pd.DataFrame, constants: dict[str, float]) -> float:
-    """Mean squared log error of TPOT and of output tokens/s, plus a quarter of TTFT's."""
+    """Mean squared log error of TPOT and of output tokens/s, plus a quarter of TTFT's, each near-duplicate
+    group of runs counted once (``runs["weight"]``, :func:`scripts.throughput_runs.duplicate_weights`)."""
     out = predict(x, runs, constants)
-    weights = {"tpot_s": 1.0, "output_tps": 1.0, "ttft_s": 0.25}
-    return sum(w * float(np.mean(np.log(out[m] / runs[m].to_numpy()) ** 2)) for m, w in weights.items())
+    metrics = {"tpot_s": 1.0, "output_tps": 1.0, "ttft_s": 0.25}
+    weight = runs["weight"].to_numpy()
+    return sum(
+        w * float(np.average(np.log(out[m] / runs[m].to_numpy()) ** 2, weights=weight))
+        for m, w in metrics.items()
+    )
 
 
 def fit(x: dict[str, np.ndarray], runs: pd.DataFrame, rounds: int = 6) -> dict[str, float]:
     """Coordinate descent from :data:`START` over multiplicative :data:`STEPS` (η capped at 1)."""
     best = dict(START)
-    free = [p for p in PARAMS if p != "eta_experts" or bool((x["expert_bytes"] > 0).any())]
-    best.update({p: 1.0 for p in PARAMS if p not in free})  # no experts: their efficiency is moot
+    moe = bool((x["expert_bytes"] > 0).any())
+    free = [p for p in PARAMS if p not in ("eta_experts", "tau_expert_s") or moe]
+    best.update(
+        {p: ROOFLINE[p] if p == "tau_expert_s" else 1.0 for p in PARAMS if p not in free}
+    )  # no experts
     for _ in range(rounds):
         for name in free:
             tries = [min(best[name] * s, 1.0) if name in CAPPED else best[name] * s for s in STEPS]
@@ -92,19 +103,25 @@ def take(x: dict[str, np.ndarray], rows: np.ndarray) -> dict[str, np.ndarray]:
     return {name: values[rows] for name, values in x.items()}
 
 
-def held_out_groups(runs: pd.DataFrame) -> np.ndarray:
-    """The group each run is left out with: its model, or its model × GPU in a class with one model."""
-    models = runs["model_path"].to_numpy(object)
-    single = runs.groupby("class")["model_path"].transform("nunique").to_numpy() == 1
-    return np.where(single, models + " on " + runs["gpu"].to_numpy(object), models)
+def held_out_groups(runs: pd.DataFrame, by: str = "source") -> np.ndarray:
+    """The group each run is left out with: its source, the publisher on one GPU (``by="source"``), or its
+    model on every GPU (``by="model"``: how the class does on a model the fit never saw)."""
+    if by == "model":
+        return runs["model_path"].to_numpy(object)
+    return (runs["publisher"].to_numpy(object) + " on " + runs["gpu"].to_numpy(object)).astype(object)
 
 
-def leave_one_out(x: dict[str, np.ndarray], runs: pd.DataFrame) -> pd.DataFrame:
-    """Signed errors (measured / estimate − 1) of every run of a class, each from a fit without its group."""
-    groups = held_out_groups(runs)
+def leave_one_out(x: dict[str, np.ndarray], runs: pd.DataFrame, by: str = "source") -> pd.DataFrame:
+    """Signed errors (measured / estimate − 1) of every run of a class, each from a fit without its group
+    (:func:`held_out_groups`) and without the runs of an engine the model does not describe (``v1``); NaN
+    where nothing is left to fit."""
+    groups = held_out_groups(runs, by)
     errors = pd.DataFrame(index=runs.index, columns=list(METRICS), dtype=float)
+    fitted = runs["v1"].to_numpy(bool)
     for group in np.unique(groups):
-        test, train = np.flatnonzero(groups == group), np.flatnonzero(groups != group)
+        test, train = np.flatnonzero(groups == group), np.flatnonzero((groups != group) & fitted)
+        if len(train) == 0:
+            continue
         constants = fit(take(x, train), runs.iloc[train])
         out = predict(take(x, test), runs.iloc[test], constants)
         for m in METRICS:
@@ -112,43 +129,61 @@ def leave_one_out(x: dict[str, np.ndarray], runs: pd.DataFrame) -> pd.DataFrame:
     return errors.assign(group=groups)
 
 
-def error_stats(errors: np.ndarray) -> dict[str, float]:
-    """Median absolute and signed error, p10, p90 and the share within ±25 % (fractions, 4 decimals)."""
+def error_stats(errors: np.ndarray, quantiles: tuple[float, float]) -> dict[str, float]:
+    """Median absolute and signed error, the ``low`` and ``high`` band quantiles (the catalog's
+    ``throughput_band_quantiles``) and the share within ±25 % (fractions, 4 decimals)."""
     stats = {
         "median_abs": np.median(np.abs(errors)),
         "median": np.median(errors),
-        "p10": np.percentile(errors, 10),
-        "p90": np.percentile(errors, 90),
+        "low": np.quantile(errors, quantiles[0]),
+        "high": np.quantile(errors, quantiles[1]),
         "within_25": np.mean(np.abs(errors) <= 0.25),
     }
     return {k: round(float(v), 4) for k, v in stats.items()}
 
 
+def class_entry(
+    constants: dict[str, float], errors: pd.DataFrame, sub: pd.DataFrame, quantiles: tuple[float, float]
+) -> dict:
+    """One class's entry of ``calibration/throughput.yaml``: constants, band, error statistics, counts."""
+    stats = {m: error_stats(errors[m].to_numpy(), quantiles) for m in METRICS}
+    return {
+        **{k: float(f"{v:.4g}") for k, v in constants.items()},
+        "band": {m: [stats[m]["low"], stats[m]["high"]] for m in METRICS},
+        "errors": stats,
+        "runs": len(sub),
+        "sources": int(sub["publisher"].nunique()),
+    }
+
+
+def scored_frame(sub: pd.DataFrame, errors: pd.DataFrame, model_out: pd.DataFrame) -> pd.DataFrame:
+    """The class's runs with their leave-one-source-out errors (``err_<metric>``, ``group``) and
+    leave-one-model-out errors (``model_err_<metric>``)."""
+    return pd.concat(
+        [
+            sub,
+            errors.add_prefix("err_").rename(columns={"err_group": "group"}),
+            model_out[list(METRICS)].add_prefix("model_err_"),
+        ],
+        axis=1,
+    )
+
+
 def calibrate(data: Runs) -> tuple[dict[str, dict], pd.DataFrame]:
-    """Constants and band per class, and every run's leave-one-out errors."""
+    """Constants and band per class, and every run's leave-one-out errors (by source and by model)."""
     cat = load_catalog()
+    quantiles = tuple(cat.assume("throughput_band_quantiles"))
     runs = data.runs.assign(**{"class": architecture_class(data.deployments)})
     x = inputs(data.deployments, cat, {})
     classes, scored = {}, []
     for name in sorted(runs["class"].unique()):
         rows = np.flatnonzero(runs["class"].to_numpy() == name)
         sub, xs = runs.iloc[rows].reset_index(drop=True), take(x, rows)
-        errors = leave_one_out(xs, sub)
-        constants = fit(xs, sub)
-        band = {
-            m: [round(float(np.percentile(errors[m], 10)), 4), round(float(np.percentile(errors[m], 90)), 4)]
-            for m in METRICS
-        }
-        classes[name] = {
-            **{k: float(f"{v:.4g}") for k, v in constants.items()},
-            "band": band,
-            "errors": {m: error_stats(errors[m].to_numpy()) for m in METRICS},
-            "runs": len(sub),
-            "sources": int(sub["campaign"].nunique()),
-        }
-        scored.append(
-            pd.concat([sub, errors.add_prefix("err_").rename(columns={"err_group": "group"})], axis=1)
-        )
+        errors, model_out = leave_one_out(xs, sub), leave_one_out(xs, sub, by="model")
+        fitted = np.flatnonzero(sub["v1"].to_numpy(bool))
+        constants = fit(take(xs, fitted), sub.iloc[fitted])
+        classes[name] = class_entry(constants, errors, sub, quantiles)  # type: ignore[arg-type]
+        scored.append(scored_frame(sub, errors, model_out))
     return classes, pd.concat(scored, ignore_index=True)
 
 
@@ -157,9 +192,11 @@ def texts(classes: dict[str, dict], scored: pd.DataFrame) -> tuple[str, str]:
     head = (
         "# Written by python -m scripts.throughput_fit; do not edit.\n"
         "# Signed errors are measured / estimate - 1;\n"
-        "# band = [p10, p90] of the leave-one-source-out errors of the class.\n"
+        "# band = [low, high] quantiles (catalog/assumptions.yaml, throughput_band_quantiles)\n"
+        "# of the leave-one-source-out errors of the class.\n"
     )
-    return head + yaml.safe_dump({"classes": classes}, sort_keys=True), markdown(classes, scored)
+    quantiles = tuple(load_catalog().assume("throughput_band_quantiles"))
+    return head + yaml.safe_dump({"classes": classes}, sort_keys=True), markdown(classes, scored, quantiles)
 
 
 def main(argv: list[str] | None = None) -> int:

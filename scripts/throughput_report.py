@@ -6,36 +6,44 @@ import numpy as np
 import pandas as pd
 
 NAMES = {"output_tps": "output tokens/s", "tpot_s": "TPOT", "ttft_s": "TTFT"}
+Quantiles = tuple[float, float]
 
 
 def _pct(value: float) -> str:
     return f"{100 * value:+.1f} %"
 
 
-def error_row(name: str, metric: str, errors: np.ndarray) -> str:
-    """One table row: median |error|, signed median, p10, p90, share within ±25 %, n."""
+def _q(quantile: float) -> str:
+    """A quantile as the percentile it names: 0.1 -> ``p10``."""
+    return f"p{100 * quantile:g}"
+
+
+def error_row(name: str, metric: str, errors: np.ndarray, quantiles: Quantiles) -> str:
+    """One table row: median |error|, signed median, the band quantiles, share within ±25 %, n."""
     within = float(np.mean(np.abs(errors) <= 0.25))
     cells = [
         name,
         NAMES[metric],
         f"{100 * np.median(np.abs(errors)):.1f} %",
         _pct(float(np.median(errors))),
-        _pct(float(np.percentile(errors, 10))),
-        _pct(float(np.percentile(errors, 90))),
+        *(_pct(float(np.quantile(errors, q))) for q in quantiles),
         f"{100 * within:.0f} %",
         str(len(errors)),
     ]
     return "| " + " | ".join(cells) + " |"
 
 
-def error_table(scored: pd.DataFrame) -> list[str]:
-    """Leave-one-source-out errors per class and metric, then all classes together."""
+def error_table(scored: pd.DataFrame, quantiles: Quantiles, prefix: str = "err_") -> list[str]:
+    """Errors (columns ``<prefix><metric>``) per class and metric, then all classes together."""
     lines = [
-        "| class | metric | median abs. error | signed median | p10 | p90 | within ±25 % | n |",
+        f"| class | metric | median abs. error | signed median | {_q(quantiles[0])} | {_q(quantiles[1])} "
+        "| within ±25 % | n |",
         "|---|---|---:|---:|---:|---:|---:|---:|",
     ]
     for name, sub in [*scored.groupby("class"), ("all", scored)]:
-        lines += [error_row(str(name), m, sub[f"err_{m}"].to_numpy()) for m in NAMES]
+        for m in NAMES:
+            errors = sub[f"{prefix}{m}"].dropna().to_numpy()
+            lines += [error_row(str(name), m, errors, quantiles)] if len(errors) else []
     return lines
 
 
@@ -43,62 +51,97 @@ def constants_table(classes: dict[str, dict]) -> list[str]:
     """The fitted constants of each class."""
     lines = [
         "| class | η weights | η experts | η KV | η compute | overlap loss | τ per layer per step "
-        "| τ per step | τ per sequence per step | τ per all-reduce | wave share | runs | campaigns |",
-        "|---|" + "---:|" * 12,
+        "| τ per step | τ per sequence per step | τ per all-reduce | τ per touched expert | wave share "
+        "| runs | sources |",
+        "|---|" + "---:|" * 13,
     ]
     for name, c in sorted(classes.items()):
         lines.append(
             f"| {name} | {c['eta_bw']:.3f} | {c['eta_experts']:.3f} | {c['eta_kv']:.3f} | "
             f"{c['eta_compute']:.3f} | "
             f"{c['overlap_loss']:.2f} | {1e6 * c['tau_layer_s']:.1f} µs | {1e6 * c['tau_step_s']:.0f} µs | "
-            f"{1e6 * c['tau_seq_s']:.1f} µs | {1e6 * c['tau_allreduce_s']:.1f} µs | {c['wave_share']:.2f} | "
-            f"{c['runs']} | {c['sources']} |"
+            f"{1e6 * c['tau_seq_s']:.1f} µs | {1e6 * c['tau_allreduce_s']:.1f} µs | "
+            f"{1e9 * c['tau_expert_s']:.0f} ns | {c['wave_share']:.2f} | {c['runs']} | {c['sources']} |"
         )
     return lines
 
 
 def group_table(scored: pd.DataFrame) -> list[str]:
-    """Median signed errors per left-out group, so a reader sees where the model is off."""
-    lines = ["| class | left out | runs | tokens/s | TPOT | TTFT |", "|---|---|---:|---:|---:|---:|"]
-    for (cls, group), sub in scored.groupby(["class", "group"]):
+    """Median signed errors per left-out source and model, so a reader sees where the model is off."""
+    lines = [
+        "| class | left out | model | runs | tokens/s | TPOT | TTFT |",
+        "|---|---|---|---:|---:|---:|---:|",
+    ]
+    for (cls, group, model), sub in scored.groupby(["class", "group", "model_path"]):
         lines.append(
-            f"| {cls} | {group} | {len(sub)} | {_pct(sub['err_output_tps'].median())} | "
+            f"| {cls} | {group} | {model} | {len(sub)} | {_pct(sub['err_output_tps'].median())} | "
             f"{_pct(sub['err_tpot_s'].median())} | {_pct(sub['err_ttft_s'].median())} |"
         )
     return lines
 
 
+def sources_table(scored: pd.DataFrame) -> list[str]:
+    """Each publisher: its runs, models, GPUs and where the numbers are."""
+    lines = ["| source | runs | models | GPUs | where |", "|---|---:|---|---|---|"]
+    for name, sub in scored.groupby("publisher"):
+        models = ", ".join(sorted(sub["model_path"].unique()))
+        gpus = ", ".join(sorted(sub["gpu"].unique()))
+        urls = ", ".join(sorted(sub["source_url"].unique()))
+        lines.append(f"| {name} | {len(sub)} | {models} | {gpus} | {urls} |")
+    return lines
+
+
 def cautious_share(scored: pd.DataFrame, classes: dict[str, dict]) -> str:
-    """Share of runs whose measured tokens/s is at least the cautious end (estimate × (1 + p10))."""
-    p10 = scored["class"].map(lambda c: classes[c]["band"]["output_tps"][0])
-    held = (1 + scored["err_output_tps"]) >= (1 + p10)
+    """Share of runs whose measured tokens/s is at least the cautious end (estimate × (1 + low))."""
+    low = scored["class"].map(lambda c: classes[c]["band"]["output_tps"][0])
+    held = (1 + scored["err_output_tps"]) >= (1 + low)
     return f"{100 * held.mean():.0f} %"
 
 
-def markdown(classes: dict[str, dict], scored: pd.DataFrame) -> str:
+def intro(scored: pd.DataFrame, quantiles: Quantiles) -> list[str]:
+    """What was measured, how errors are scored and what the band is."""
+    old = scored[~scored["v1"]]
+    return [
+        f"{len(scored)} measured serving runs (fixed input/output lengths and concurrency) from "
+        f"{scored['publisher'].nunique()} publishers (`calibration/throughput_runs/`). Output tokens/s is "
+        "derived from each run's measured mean TTFT and TPOT for the closed loop, "
+        "`C · OSL / (TTFT + (OSL − 1) · TPOT)`. None of the held-back sources is among them.",
+        "",
+        "Errors are signed, `measured / estimate − 1` (positive: the estimate was low). Every run is scored "
+        "by constants fitted without its source (its publisher on its GPU); the second table scores it by "
+        "constants fitted without its model (all publishers and GPUs): the error on a model the fit never "
+        "saw (none where no other fitted model shares its class). The fit counts each near-duplicate "
+        "group of runs (same model, GPU, parallelism, lengths and "
+        f"concurrency) once, and leaves out the {len(old)} runs of vLLM releases before 0.8, whose default "
+        "engine (V0) schedules differently from the V1 scheduler the model follows; they are scored all "
+        f"the same. The band of a published figure is its class's [{_q(quantiles[0])}, {_q(quantiles[1])}] "
+        "of the leave-one-source-out errors (`throughput_band_quantiles` in `catalog/assumptions.yaml`); "
+        "the site's headline is the cautious end (lower tokens/s, higher TPOT, TTFT and cost).",
+    ]
+
+
+def markdown(classes: dict[str, dict], scored: pd.DataFrame, quantiles: Quantiles) -> str:
     """The whole report."""
-    campaigns = scored["campaign"].nunique()
     lines = [
         "# Throughput calibration",
         "",
         "Written by `python -m scripts.throughput_fit` (checked with `--check`); do not edit.",
         "",
-        f"{len(scored)} measured `vllm bench serve` runs (fixed input/output lengths and concurrency) from "
-        f"{campaigns} measuring campaigns published in NVIDIA aiconfigurator's `systems/silicon_sample.csv` "
-        "(Apache-2.0; vLLM aggregated serving on H100, H200, B200 and B300; one publisher). Output tokens/s "
-        "is derived from each run's measured mean TTFT and TPOT for the closed loop, "
-        "`C · OSL / (TTFT + (OSL − 1) · TPOT)`. None of the held-back sources is among them.",
+        *intro(scored, quantiles),
         "",
-        "Errors are signed, `measured / estimate − 1` (positive: the estimate was low), and every run is "
-        "scored by constants fitted without its group: its model (all its GPUs and campaigns), or, in a "
-        "class with one model, its model on one GPU. The band of a published figure is its class's "
-        "[p10, p90]; the site's headline is the cautious end (lower tokens/s, higher TPOT, TTFT and cost).",
+        "## Sources",
+        "",
+        *sources_table(scored),
         "",
         "## Leave-one-source-out errors",
         "",
-        *error_table(scored),
+        *error_table(scored, quantiles),
         "",
         f"Measured tokens/s at or above the cautious end: {cautious_share(scored, classes)} of the runs.",
+        "",
+        "## Leave-one-model-out errors (a model the fit never saw)",
+        "",
+        *error_table(scored, quantiles, prefix="model_err_"),
         "",
         "## Fitted constants",
         "",
@@ -107,7 +150,7 @@ def markdown(classes: dict[str, dict], scored: pd.DataFrame) -> str:
         "A class without fitted constants (hybrid linear-attention models today) is published as the "
         "roofline bound only (η = 1, no fixed costs), marked not calibrated.",
         "",
-        "## Where it is off, by left-out group (median signed error)",
+        "## Where it is off, by left-out source (median signed error)",
         "",
         *group_table(scored),
         "",

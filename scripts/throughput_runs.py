@@ -1,10 +1,12 @@
 """Published measured vLLM serving runs, mapped onto the catalog for the throughput calibration.
 
-Source: NVIDIA aiconfigurator's ``systems/silicon_sample.csv`` (Apache-2.0, licence in
-``calibration/throughput_runs/aiconfigurator.LICENSE``), its vLLM aggregated-serving rows only, copied to
-``calibration/throughput_runs/aiconfigurator_vllm_agg.csv`` (data only, none of its code). Each row is one
-``vllm bench serve`` run at fixed ISL/OSL and concurrency (``batch_size``), with mean TTFT and TPOT (ms).
-Output tokens/s is derived from them for the closed loop: ``C · OSL / (TTFT + (OSL − 1) · TPOT)``.
+Sources (``calibration/throughput_runs/README.md``), one schema, aiconfigurator's column names:
+``aiconfigurator_vllm_agg.csv``, the vLLM aggregated-serving rows of NVIDIA aiconfigurator's
+``systems/silicon_sample.csv`` (Apache-2.0, licence in ``aiconfigurator.LICENSE``; data only, none of its
+code), and ``public_runs.csv``, runs of other publishers, each with its ``source_url``. Each row is one
+serving-benchmark run at fixed ISL/OSL and concurrency per data-parallel rank (``batch_size``), with mean
+TTFT and TPOT (ms). Output tokens/s is derived from them for the closed loop:
+``C · OSL / (TTFT + (OSL − 1) · TPOT)``.
 
 The sources named in ``held_back_throughput.yaml`` are not among these rows and are never read here.
 """
@@ -25,7 +27,9 @@ from sizing.engine.estimate import estimate_frame
 from sizing.errors import UsageError
 
 ROOT = Path(__file__).resolve().parents[1]
-RUNS = ROOT / "calibration" / "throughput_runs" / "aiconfigurator_vllm_agg.csv"
+RUNS_DIR = ROOT / "calibration" / "throughput_runs"
+RUNS = (RUNS_DIR / "aiconfigurator_vllm_agg.csv", RUNS_DIR / "public_runs.csv")
+AICONFIGURATOR_URL = "https://github.com/ai-dynamo/aiconfigurator"
 
 CHECKPOINTS = {
     ("MiniMaxAI/MiniMax-M2.5", "fp8"): "MiniMaxAI/MiniMax-M2.5",
@@ -38,6 +42,7 @@ CHECKPOINTS = {
     ("Qwen/Qwen3-32B", "fp8"): "Qwen/Qwen3-32B-FP8",
     ("Qwen/Qwen3-235B-A22B-FP8", "fp8"): "Qwen/Qwen3-235B-A22B-FP8",
     ("nvidia/Llama-3.1-8B-Instruct-FP8", "fp8"): "RedHatAI/Meta-Llama-3.1-8B-Instruct-FP8",
+    ("deepseek-ai/DeepSeek-R1", "fp8"): "deepseek-ai/DeepSeek-R1",
 }
 """(model_path, gemm_quant_mode) -> the catalog checkpoint of that model and format (Llama 3.1 70B is
 served as 3.3 70B: the same architecture and sizes). MiniMax-M2.5 NVFP4 has no catalog checkpoint: skipped."""
@@ -59,27 +64,68 @@ def campaign(source: str) -> str:
     return re.sub(r"^source_file=(.*/)?", "", first)
 
 
-def read_runs(path: Path = RUNS) -> pd.DataFrame:
-    """The usable rows: a catalog checkpoint and GPU, one pipeline stage, TTFT and TPOT present."""
+def publisher(url: str) -> str:
+    """Who published a run: ``owner/repo`` of a GitHub address, else the address's host."""
+    match = re.match(r"https?://(?:www\.)?github\.com/([^/]+/[^/]+)", url)
+    return match[1] if match else re.sub(r"^https?://(?:www\.)?([^/]+).*$", r"\1", url)
+
+
+def read_csv(path: Path) -> pd.DataFrame:
+    """One runs file as text columns; a file without ``source_url`` is aiconfigurator's."""
     with path.open(newline="", encoding="utf-8") as f:
         raw = pd.DataFrame(list(csv.DictReader(f)))
+    if "source_url" not in raw:
+        raw["source_url"] = AICONFIGURATOR_URL
+    return raw
+
+
+def read_runs(paths: tuple[Path, ...] = RUNS) -> pd.DataFrame:
+    """The usable rows: a catalog checkpoint and GPU, one pipeline stage, TTFT and TPOT present."""
+    raw = pd.concat([read_csv(p) for p in paths], ignore_index=True).fillna("")
+    raw["publisher"] = raw["source_url"].map(publisher)
     raw["checkpoint"] = [
         CHECKPOINTS.get((m, q), "") for m, q in zip(raw["model_path"], raw["gemm_quant_mode"])
     ]
     raw["gpu"] = raw["system"].map(GPUS).fillna("")
     keep = (raw["checkpoint"] != "") & (raw["gpu"] != "") & (raw["pp_size"] == "1")
-    runs = raw[keep].copy()
+    runs = measured(raw[keep].copy())
+    runs["campaign"] = runs["silicon_data_source"].map(campaign)
+    runs["v1"] = runs["backend_version"].map(engine_v1)
+    runs["weight"] = duplicate_weights(runs)
+    return runs.reset_index(drop=True)
+
+
+def measured(runs: pd.DataFrame) -> pd.DataFrame:
+    """Typed shape and results: concurrency over all data-parallel ranks (``batch_size`` is per rank, the
+    runs' ids carry the total), TTFT and TPOT in seconds, closed-loop output tokens/s."""
     for name in ("isl", "osl", "batch_size", "tp_size"):
         runs[name] = runs[name].astype(int)
     runs["dp"] = runs["attention_dp_size"].replace("", "1").astype(int)
     runs["ep"] = runs["moe_ep_size"].replace("", "1").astype(int)
+    runs["concurrency"] = runs["batch_size"] * runs["dp"]
     runs["ttft_s"] = runs["silicon_ttft_ms"].astype(float) / 1000
     runs["tpot_s"] = runs["silicon_tpot_ms"].astype(float) / 1000
     runs["output_tps"] = (
-        runs["batch_size"] * runs["osl"] / (runs["ttft_s"] + (runs["osl"] - 1) * runs["tpot_s"])
+        runs["concurrency"] * runs["osl"] / (runs["ttft_s"] + (runs["osl"] - 1) * runs["tpot_s"])
     )
-    runs["campaign"] = runs["silicon_data_source"].map(campaign)
-    return runs.reset_index(drop=True)
+    return runs
+
+
+def engine_v1(version: str) -> bool:
+    """Whether a vLLM release runs the V1 engine the model describes by default (0.8 and later; a
+    nightly or unnamed release counts as recent)."""
+    match = re.match(r"(\d+)\.(\d+)", version)
+    return match is None or (int(match[1]), int(match[2])) >= (0, 8)
+
+
+DUPLICATE_KEY = ("checkpoint", "gpu", "tp_size", "dp", "ep", "isl", "osl", "concurrency")
+"""Runs that agree on all of these measure the same point (again, by another campaign or vLLM release)."""
+
+
+def duplicate_weights(runs: pd.DataFrame) -> np.ndarray:
+    """1 / the size of each run's near-duplicate group (:data:`DUPLICATE_KEY`), so that the fit counts every
+    measured point once however often it was repeated, as the memory calibration does."""
+    return 1.0 / runs.groupby(list(DUPLICATE_KEY))["isl"].transform("size").to_numpy(float)
 
 
 def deployment(cat: Catalog, checkpoint: str, gpu: str, tp: int, dp: int, ep: int, length: int) -> pd.Series:
@@ -116,5 +162,5 @@ def evaluate_runs(cat: Catalog, runs: pd.DataFrame) -> Runs:
     deployments = pd.DataFrame([rows[tuple(k)] for k in kept[keys].itertuples(index=False)]).reset_index(
         drop=True
     )
-    deployments["max_num_seqs"] = np.maximum(deployments["max_num_seqs"], kept["batch_size"] / kept["dp"])
+    deployments["max_num_seqs"] = np.maximum(deployments["max_num_seqs"], kept["concurrency"] / kept["dp"])
     return Runs(kept, deployments)

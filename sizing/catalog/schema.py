@@ -169,6 +169,10 @@ class VisionTower(Strict):
     patch_size: PosInt
     out_hidden_size: PosInt = Field(description="the text model's hidden size the projector maps to")
     merge_size: PosInt = Field(1, description="spatial merge: one output token per merge_size^2 patches")
+    pooling_size: PosInt = Field(
+        1,
+        description="patches pooled per side into one token after the encoder (Gemma 4 pooling_kernel_size)",
+    )
     mergers: PosInt = Field(1, description="projectors (Qwen3-VL: one plus one per deepstack layer)")
     gated_mlp: StrictBool = False
     max_tokens_per_item: PosInt = Field(

@@ -49,12 +49,17 @@ class ClassConstants(Strict):
     tau_seq_s: NonNegSeconds = Field(description="host cost per running sequence per step, seconds")
     tau_step_s: NonNegSeconds = Field(description="fixed cost per engine step (scheduler, sampling), seconds")
     tau_allreduce_s: NonNegSeconds = Field(description="latency of one TP all-reduce, seconds")
+    tau_expert_s: NonNegSeconds = Field(
+        default=0.0, description="fused-MoE cost per touched routed expert per layer per step, seconds"
+    )
     wave_share: Share = Field(description="share of a burst's prompt queue a request waits through")
     band: dict[str, Annotated[list[float], Field(min_length=2, max_length=2)]] = Field(
-        description="metric -> (p10, p90) of the leave-one-source-out signed error, measured/estimate - 1"
+        description="metric -> (low, high) band quantiles of the leave-one-source-out signed error, "
+        "measured/estimate - 1"
     )
     errors: dict[str, dict[str, float]] = Field(
-        description="metric -> median_abs, median, p10, p90, within_25 of the leave-one-source-out errors"
+        description="metric -> median_abs, median, low, high (the band quantiles), within_25 of the "
+        "leave-one-source-out errors"
     )
     runs: PosInt
     sources: PosInt

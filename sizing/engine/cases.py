@@ -63,6 +63,8 @@ def model_columns(m: Model) -> dict[str, object]:
         "experts": moe.experts if moe else 0,
         "active_share": _active_share(m),
         "expert_intermediate": moe.expert_intermediate_size if moe else 0,
+        "expert_matrices": (3 if m.gated_mlp else 2) if moe else 0,
+        "expert_in_dim": (moe.latent_size or m.hidden_size) if moe else 0,
         **profile_columns(m),
         **vision_columns(m),
     }
@@ -86,7 +88,7 @@ def vision_columns(m: Model) -> dict[str, int]:
         "vision_tokens": v.max_tokens_per_item if v else 0,
         "vision_hidden": v.hidden_size if v else 0,
         "vision_inter": v.intermediate_size if v else 0,
-        "vision_merge": v.merge_size if v else 1,
+        "vision_merge": v.merge_size * v.pooling_size if v else 1,
         "vision_out": v.out_hidden_size if v else 0,
     }
 
@@ -154,6 +156,7 @@ def gpu_columns(gpu_id: str, gpu: Gpu) -> dict[str, object]:
         "max_capture_size": max_capture_size(sm_version(gpu)),
         "interconnect": gpu.interconnect.kind,
         "nvswitch": "NVSwitch" in gpu.interconnect.generation,
+        "rocm": "gfx" in gpu.architecture,
     }
 
 

@@ -96,6 +96,8 @@ MODEL = (
     _c("full_head_dim", "int", "count", "head size of the full-attention layers (Gemma 4)"),
     _c("experts", "int", "count", "routed experts (0 for dense models)"),
     _c("expert_intermediate", "int", "count", "intermediate size of one expert (0 for dense models)"),
+    _c("expert_matrices", "int", "count", "weight matrices per expert: 3 gated, 2 not (0 for dense models)"),
+    _c("expert_in_dim", "int", "count", "input width of the experts: hidden, or the MoE latent size"),
     _c("dense_inter", "int", "count", "intermediate size of the dense MLP layers"),
     _c("moe_top_k", "int", "count", "experts each token is routed to"),
     _c("moe_inter", "int", "count", "expert intermediate size the fused-MoE workspaces are shaped by"),
@@ -114,7 +116,7 @@ MODEL = (
     ),
     _c("vision_hidden", "int", "count", "vision tower hidden size"),
     _c("vision_inter", "int", "count", "vision tower MLP intermediate size"),
-    _c("vision_merge", "int", "count", "patches merged into one language token"),
+    _c("vision_merge", "int", "count", "patches per side encoded for one language token (merge x pooling)"),
     _c("vision_out", "int", "count", "width of the tower output projected into the language model"),
 )
 CHECKPOINT = (
@@ -159,6 +161,7 @@ HARDWARE = (
     _c("max_capture_size", "int", "count", "largest batch vLLM captures a CUDA graph for"),
     _c("interconnect", "str", "text", "nvlink, pcie or xgmi (AMD Infinity Fabric)"),
     _c("nvswitch", "bool", "flag", "the GPUs of a node talk through NVSwitch (NVLS buffers)"),
+    _c("rocm", "bool", "flag", "an AMD Instinct GPU (gfx target): vLLM's ROCm build"),
 )
 PLAN = (
     _c("kv_cache_dtype", "str", "text", "--kv-cache-dtype"),
@@ -432,6 +435,9 @@ PER_CLASS_ONLY = frozenset(
         "min_sm",
         "max_capture_size",
         "nvswitch",
+        "rocm",
+        "expert_matrices",
+        "expert_in_dim",
         "block_size_override",
         "block_size_attention",
     }

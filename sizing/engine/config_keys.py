@@ -405,6 +405,13 @@ def check_keys(cfg_data: dict[str, Any], qc: dict[str, Any] | None, label: str) 
             f"{label}: {plain(key)}: a config key the sizing engine does not know; it may change "
             f"memory, so the config is not imported"
         )
-    for key, (neutral, asks) in NEUTRAL.items():
-        if key in cfg_data and not neutral(cfg_data[key]):
-            raise UsageError(f"{label}: {key}: asks for {asks}")
+    check_neutral(cfg_data, NEUTRAL, label)
+
+
+def check_neutral(
+    data: dict[str, Any], table: dict[str, tuple[Callable[[Any], bool], str]], label: str, prefix: str = ""
+) -> None:
+    """Refuse, with one line, a key of ``table`` that ``data`` sets to a value that changes memory."""
+    for key, (neutral, asks) in table.items():
+        if key in data and not neutral(data[key]):
+            raise UsageError(f"{label}: {prefix}{key}: asks for {asks}")

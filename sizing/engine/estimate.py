@@ -135,6 +135,7 @@ def _custom_gpu(mib: int) -> dict[str, object]:
         "max_capture_size": max_capture_size(0),
         "interconnect": "pcie",
         "nvswitch": False,
+        "rocm": False,
     }
 
 

@@ -24,6 +24,7 @@ from sizing.engine.hf_config import Config, as_count, as_fraction, check_finite,
 from sizing.engine.hf_linear import block_counts, block_pattern, linear_attention
 from sizing.engine.hf_quant import checkpoint_formats
 from sizing.engine.hf_vision import vision
+from sizing.engine.vision_keys import check_vision_keys
 from sizing.engine.weights import total_params
 from sizing.errors import UsageError
 
@@ -51,10 +52,21 @@ UNTIED_TYPES = {
 }
 
 REFUSED_TYPES = {
-    "deepseek_v4": "DeepSeek-V4 (compressed sparse attention by compress_ratios, hyper-connections hc_mult, "
-    "grouped low-rank output o_lora_rank) is not modelled by the sizing engine",
+    "deepseek_v4": "DeepSeek-V4 is not modelled: vLLM gives each layer a sliding-window cache "
+    "(sliding_window) plus, by compress_ratios, a 4x-compressed cache with a sparse indexer or a "
+    "128x-compressed one, each with a compressor state (a KV layout the engine's cache groups cannot "
+    "express); its hyper-connections (hc_mult), grouped low-rank output (o_lora_rank, o_groups), "
+    "hash-routed MoE layers (num_hash_layers) and MXFP4 experts in an FP8 checkpoint (expert_dtype) are "
+    "not modelled either",
 }
-"""Model types refused by name: public, served by vLLM, and not modelled."""
+"""Model types refused by name: public, served by vLLM, and not modelled.
+
+DeepSeek-V4: ``vllm-project/vllm:vllm/model_executor/models/deepseek_v4.py`` (``DeepseekV4Attention``:
+``compress_ratio`` per layer, an indexer only where it is 4; ``DeepseekV4DecoderLayer``: ``hc_mult``
+residual streams with fp32 mixing weights; ``wo_a``/``wo_b`` grouped low-rank output; ``DeepseekV4FP8Config``:
+MXFP4 experts when ``expert_dtype`` is fp4) and ``vllm/model_executor/layers/deepseek_v4_attention.py``
+(``DeepseekV4SWACache`` over ``window_size`` tokens, 584-byte FP8 rows; ``DeepseekCompressor`` for
+compressed layers). Modelling it needs a KV kind with per-layer compression rates and its own state."""
 
 MODEL_DTYPES = ("bfloat16", "float16", "float32")
 """Checkpoint dtypes vLLM loads in 2 bytes a weight by default (``--dtype auto`` runs float32
@@ -313,6 +325,7 @@ def check_config(cfg: Config) -> None:
     if qc is not None and not isinstance(qc, dict):
         raise cfg.refuse("quantization_config", "must be a JSON object")
     check_keys(cfg.data, qc, cfg.label)
+    check_vision_keys(cfg.raw.get("vision_config"), cfg.label)
     check_finite(cfg, MODELLED)
     dtype = cfg.get("torch_dtype") or cfg.get("dtype") or "bfloat16"
     if dtype not in MODEL_DTYPES:

@@ -29,17 +29,45 @@ def spec_col(df: pd.DataFrame, name: str) -> np.ndarray:
     return df[name].to_numpy() if name in df else np.zeros(len(df), dtype=np.int64)
 
 
+ROCM_EXTENSIBLE_MARGIN_GIB = 3.0
+"""The extensible KV cache's free-memory floor on ROCm (1 GiB on CUDA, ``extensible_margin_gib``), from the
+release of ``versions``' ``v1-extensible`` rules: vLLM's ``Worker._compile_or_warm_up_model`` →
+``measure_kv_cache_blocks`` keeps ``max(1 GiB, 3 GiB on ROCm, 0.75 × transient peak)`` free
+(``shared/reference/vllm-memory-model.md`` a.2)."""
+
+
+def _rocm(df: pd.DataFrame) -> np.ndarray:
+    """Per row: the GPU runs vLLM's ROCm build (False where the frame has no ``rocm`` column)."""
+    return _col(df, "rocm").astype(bool) if "rocm" in df else np.zeros(len(df), dtype=bool)
+
+
 def expert_padding(df: pd.DataFrame, rules: Rules) -> np.ndarray:
-    """Extra bytes per rank when the MoE kernels pad routed experts (MXFP4 only; see
-    sizing.engine.weights)."""
-    mask = (df["precision"] == "mxfp4").to_numpy(bool) if "precision" in df else np.zeros(len(df), bool)
-    if not mask.any():
-        return np.zeros(len(df))
+    """Extra routed-expert bytes, divided by TP, when the MoE kernels pad the experts: MXFP4's alignment,
+    or ROCm's stride padding of unquantized experts (:func:`sizing.engine.weights.rocm_moe_padding`)."""
     tp = _col(df, "tp")
-    align_i, align_h = wt.mxfp4_alignment(_col(df, "arch_sm"), rules.minor)
     split = np.where(df["expert_parallel"].to_numpy(bool), 1, tp) if "expert_parallel" in df else tp
+    precision = df["precision"].to_numpy() if "precision" in df else np.full(len(df), "")
+    extra = rocm_padding(df, precision, split)
+    mask = precision == "mxfp4"
+    if not mask.any():
+        return extra
+    align_i, align_h = wt.mxfp4_alignment(_col(df, "arch_sm"), rules.minor)
     factor = wt.padded_expert_factor(_col(df, "moe_inter"), _col(df, "hidden_size"), split, align_i, align_h)
-    return np.where(mask, _col(df, "w_experts") / tp * (factor - 1), 0.0)
+    return extra + np.where(mask, _col(df, "w_experts") / tp * (factor - 1), 0.0)
+
+
+UNQUANTIZED = ("bf16", "fp16")
+"""Precisions whose experts vLLM loads with ``UnquantizedFusedMoEMethod`` (the one ROCm pads)."""
+
+
+def rocm_padding(df: pd.DataFrame, precision: np.ndarray, split: np.ndarray) -> np.ndarray:
+    """ROCm's padding of unquantized routed experts, bytes divided by TP (0 off ROCm or when quantized)."""
+    if "expert_matrices" not in df:
+        return np.zeros(len(df))
+    mask = _rocm(df) & np.isin(precision, UNQUANTIZED)
+    inter = _col(df, "expert_intermediate") // np.maximum(split, 1)
+    growth = wt.rocm_moe_padding(_col(df, "expert_matrices"), _col(df, "expert_in_dim"), inter)
+    return np.where(mask, _col(df, "w_experts") / _col(df, "tp") * growth, 0.0)
 
 
 def expert_ranks(df: pd.DataFrame) -> pd.Series:
@@ -54,14 +82,24 @@ def weights_per_gpu(df: pd.DataFrame, rules: Rules) -> np.ndarray:
     """Weight bytes on the fullest rank: sharded layers / TP + replicated layers, stage share, embeddings /
     TP,
     plus the buffers every rank holds whole (``w_rank_buffers``: RoPE caches)."""
-    stage_share = kv.stage_count(df["layers"], df["pp"]) / df["layers"]
     ranks = expert_ranks(df)
+    return rank_weights(df, df["w_experts"] / ranks, expert_padding(df, rules) * df["tp"] / ranks)
+
+
+def non_expert_weights_per_gpu(df: pd.DataFrame) -> np.ndarray:
+    """Weight bytes on the fullest rank apart from the routed experts (:func:`weights_per_gpu` without them),
+    bytes. The throughput engine takes the routed experts' bytes per GPU, padding included, as the rest."""
+    return rank_weights(df)
+
+
+def rank_weights(df: pd.DataFrame, *experts: pd.Series) -> np.ndarray:
+    """Weight bytes on the fullest rank, with the routed experts' bytes per rank given as ``experts`` (terms
+    of the whole model, before the stage share; none: the rank without its experts), bytes."""
+    stage_share = kv.stage_count(df["layers"], df["pp"]) / df["layers"]
     tower = df["w_vision"] * df["language_model_only"]  # --language-model-only: the tower is not loaded
-    sharded = (
-        (df["w_layer_sharded"] - df["w_experts"] - tower) / df["tp"]
-        + df["w_experts"] / ranks
-        + expert_padding(df, rules) * df["tp"] / ranks
-    )
+    sharded = (df["w_layer_sharded"] - df["w_experts"] - tower) / df["tp"]
+    for term in experts:
+        sharded = sharded + term
     layers = (sharded + df["w_layer_replicated"]) * stage_share
     tied_copy = np.where(df["w_lm_head"] > 0, df["w_lm_head"], df["w_embeddings"])
     ends = np.where(
@@ -204,6 +242,7 @@ def overhead_bases(df: pd.DataFrame, rules: Rules) -> dict[str, np.ndarray]:
             nvls,
             oh.distributed_init_charged(rules.engine, rules.minor),
             oh.free_memory_charged(rules.engine, rules.minor),
+            _rocm(df),
         )
     )
     return bases
@@ -244,7 +283,10 @@ def add_fixed_terms(df: pd.DataFrame, rules: Rules) -> None:
     v2 = oh.runner_v2(rules.engine, rules.minor, _col(df, "is_moe"), _col(df, "linear_layers"))
     df["runner_v2"] = v2
     df["sampler_bytes"] = oh.sampler_peak(
-        _col(df, "max_num_seqs"), tokens, _col(df, "vocab_size"), oh.sampler_bytes_per_logit(rules.minor, v2)
+        _col(df, "max_num_seqs"),
+        tokens,
+        _col(df, "vocab_size"),
+        oh.sampler_bytes_per_logit(rules.minor, v2, _rocm(df)),
     )
     charged = v2 & oh.free_memory_charged(rules.engine, rules.minor)
     df["runner_buffers_bytes"] = oh.runner_buffers(_col(df, "max_num_seqs"), _col(df, "vocab_size"), charged)
@@ -277,6 +319,7 @@ def add_overheads(df: pd.DataFrame, rules: Rules, coef: oh.Coefficients) -> None
         + term["nccl_mib"]
         + term["nvls_mib"]
         + term["consumed_mib"]
+        + term["rocm_mib"]
         + _col(df, "runner_buffers_bytes")
     )
     captured, estimated = (coef.cudagraph_mib_per_capture * basis for basis in graph_bases(df, rules))
@@ -303,9 +346,8 @@ def add_budget(df: pd.DataFrame, rules: Rules, coef: oh.Coefficients) -> None:
     printed = df["budget_bytes"] - non_kv - (0 if rules.extensible_kv_cache else df["cudagraph_bytes"])
     effective = printed - (df["cudagraph_bytes"] if rules.extensible_kv_cache else 0)
     if rules.extensible_kv_cache:
-        margin = np.maximum(
-            coef.extensible_margin_gib * GiB, rules.extensible_activation_share * df["activation_bytes"]
-        )
+        floor = np.where(_rocm(df), ROCM_EXTENSIBLE_MARGIN_GIB, coef.extensible_margin_gib) * GiB
+        margin = np.maximum(floor, rules.extensible_activation_share * df["activation_bytes"])
         headroom = df["total_bytes"] - coef.cuda_context_mib * MiB - non_kv - df["cudagraph_bytes"] - margin
         effective = np.minimum(effective, headroom)
     classes = oh.band_classes(df["is_moe"], df["is_mla"], df["linear_layers"], df["vision_tokens"])

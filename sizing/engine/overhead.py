@@ -55,9 +55,20 @@ V2_SAMPLER_BYTES_PER_LOGIT = 2
 V2_SAMPLER_WARMUP_BYTES_PER_LOGIT = 2 + 4
 """From :data:`~sizing.engine.versions.V2_SAMPLER_WARMUP_MINOR` it also runs a warm-up pass through the fp32
 logits pipeline: the logits and their fp32 copy."""
+ROCM_SORT_BEFORE_MINOR = SORT_SAMPLER_MINORS.stop
+"""From this release V1's native top-k/top-p takes the Triton kernel on ROCm too
+(:func:`sampler_bytes_per_logit`)."""
 V0_LONG_CONTEXT = 32768
 """Above this max_model_len the V0 OpenAI server enables chunked prefill by default (``use_long_context``)."""
-FITTED = ("act_hidden_factor", "act_mlp_factor", "nontorch_mib", "nccl_mib", "nvls_mib", "consumed_mib")
+FITTED = (
+    "act_hidden_factor",
+    "act_mlp_factor",
+    "nontorch_mib",
+    "nccl_mib",
+    "nvls_mib",
+    "consumed_mib",
+    "rocm_mib",
+)
 """The residual coefficients ``scripts/calibrate.py`` fits on the logged available KV memory; each multiplies
 one basis of its term."""
 FORWARD_FITTED = ("act_hidden_factor", "act_mlp_factor")
@@ -84,6 +95,7 @@ class Coefficients:
     kv_band_pessimistic: float
     class_bands: tuple[tuple[float, float], ...] = ()
     """(optimistic, pessimistic) per class of :data:`BAND_CLASSES`; empty: the scalar band for every class."""
+    rocm_mib: float = 0.0
 
     @classmethod
     def from_assumptions(cls, values: dict[str, float]) -> "Coefficients":
@@ -259,7 +271,7 @@ def runner_v2(engine: str, minor: int, is_moe: np.ndarray, linear_layers: np.nda
     return ~moe if minor < V2_ALL_MINOR else np.ones(moe.shape, dtype=bool)
 
 
-def sampler_bytes_per_logit(minor: int, v2: np.ndarray) -> np.ndarray:
+def sampler_bytes_per_logit(minor: int, v2: np.ndarray, rocm: np.ndarray | bool = False) -> np.ndarray:
     """Bytes per logit live at the sampler dummy run's peak, by release and model runner.
 
     Source, V1: ``vllm/v1/worker/gpu_model_runner.py`` ``GPUModelRunner._dummy_sampler_run`` asks for
@@ -281,8 +293,14 @@ def sampler_bytes_per_logit(minor: int, v2: np.ndarray) -> np.ndarray:
     through ``aten/src/ATen/cuda/cub.cuh``; that non-double-buffer form takes its alternate key (fp32) and
     value (int64) buffers from the temporary storage, both from PyTorch's caching allocator, so the
     profiler's torch peak counts them: 8 + 4 + 8 B on top of the 18 B of logits and sort outputs.
+
+    ROCm (``rocm``) has no FlashInfer sampler: ``TopKTopPSampler.__init__`` picks ``forward_cuda`` only
+    under ``current_platform.is_cuda()``, and on ROCm ``forward_native`` (the aiter sampler needs
+    ``VLLM_ROCM_USE_AITER``, off by default), so V1 sorts there in every release before the Triton
+    kernel (:data:`ROCM_SORT_BEFORE_MINOR`).
     """
-    v1 = SORT_SAMPLER_BYTES_PER_LOGIT if minor in SORT_SAMPLER_MINORS else SAMPLER_BYTES_PER_LOGIT
+    sort = (minor in SORT_SAMPLER_MINORS) | (np.asarray(rocm, dtype=bool) & (minor < ROCM_SORT_BEFORE_MINOR))
+    v1 = np.where(sort, SORT_SAMPLER_BYTES_PER_LOGIT, SAMPLER_BYTES_PER_LOGIT)
     v2_bytes = (
         V2_SAMPLER_WARMUP_BYTES_PER_LOGIT if minor >= V2_SAMPLER_WARMUP_MINOR else V2_SAMPLER_BYTES_PER_LOGIT
     )
@@ -389,7 +407,11 @@ vllm-project/vllm#9699 measured the NVLS buffers on H100 NVSwitch nodes at TP 4 
 
 
 def nontorch_basis(
-    world: np.ndarray, nvls: np.ndarray, init_charged: bool = True, free_charged: bool = False
+    world: np.ndarray,
+    nvls: np.ndarray,
+    init_charged: bool = True,
+    free_charged: bool = False,
+    rocm: np.ndarray | bool = False,
 ) -> dict[str, np.ndarray]:
     """Bases (bytes per coefficient MiB) of the non-torch growth during the profile run.
 
@@ -405,6 +427,13 @@ def nontorch_basis(
     are set up by the first large all-reduce of the profiled forward pass, not at communicator init.
     Where the drop in free memory is charged (``free_charged``, :func:`free_memory_charged`), what it
     counts beyond those is ``consumed_mib`` on every GPU.
+
+    vLLM's ROCm build (``rocm``) charges more than the CUDA one besides the weights and the activation
+    peak (``rocm_mib``, on every AMD GPU): its "Model loading took" is the drop in free device memory
+    (``vllm/platforms/rocm.py`` ``RocmPlatform.get_current_memory_usage`` returns ``mem_get_info`` total −
+    free, where CUDA reads the torch allocator's peak), so it holds the allocator slack of the weights'
+    post-load copies (ROCm's MoE padding), and hipBLASLt and RCCL workspaces are not torch's. No source
+    fixes their size: the MI300X logs do.
     """
     multi = np.asarray(world) > 1
     nvls_on = np.asarray(world) > NVLS_MIN_RANKS - 1
@@ -413,6 +442,7 @@ def nontorch_basis(
         "nccl_mib": np.where(multi & init_charged, float(MiB), 0.0),
         "nvls_mib": np.where(nvls_on & np.asarray(nvls, dtype=bool), float(MiB), 0.0),
         "consumed_mib": np.full(np.shape(world), float(MiB) if free_charged else 0.0),
+        "rocm_mib": np.where(np.asarray(rocm, dtype=bool), float(MiB), 0.0) * np.ones(np.shape(world)),
     }
 
 

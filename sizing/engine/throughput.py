@@ -15,18 +15,19 @@ left of the budget, while ``len(self.running) < self.max_num_running_reqs`` (``-
 - prompt tokens: each request brings ``I`` per ``O`` steps, in chunks that fill the budget left by the
   decode tokens, so ``B · I / budget`` of every ``O`` steps carry a chunk;
 - one step reads the weights it touches (routed experts: the expected distinct experts ``T`` tokens hit,
-  ``E · (1 − (1 − k/E)^T)``, as top-k routing draws them), the KV cache of every running sequence
-  (sliding layers capped at the window, MLA's latent, the linear layers' state), and computes
-  ``2 · active parameters`` FLOPs per token plus attention over the context;
-- step time ``max(bytes / (η_bw · bandwidth), FLOPs / (η_c · peak)) + TP all-reduce + τ_L · layers
-  + τ_step + τ_s · B``;
+  ``E · (1 − (1 − k/E)^T)``, as top-k routing draws them; with data and expert parallelism ``T`` counts
+  the tokens of every engine sharing the experts), the KV cache of every running sequence (sliding layers
+  capped at the window, MLA's latent, the linear layers' state), and computes ``2 · active parameters``
+  FLOPs per token plus attention over the context;
+- step time ``max(bytes / (η_bw · bandwidth), FLOPs / (η_c · peak)) + TP all-reduce + expert exchange
+  + τ_L · layers + τ_step + τ_s · B + τ_e · touched experts · layers``;
 - ``TPOT`` = the mean of those chunk steps and the plain decode steps (``vllm bench serve`` excludes the
   first token from TPOT); ``TTFT`` = the own prompt's chunks plus a fitted share of the queue of prompts
   that arrived with it,
   plus the wait for a free slot when clients exceed ``B``;
 - output tokens/s per server = ``dp · B · O / (TTFT + (O − 1) · TPOT)``; tokens/s per user = ``1 / TPOT``.
 
-The constants (η_bw, η_experts, η_kv, η_c, overlap, τ_L, τ_step, τ_s, τ_allreduce, wave_share) are
+The constants (η_bw, η_experts, η_kv, η_c, overlap, τ_L, τ_step, τ_s, τ_allreduce, τ_e, wave_share) are
 fitted per architecture class on published runs (``python -m scripts.throughput_fit``,
 ``calibration/throughput.md``); a class without them gets the roofline bound (η = 1, no fixed costs) and
 no band.
@@ -53,6 +54,16 @@ def experts_touched(tokens: np.ndarray, hit_share: np.ndarray) -> np.ndarray:
     return 1.0 - np.power(1.0 - np.minimum(hit_share, 1.0), np.maximum(tokens, 1.0))
 
 
+def expert_blocks(x: Arrays, tokens: np.ndarray) -> np.ndarray:
+    """Routed experts (or TP slices of them) one rank runs per layer for a step of ``tokens`` tokens: the
+    experts it holds (``experts / ep``) times the share the step's tokens touch. vLLM's fused-MoE kernels
+    give each touched expert its own blocks of work, padded to the block size
+    (``moe_align_block_size``, ``vllm/model_executor/layers/fused_moe/moe_align_block_size.py``), so a step
+    costs a fitted time per touched expert (``tau_expert_s``) on top of the bytes it reads."""
+    touched = experts_touched(tokens * x["expert_group"], x["hit_share"])
+    return x["experts_on_rank"] * touched
+
+
 def attended(x: Arrays, context: np.ndarray) -> np.ndarray:
     """(query, key) pairs of one decode token over ``context`` tokens, summed over the stage's layers:
     full layers attend to all of it, sliding layers to at most the window."""
@@ -66,9 +77,11 @@ def step_bytes(
     """Bytes one GPU reads and writes in one step with ``decode`` running sequences at mean ``context``
     tokens and ``prompt`` prompt tokens: (dense weights, routed experts touched, KV cache and
     linear-attention state). The KV part is the running sequences' cache read plus the new tokens' K and V
-    written; the state is read and written."""
+    written; the state is read and written. With data and expert parallelism the experts a rank holds see
+    the tokens of all ``expert_group`` engines of its EP group, which step together (vLLM's ``FusedMoE``
+    dispatches over the EP group, ``vllm/model_executor/layers/fused_moe/layer.py``)."""
     tokens = decode + prompt
-    experts = x["expert_bytes"] * experts_touched(tokens, x["hit_share"])
+    experts = x["expert_bytes"] * experts_touched(tokens * x["expert_group"], x["hit_share"])
     kv_layers = x["full_on_stage"] + x["sliding_on_stage"]
     kv = x["kv_bytes_per_token_layer"] * (decode * attended(x, context) + tokens * kv_layers)
     state = 2 * decode * x["linear_state_bytes"] * x["linear_on_stage"]
@@ -89,10 +102,24 @@ def allreduce_seconds(x: Arrays, tokens: np.ndarray) -> np.ndarray:
     (``2 (n − 1) / n`` of the data crosses each link; NCCL docs, "Collective Operations: AllReduce"), plus a
     fitted latency per all-reduce (``tau_allreduce_s``; vLLM calls ``tensor_model_parallel_all_reduce`` after
     the attention output and the MLP down projection of every layer,
-    ``vllm/distributed/communication_op.py``)."""
+    ``vllm/distributed/communication_op.py``); with data and expert parallelism, the expert dispatch and
+    combine of every layer (:func:`expert_exchange_seconds`)."""
     ring = 2 * (x["tp"] - 1) / x["tp"]
     volume = 2 * x["stage_layers"] * ring * tokens * x["hidden_size"] * ACTIVATION_BYTES
     latency = 2 * x["stage_layers"] * x["tau_allreduce_s"] * (x["tp"] > 1)
+    return volume / x["link"] + latency + expert_exchange_seconds(x, tokens)
+
+
+def expert_exchange_seconds(x: Arrays, tokens: np.ndarray) -> np.ndarray:
+    """The expert dispatch and combine of every layer when ``expert_group`` > 1 engines share the experts:
+    vLLM's default all-to-all backend gathers every engine's hidden states to every rank and scatters the
+    sums back (``AgRsAll2AllManager``: ``all_gatherv`` then ``reduce_scatterv``,
+    ``vllm/distributed/device_communicators/all2all.py``), so a rank receives
+    ``(group − 1) · tokens · hidden`` bf16 values twice per layer, plus the fitted latency of each
+    collective."""
+    group = x["expert_group"]
+    volume = 2 * x["stage_layers"] * (group - 1) * tokens * x["hidden_size"] * ACTIVATION_BYTES
+    latency = 2 * x["stage_layers"] * x["tau_allreduce_s"] * (group > 1)
     return volume / x["link"] + latency
 
 
@@ -105,7 +132,12 @@ def step_parts(
     weights = (dense + experts / x["eta_experts"]) / x["eta_bw"]
     memory = (weights + cache / x["eta_kv"]) / x["bandwidth"]
     compute = step_flops(x, decode, prompt, context, prompt_len) / (x["eta_compute"] * x["peak_flops"])
-    host = x["tau_layer_s"] * x["stage_layers"] + x["tau_seq_s"] * decode + x["tau_step_s"] / x["pp"]
+    host = (
+        x["tau_layer_s"] * x["stage_layers"]
+        + x["tau_seq_s"] * decode
+        + x["tau_step_s"] / x["pp"]
+        + x["tau_expert_s"] * x["stage_layers"] * expert_blocks(x, decode + prompt)
+    )
     return memory, compute, allreduce_seconds(x, decode + prompt), host
 
 

@@ -13,6 +13,9 @@ import pandas as pd
 
 from sizing.catalog.loader import Catalog
 from sizing.catalog.workloads import ClassConstants
+from sizing.engine import kvcache as kv
+from sizing.engine import memory
+from sizing.engine.cases import model_frame
 
 CLASSES = ("dense", "moe", "mla-moe", "hybrid")
 """Architecture classes the constants are fitted per (``calibration/throughput.yaml``)."""
@@ -34,6 +37,7 @@ ROOFLINE = {
     "eta_experts": 1.0,
     "tau_allreduce_s": 0.0,
     "wave_share": 0.0,
+    "tau_expert_s": 0.0,
 }
 """The constants of a row outside every calibrated class: the roofline bound, no band."""
 
@@ -95,22 +99,80 @@ def hit_share(df: pd.DataFrame, cat: Catalog) -> np.ndarray:
     return np.nan_to_num(by_id(df["model"], shares), nan=1.0)
 
 
-def weight_arrays(df: pd.DataFrame, cat: Catalog) -> dict[str, np.ndarray]:
-    """Dense and routed-expert weight bytes per GPU, k/E, and the parameters one token multiplies per GPU.
+WEIGHT_SPLIT = (
+    "w_layer_sharded",
+    "w_layer_replicated",
+    "w_embeddings",
+    "w_lm_head",
+    "w_experts",
+    "w_vision",
+    "w_rank_buffers",
+)
+"""The per-checkpoint weight columns (:func:`sizing.engine.cases.model_frame`) the expert split reads."""
 
-    The matrix gives the bytes a one-sequence step reads (``weights_read_bytes``: the dense part plus k/E
-    of the experts), so the expert bytes are ``(weights − read) / (1 − k/E)``; parameters are the model card's
-    active parameters over TP × PP (for a model outside the catalog, bytes over bytes per parameter)."""
+
+def checkpoint_weights(df: pd.DataFrame, cat: Catalog) -> dict[str, np.ndarray]:
+    """:data:`WEIGHT_SPLIT` of each row's checkpoint and precision, bytes of the whole model (NaN for a
+    checkpoint the catalog does not have), looked up once per distinct (checkpoint, precision)."""
+    ck_codes, checkpoints = id_codes(df["checkpoint"])
+    pr_codes, precisions = id_codes(df["precision"])
+    at = {(c, p): (i, j) for i, c in enumerate(checkpoints) for j, p in enumerate(precisions)}
+    tables = {name: np.full((len(checkpoints) + 1, len(precisions) + 1), np.nan) for name in WEIGHT_SPLIT}
+    for row in model_frame(cat)[["checkpoint", "precision", *WEIGHT_SPLIT]].itertuples(index=False):
+        if (row[0], row[1]) in at:
+            for name, value in zip(WEIGHT_SPLIT, row[2:]):
+                tables[name][at[(row[0], row[1])]] = value
+    return {name: table[ck_codes, pr_codes] for name, table in tables.items()}  # code -1: the NaN row
+
+
+def split_frame(df: pd.DataFrame, cat: Catalog) -> pd.DataFrame:
+    """Each row's checkpoint weights (:func:`checkpoint_weights`) with the plan columns
+    :func:`sizing.engine.memory.non_expert_weights_per_gpu` reads."""
+    w = pd.DataFrame(checkpoint_weights(df, cat), index=df.index)
+    for name in ("layers", "pp", "tp", "w_draft"):
+        if name in df:
+            w[name] = df[name].to_numpy()
+    w["language_model_only"] = df["language_model_only"].to_numpy() if "language_model_only" in df else 0
+    return w
+
+
+def weight_split(df: pd.DataFrame, cat: Catalog, share: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(Routed-expert bytes, weight bytes no step reads) per GPU.
+
+    The experts are what the rank holds beyond its other weights
+    (:func:`sizing.engine.memory.non_expert_weights_per_gpu`), so the kernels' padding of the experts
+    (MXFP4) counts with them. No step reads the input embedding whole (``VocabParallelEmbedding`` gathers
+    the rows of the step's tokens; a tied LM head is read as the head) nor a loaded vision tower on text
+    requests. A checkpoint outside the catalog: experts from the bytes a one-sequence step reads
+    (``weights_read_bytes``, the rest plus k/E of the experts), ``(weights − read) / (1 − k/E)``, and
+    nothing unread."""
+    weights, read = df["weights_bytes"].to_numpy(float), df["weights_read_bytes"].to_numpy(float)
+    w = split_frame(df, cat)
+    rest = memory.non_expert_weights_per_gpu(w)
+    fallback = (weights - read) / np.maximum(1 - share, 1e-9)
+    experts = np.where(np.isnan(rest), fallback, np.maximum(weights - rest, 0.0))
+    stage_share = kv.stage_count(w["layers"], w["pp"]) / w["layers"]
+    tower = w["w_vision"] * (1 - w["language_model_only"]) * stage_share
+    embedding = np.where(w["w_lm_head"] > 0, w["w_embeddings"], 0.0)
+    unread = np.nan_to_num(((embedding + tower) / w["tp"]).to_numpy(float), nan=0.0)
+    return np.where(share < 1, experts, 0.0), unread
+
+
+def weight_arrays(df: pd.DataFrame, cat: Catalog) -> dict[str, np.ndarray]:
+    """Dense and routed-expert weight bytes a step reads per GPU (:func:`weight_split`; the dense part is
+    the rest of the weights), k/E, and the parameters one token multiplies per GPU: the model card's active
+    parameters over TP × PP (for a model outside the catalog, the bytes a one-sequence step reads over bytes
+    per parameter)."""
     share = hit_share(df, cat)
     weights, read = df["weights_bytes"].to_numpy(float), df["weights_read_bytes"].to_numpy(float)
-    experts = np.where(share < 1, (weights - read) / np.maximum(1 - share, 1e-9), 0.0)
+    experts, unread = weight_split(df, cat, share)
     per_param = {pid: p.bytes_per_param for pid, p in cat.precisions.items()}
     active = {mid: 1e9 * (m.active_params_b or m.total_params_b) for mid, m in cat.models.items()}
     ranks = df["tp"].to_numpy(float) * df["pp"].to_numpy(float)
     params = by_id(df["model"], active) / ranks
     params = np.where(np.isnan(params), read / by_id(df["precision"], per_param), params)
     return {
-        "dense_bytes": weights - experts,
+        "dense_bytes": weights - experts - unread,
         "expert_bytes": experts,
         "hit_share": share,
         "active_params": params,
@@ -118,7 +180,9 @@ def weight_arrays(df: pd.DataFrame, cat: Catalog) -> dict[str, np.ndarray]:
 
 
 def geometry_arrays(df: pd.DataFrame) -> dict[str, np.ndarray]:
-    """Per-GPU layer counts, KV bytes and attention width (FLOPs per (query, key) pair are twice it)."""
+    """Per-GPU layer counts, KV bytes and attention width (FLOPs per (query, key) pair are twice it), and
+    ``expert_group``: how many engines share one rank's routed experts (``ep / tp`` with data and expert
+    parallelism, else 1)."""
     names = (
         "full_on_stage",
         "sliding_on_stage",
@@ -138,6 +202,9 @@ def geometry_arrays(df: pd.DataFrame) -> dict[str, np.ndarray]:
         df["is_mla"].to_numpy(bool), 2 * df["mla_dim"].to_numpy(float), 2 * df["head_dim"].to_numpy(float)
     )
     x["attn_width"] = df["attention_heads"].to_numpy(float) / x["tp"] * per_head
+    ep = df["ep"].to_numpy(float) if "ep" in df else np.ones(len(df))
+    x["expert_group"] = np.maximum(ep / x["tp"], 1.0)  # engines whose tokens reach one rank's experts
+    x["experts_on_rank"] = df["experts"].to_numpy(float) / np.maximum(ep, 1.0)
     x["stage_layers"] = np.ceil(df["layers"].to_numpy(float) / x["pp"])
     x["kv_tokens"] = np.maximum(df["kv_cache_tokens"].to_numpy(float), 0.0)
     return x

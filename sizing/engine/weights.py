@@ -216,6 +216,35 @@ def padded_expert_factor(
     return np.where(part > 0, padded / np.maximum(part * h, 1), 1.0)
 
 
+ROCM_MOE_PAD_BYTES = 256
+"""Bytes vLLM's ROCm build adds to every row of an unquantized fused-MoE weight
+(``VLLM_ROCM_MOE_PADDING``)."""
+ROCM_MOE_ROW_ALIGN = 512
+"""A row is padded only when its length in bytes is a multiple of this."""
+
+
+def rocm_moe_padding(
+    matrices: np.ndarray, in_dim: np.ndarray, inter_part: np.ndarray, dtype_bytes: int = BF16_BYTES
+) -> np.ndarray:
+    """Growth of each rank's routed-expert bytes under ROCm's MoE stride padding (0 where nothing is padded).
+
+    Source: ``vllm-project/vllm:vllm/envs.py`` ``VLLM_ROCM_MOE_PADDING`` (default on) and
+    ``vllm/model_executor/layers/fused_moe/layer.py`` ``UnquantizedFusedMoEMethod._maybe_pad_weight``
+    (from 0.13 in ``unquantized_fused_moe_method.py``), called on ``w13_weight`` ``[E, matrices-1 ×
+    inter_part, in_dim]`` and ``w2_weight`` ``[E, hidden, inter_part]`` after loading: on ROCm, when a row
+    is ``ROCM_MOE_ROW_ALIGN``-byte aligned, ``F.pad(weight, (0, 256 // element_size))[..., :-num_pad]``
+    copies the tensor into one ``ROCM_MOE_PAD_BYTES`` wider per row and keeps a view, so the weight
+    grows by ``256 / row bytes``. ``matrices`` is 3 for a gated MLP (w13 holds two of them), 2 otherwise.
+    """
+    share13 = (np.asarray(matrices) - 1) / np.maximum(np.asarray(matrices), 1)
+    rows = {"w13": np.asarray(in_dim) * dtype_bytes, "w2": np.asarray(inter_part) * dtype_bytes}
+    grow = {
+        k: np.where((v > 0) & (v % ROCM_MOE_ROW_ALIGN == 0), ROCM_MOE_PAD_BYTES / np.maximum(v, 1), 0.0)
+        for k, v in rows.items()
+    }
+    return share13 * grow["w13"] + (1 - share13) * grow["w2"]
+
+
 FP8_BYTES = 1.0
 """Bytes per weight of the FP8 parts of a modelopt MIXED_PRECISION checkpoint: E4M3 with one FP32
 scale per tensor (``modelopt.py`` ``ModelOptFp8LinearMethod.create_weights``), negligible."""

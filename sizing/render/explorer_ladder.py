@@ -11,7 +11,7 @@ engine gives no figure. explorer.js lays the cells out, :data:`STEP_CELLS` to a 
 from __future__ import annotations
 
 from sizing.render.i18n import t
-from sizing.render.throughput_render import ladder_cells, speed_target
+from sizing.render.throughput_render import band_ends, ladder_cells, speed_target
 from sizing.views.bundle import SiteContext
 from sizing.views.throughput import Ladder, ladder_blocks
 
@@ -25,7 +25,9 @@ STEP_CELLS = len(HEAD)
 def ladder_notes(ctx: SiteContext, lang: str) -> tuple[str, str]:
     """The note under a calibrated ladder and under a roofline one, each with the speed target."""
     target = " " + t(lang, "tp_ladder_target_note", target=speed_target(lang, ctx))
-    return t(lang, "tp_ladder_note") + target, t(lang, "tp_ladder_note_roofline") + target
+    return t(lang, "tp_ladder_note", **band_ends(lang, ctx)) + target, t(
+        lang, "tp_ladder_note_roofline"
+    ) + target
 
 
 def ladder_strings(block: Ladder, lang: str, notes: tuple[str, str]) -> list[str]:

@@ -18,6 +18,7 @@ from sizing.render.cells import escape_cell
 from sizing.render.charts import DASHES, MARKERS, SVG_NS, Axis, _el, _esc, _f, _legend_key, _marker, _slug
 from sizing.render.explain import Quantity, caption, fmt_quantity, step_parts
 from sizing.render.i18n import NBSP, fmt_money, fmt_number, fmt_percent, t
+from sizing.render.plural import percentile
 from sizing.views.bundle import SiteContext
 from sizing.views.ladder_rows import LadderRow, by_checkpoint, server_ladder
 from sizing.views.series import check_server
@@ -102,7 +103,7 @@ def throughput_ladder(lang: str, ctx: SiteContext, server_id: str) -> str:
         cells = [escape_cell(_model_name(ctx, row)), *ladder_cells(lang, row)]
         lines.append("| " + " | ".join(cells) + " |")
     note = (
-        t(lang, "tp_ladder_note")
+        t(lang, "tp_ladder_note", **band_ends(lang, ctx))
         if all(bool(r["calibrated"]) for r in rows)
         else t(lang, "tp_ladder_note_roofline")
     )
@@ -317,21 +318,23 @@ def throughput_example(lang: str, ctx: SiteContext, example_id: str, concurrency
     return "\n".join(lines) + "\n"
 
 
+def band_ends(lang: str, ctx: SiteContext) -> dict[str, str]:
+    """The throughput band's ends as the percentiles prose names (``low``, ``high``; the catalog's
+    ``throughput_band_quantiles``)."""
+    quantiles = ctx.catalog.assume("throughput_band_quantiles")
+    return dict(zip(("low", "high"), (percentile(lang, q) for q in quantiles)))
+
+
 def calibration_table(lang: str, ctx: SiteContext) -> str:
     """``{{ sz_tp_calibration() }}``: leave-one-source-out errors per class and metric."""
     view = throughput_view(ctx)
+    ends = band_ends(lang, ctx)
     head = [
-        t(lang, k)
-        for k in (
-            "col_tp_class",
-            "col_tp_metric",
-            "col_tp_median_abs",
-            "col_tp_median",
-            "col_tp_p10",
-            "col_tp_p90",
-            "col_tp_within",
-            "col_tp_runs",
-        )
+        *(t(lang, k) for k in ("col_tp_class", "col_tp_metric", "col_tp_median_abs", "col_tp_median")),
+        t(lang, "col_tp_p10", pct=ends["low"]),
+        t(lang, "col_tp_p90", pct=ends["high"]),
+        t(lang, "col_tp_within"),
+        t(lang, "col_tp_runs"),
     ]
     lines = ["| " + " | ".join(head) + " |", "|---|---|" + "---:|" * 6]
     for name, c in sorted(view.constants.items()):
@@ -342,8 +345,8 @@ def calibration_table(lang: str, ctx: SiteContext) -> str:
                 t(lang, f"tp_metric_{metric}"),
                 fmt_percent(e["median_abs"], lang, 1),
                 _signed(e["median"], lang),
-                _signed(e["p10"], lang),
-                _signed(e["p90"], lang),
+                _signed(e["low"], lang),
+                _signed(e["high"], lang),
                 fmt_percent(e["within_25"], lang),
                 fmt_number(c.runs, lang),
             ]

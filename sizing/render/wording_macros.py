@@ -165,12 +165,19 @@ def gpu_fact(lang: str, ctx: SiteContext, gpu: str, field: str) -> str:
     return facts[field]()
 
 
-def band_percentile(lang: str, ctx: SiteContext, end: str) -> str:
-    """``{{ sz_band_percentile("low") }}``: the ``low`` or ``high`` end of the estimate's band as the
-    percentile of the errors it sits at (the catalog's ``kv_band_quantiles``, :func:`percentile`)."""
-    low, high = ctx.catalog.assume("kv_band_quantiles")
+BANDS = ("kv", "throughput")
+"""Bands with their quantiles in the catalog (``<band>_band_quantiles``): available KV memory, throughput."""
+
+
+def band_percentile(lang: str, ctx: SiteContext, end: str, band: str = "kv") -> str:
+    """``{{ sz_band_percentile("low") }}``, ``{{ sz_band_percentile("high", "throughput") }}``: the ``low``
+    or ``high`` end of a band as the percentile of the errors it sits at (the catalog's
+    ``<band>_band_quantiles``, :func:`percentile`)."""
     if end not in ("low", "high"):
         raise UsageError(f"unknown band end {end!r}; known: low, high")
+    if band not in BANDS:
+        raise UsageError(f"unknown band {band!r}; known: {', '.join(BANDS)}")
+    low, high = ctx.catalog.assume(f"{band}_band_quantiles")
     return percentile(lang, low if end == "low" else high)
 
 

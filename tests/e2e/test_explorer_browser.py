@@ -337,7 +337,9 @@ def test_explorer_shows_the_chat_ladder_of_the_answer(desktop: object, site_url:
         "rows => rows.map(r => Array.from(r.cells, c => c.textContent))",
     )
     assert cells == [ladder_cells(lang, row)[:6] for row in own.to_dict("records")]
-    assert desktop.inner_text(".sz-explorer__ladder-note").startswith(t(lang, "tp_ladder_note")[:20])
+    assert desktop.inner_text(".sz-explorer__ladder-note").startswith(
+        t(lang, "tp_ladder_note", low="", high="")[:20]
+    )
     desktop.select_option("select[name='server']", "ref-1x-rtx-4090")
     desktop.wait_for_selector(".sz-explorer__ladder-none")
     assert t(lang, "speed_reason_no_peak") in desktop.inner_text(".sz-explorer__ladder-none")

@@ -166,22 +166,40 @@ REPRODUCED = [
 ]
 
 
-TEXT_ONLY = {"moonshotai--Kimi-K2.5.json"}
-"""Fixtures whose catalog entry counts the text stack only (Kimi-K2.5's notes: its MoonViT tower is not
-modelled, so the importer refuses the whole file and these tests import it without ``vision_config``)."""
-
-
 def _imported(fixture: str, model_id: str | None = None):
-    if fixture not in TEXT_ONLY:
-        return model_from_config_file(DATA / fixture, model_id=model_id)
-    raw = json.loads((DATA / fixture).read_text(encoding="utf-8"))
-    raw.pop("vision_config")
-    return model_from_config(raw, model_id or "moonshotai/Kimi-K2.5", fixture)
+    return model_from_config_file(DATA / fixture, model_id=model_id)
 
 
 def test_a_vision_tower_the_engine_cannot_size_is_refused():
+    raw = json.loads((DATA / "moonshotai--Kimi-K2.5.json").read_text(encoding="utf-8"))
+    raw["vision_config"].pop("vt_hidden_size")
     with pytest.raises(UsageError, match="vision_config: a vision tower without hidden_size is not modelled"):
-        model_from_config_file(DATA / "moonshotai--Kimi-K2.5.json")
+        model_from_config(raw, "m/x", "cfg")
+
+
+def test_kimi_k25_imports_its_moonvit_tower():
+    """MoonViT's vt_* shape, a 2x2 patch merger to the text width, 4225 tokens for vLLM's 3000 px image."""
+    vision = _imported("moonshotai--Kimi-K2.5.json").vision
+    assert vision is not None
+    assert (vision.layers, vision.hidden_size, vision.intermediate_size, vision.patch_size) == (
+        27,
+        1152,
+        4304,
+        14,
+    )
+    assert (vision.out_hidden_size, vision.merge_size, vision.max_tokens_per_item) == (7168, 2, 4225)
+
+
+def test_an_unknown_vision_key_is_refused_by_name(tmp_path, capsys):
+    from sizing.cli import main
+
+    raw = json.loads((DATA / "Qwen--Qwen3-VL-30B-A3B-Instruct.json").read_text(encoding="utf-8"))
+    raw["vision_config"]["num_experts"] = 8
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(raw), encoding="utf-8")
+    assert main(["import-config", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "vision_config.num_experts: a vision_config key the sizing engine" in err
 
 
 @pytest.mark.parametrize(("fixture", "entry", "index"), REPRODUCED)
@@ -439,6 +457,8 @@ def test_deepseek_v4_is_refused_by_name(capsys):
     assert main(["import-config", str(path)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and str(path) in err and "model_type: deepseek_v4: DeepSeek-V4" in err
+    for feature in ("sliding-window cache", "compress_ratios", "hc_mult", "o_lora_rank", "num_hash_layers"):
+        assert feature in err
 
 
 def test_a_window_on_unnamed_layers_is_refused_unless_it_spans_the_context():

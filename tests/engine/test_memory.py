@@ -35,25 +35,35 @@ def frame(**columns: object) -> pd.DataFrame:
     return pd.DataFrame({k: [v] for k, v in columns.items()})
 
 
+SPLIT_ROW = dict(
+    layers=4,
+    w_layer_sharded=800.0,
+    w_layer_replicated=10.0,
+    w_embeddings=100.0,
+    w_lm_head=100.0,
+    tp=2,
+    w_experts=0.0,
+    w_vision=0.0,
+    language_model_only=False,
+    w_rank_buffers=7,
+)
+"""A 4-layer model's weight split, bytes: 800 sharded, 10 replicated, 100 each for embeddings and head."""
+
+
 def test_weights_per_gpu_splits_layers_by_tp_and_stages_by_pp() -> None:
     """Assert (800/2 + 10) + (100 + 100)/2 + 7 = 517 at TP2, and half the layers plus one end at TP2 × PP2;
     the 7 bytes of rank buffers (RoPE caches) are on every rank whole."""
-    row = dict(
-        layers=4,
-        w_layer_sharded=800.0,
-        w_layer_replicated=10.0,
-        w_embeddings=100.0,
-        w_lm_head=100.0,
-        tp=2,
-        w_experts=0.0,
-        w_vision=0.0,
-        language_model_only=False,
-        w_rank_buffers=7,
-    )
-    assert memory.weights_per_gpu(frame(**row, pp=1), EXTENSIBLE).tolist() == [517.0]
-    assert memory.weights_per_gpu(frame(**row, pp=2), EXTENSIBLE).tolist() == [205.0 + 50.0 + 7]
-    tied = {**row, "w_lm_head": 0.0}
+    assert memory.weights_per_gpu(frame(**SPLIT_ROW, pp=1), EXTENSIBLE).tolist() == [517.0]
+    assert memory.weights_per_gpu(frame(**SPLIT_ROW, pp=2), EXTENSIBLE).tolist() == [205.0 + 50.0 + 7]
+    tied = {**SPLIT_ROW, "w_lm_head": 0.0}
     assert memory.weights_per_gpu(frame(**tied, pp=1), EXTENSIBLE).tolist() == [410.0 + 50.0 + 7]
+
+
+def test_non_expert_weights_are_the_rank_without_its_routed_experts() -> None:
+    """600 of the 800 sharded bytes are routed experts: the rank holds 300 of them at TP2, the rest 217."""
+    row = frame(**{**SPLIT_ROW, "w_experts": 600.0}, pp=1, precision="fp8", ep=1)
+    assert memory.non_expert_weights_per_gpu(row)[0] == 100.0 + 10.0 + 100.0 + 7
+    assert memory.weights_per_gpu(row, EXTENSIBLE)[0] == 517.0
 
 
 def gqa_row(tp: int = 1) -> pd.DataFrame:
@@ -172,6 +182,17 @@ def test_extensible_cache_keeps_headroom_when_the_budget_is_high() -> None:
     )
     assert df["kv_cache_point_bytes"].iloc[0] == pytest.approx(44486873497.6)
     assert df["kv_cache_bytes"].iloc[0] == pytest.approx(43583911629.19, abs=0.01)
+
+
+def test_extensible_cache_keeps_three_gib_free_on_rocm() -> None:
+    """Assert the same row on a ROCm GPU keeps 3 GiB instead of 1 (``measure_kv_cache_blocks``): 2 GiB less."""
+    cuda, rocm = budget_row(0.99), budget_row(0.99)
+    rocm["rocm"] = True
+    memory.add_budget(cuda, EXTENSIBLE, COEF)
+    memory.add_budget(rocm, EXTENSIBLE, COEF)
+    got = cuda["kv_cache_point_bytes"].iloc[0] - rocm["kv_cache_point_bytes"].iloc[0]
+    assert got == pytest.approx(2 * GiB)
+    assert rocm["available_kv_bytes"].iloc[0] == cuda["available_kv_bytes"].iloc[0]  # the print is the same
 
 
 def test_budgeted_graphs_are_printed_and_given_kv_memory_wins() -> None:

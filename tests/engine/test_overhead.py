@@ -247,3 +247,34 @@ def test_the_sort_sampler_peaks_inside_the_sort():
     per_logit = oh.sampler_bytes_per_logit(14, np.array([False]))
     got = oh.sampler_peak(np.array([1024]), np.array([8192]), np.array([151936]), per_logit)
     assert got[0] == 1024 * 151936 * 38  # 5.57 GiB
+
+
+def test_rocm_samples_by_sorting_until_the_triton_kernel():
+    """ROCm has no FlashInfer sampler (topk_topp_sampler.py: forward_cuda on CUDA only): V1 sorts to 0.16."""
+    v2, rocm = np.array([False, False]), np.array([False, True])
+    assert oh.sampler_bytes_per_logit(11, v2, rocm).tolist() == [14, 38]
+    assert oh.sampler_bytes_per_logit(13, v2, rocm).tolist() == [38, 38]
+    assert oh.sampler_bytes_per_logit(18, v2, rocm).tolist() == [14, 14]
+
+
+def test_rocm_term_is_charged_on_amd_gpus_only():
+    bases = oh.nontorch_basis(
+        np.array([1, 8]), np.array([False, False]), False, False, np.array([True, False])
+    )
+    assert (bases["rocm_mib"] / MiB).tolist() == [1, 0]
+    assert (oh.nontorch_basis(np.array([4]), np.array([True]))["rocm_mib"] / MiB).tolist() == [0]
+
+
+def test_tp2_on_an_nvswitch_h100_pays_nccl_buffers_but_no_nvls():
+    """At TP 2 on an NVSwitch node the non-torch terms are the per-GPU and NCCL ones, never NVLS.
+
+    vllm-project/vllm#10511's H100 printout (Llama-3-8B, V0) shows non_torch_memory 1.79 GiB at TP 1 and
+    3.58 GiB at TP 2. That release measured non-torch memory against torch's *allocated* bytes, so it counted
+    the allocator's cached blocks too (vllm-project/vllm#11809, which switched to ``memory_reserved``; #12126
+    then prints 0.16 GiB for a TP-1 run on an H100): the 1.79 GiB step is not a buffer size, and the fitted
+    ``nccl_mib`` (tens of MiB) is what the corrected profiler charges.
+    """
+    bases = oh.nontorch_basis(np.array([1, 2]), np.array([True, True]), init_charged=True)
+    assert (bases["nccl_mib"] / MiB).tolist() == [0, 1]
+    assert (bases["nvls_mib"] / MiB).tolist() == [0, 0]
+    assert (bases["nontorch_mib"] / MiB).tolist() == [1, 1]

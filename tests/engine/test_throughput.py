@@ -40,6 +40,9 @@ def one(**over: float) -> dict[str, np.ndarray]:
         "eta_experts": 1,
         "tau_seq_s": 0,
         "tau_allreduce_s": 0,
+        "tau_expert_s": 0,
+        "expert_group": 1,
+        "experts_on_rank": 0,
         "wave_share": 1,
         "bandwidth": 1e12,
         "link": 32e9,
@@ -62,6 +65,34 @@ def test_one_sequence_step_is_weights_over_bandwidth() -> None:
 def test_experts_touched_grows_with_the_batch() -> None:
     share = tp.experts_touched(np.array([1.0, 8.0, 1e6]), np.array([0.125] * 3))
     assert share == pytest.approx([0.125, 1 - 0.875**8, 1.0])
+
+
+def moe(**over: float) -> dict[str, np.ndarray]:
+    """:func:`one` with 8 GB of routed experts, 64 of them, 8 per token (k/E = 1/8)."""
+    return one(**{"expert_bytes": 8e9, "hit_share": 0.125, "experts_on_rank": 64, **over})
+
+
+def test_experts_shared_by_data_parallel_engines_see_all_their_tokens() -> None:
+    alone, shared = moe(), moe(expert_group=4)
+    decode, none = np.array([2.0]), np.array([0.0])
+    touched = tp.step_bytes(alone, decode, none, none)[1][0]
+    assert touched == pytest.approx(8e9 * (1 - 0.875**2))
+    assert tp.step_bytes(shared, decode, none, none)[1][0] == pytest.approx(8e9 * (1 - 0.875**8))
+
+
+def test_expert_exchange_gathers_the_group_twice_per_layer() -> None:
+    x = moe(expert_group=4, tau_allreduce_s=1e-5)
+    seconds = tp.expert_exchange_seconds(x, np.array([10.0]))[0]
+    assert seconds == pytest.approx(2 * 10 * 3 * 10 * 1000 * 2 / 32e9 + 2 * 10 * 1e-5)
+    assert tp.expert_exchange_seconds(moe(), np.array([10.0]))[0] == 0
+
+
+def test_each_touched_expert_costs_its_fitted_time() -> None:
+    x = moe(tau_expert_s=1e-7)
+    blocks = tp.expert_blocks(x, np.array([1.0]))[0]
+    assert blocks == pytest.approx(64 * 0.125)
+    host = tp.step_parts(x, np.array([1.0]), np.array([0.0]), np.array([0.0]), np.array([0.0]))[3][0]
+    assert host == pytest.approx(1e-7 * 10 * 8)
 
 
 def test_sliding_layers_read_at_most_the_window() -> None:

@@ -40,6 +40,31 @@ def test_expert_bytes_and_active_parameters(catalog) -> None:
     assert x["active_params"][0] == pytest.approx(model.active_params_b * 1e9)
 
 
+def test_mxfp4_expert_padding_counts_with_the_experts(catalog) -> None:
+    """gpt-oss-120b: MXFP4 experts padded by the MoE kernels; every weight byte a rank holds is either a
+    routed expert, read by the steps, or the input embedding, which no step reads whole."""
+    row = rows(catalog, Settings(model="openai/gpt-oss-120b", gpu="h200", max_model_len=8192))
+    x = inputs(row, catalog, {})
+    model_experts = 60.9e9  # 36 layers × 128 experts × 3 × 2880 × 2880 MXFP4 parameters, scales included
+    assert x["expert_bytes"][0] > model_experts
+    embedding = catalog.models["openai/gpt-oss-120b"].vocab_size * 2880 * 2
+    assert x["dense_bytes"][0] + x["expert_bytes"][0] + embedding == pytest.approx(row["weights_bytes"][0])
+
+
+def test_experts_behind_data_parallel_ranks(catalog) -> None:
+    request = Settings(
+        model="MiniMaxAI/MiniMax-M2.5",
+        gpu="h200",
+        gpus=8,
+        tensor_parallel_size=2,
+        data_parallel_size=4,
+        enable_expert_parallel=True,
+        max_model_len=8192,
+    )
+    x = inputs(rows(catalog, request), catalog, {})
+    assert x["expert_group"][0] == 4 and x["experts_on_rank"][0] == 256 / 8
+
+
 def test_a_gpu_without_peaks_is_refused_by_name(catalog) -> None:
     df = rows(
         catalog,

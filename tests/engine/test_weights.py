@@ -14,6 +14,7 @@ from sizing.engine.weights import (
     mxfp4_alignment,
     padded_expert_factor,
     part_bytes,
+    rocm_moe_padding,
     rope_cache_bytes,
     total_params,
     weight_split,
@@ -118,6 +119,40 @@ def test_gpt_oss_120b_weights_per_rank_grow_with_tp_padding(catalog):
     # Blackwell's FlashInfer pads the hidden size too: at TP 4 the experts grow by 768 x 3072 / (720 x 2880).
     base = weights(4, "b200", "0.20.0") - experts / 4 * (768 * 3072 / (720 * 2880) - 1)
     assert base == pytest.approx(weights(4, "h100-80gb", "0.14.1") - experts / 4 * (768 / 720 - 1))
+
+
+@pytest.mark.parametrize(
+    ("in_dim", "inter_part", "want"),
+    [
+        (4096, 384, 2 / 3 * 256 / 8192),  # Qwen3-235B-A22B at TP 4: w13 rows of 8192 B padded, w2's 768 B not
+        (4096, 1536, 2 / 3 * 256 / 8192 + 1 / 3 * 256 / 3072),  # at TP 1 both rows are 512-byte aligned
+        (2880, 2880, 0.0),  # gpt-oss: rows of 5760 B are not 512-byte aligned
+    ],
+)
+def test_rocm_pads_512_byte_aligned_expert_rows_by_256_bytes(in_dim, inter_part, want):
+    got = rocm_moe_padding(np.array([3]), np.array([in_dim]), np.array([inter_part]))[0]
+    assert got == pytest.approx(want)
+
+
+def test_qwen3_235b_on_mi300x_loads_its_padded_experts(catalog):
+    """The MI300X log vdb-qwen3-235b-a22b-instruct-2507-mi300x-tp4 took 112.61 GiB (109.61 unpadded)."""
+    from pathlib import Path
+
+    from sizing.engine.estimate import memory_estimate
+    from sizing.engine.importer import model_from_config_file
+
+    path = Path(__file__).parents[1] / "data" / "hf_configs" / "Qwen--Qwen3-235B-A22B-Instruct-2507.json"
+
+    def weights(gpu: str) -> float:
+        req = Settings(model=str(path), gpu=gpu, gpus=4, tensor_parallel_size=4, vllm_version="0.11.2")
+        return float(memory_estimate(catalog, req)["weights_bytes"])
+
+    model = model_from_config_file(path)
+    ckpt = model.checkpoints[0]
+    spec = catalog.precisions[ckpt.precision]
+    experts = sum(part_bytes(p, ckpt, spec, model) for p in model_parts(model) if p.name == "experts")
+    assert weights("mi300x") - weights("h200") == pytest.approx(experts / 4 * 2 / 3 * 256 / 8192)
+    assert weights("mi300x") / GiB == pytest.approx(111.81, abs=0.01)
 
 
 def test_int4_group32_moe_checkpoint_keeps_everything_but_routed_experts_in_bf16(catalog):

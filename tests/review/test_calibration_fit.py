@@ -32,7 +32,7 @@ def test_nnls_clips_what_would_fit_negative():
     assert nnls(a, np.array([3.0, -1.0])).tolist() == pytest.approx([3.0, 0.0])
 
 
-COEF = dict(zip(FITTED, [3.0, 0.5, 0.0, 1.0, 2.0, 0.25]))
+COEF = dict(zip(FITTED, [3.0, 0.5, 0.0, 1.0, 2.0, 0.25, 0.75], strict=True))
 
 
 def _cases(coef: dict[str, float], graph_mib: float = 12.0) -> list[FitCase]:

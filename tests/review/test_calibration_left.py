@@ -21,8 +21,9 @@ def test_every_skipped_log_and_outlier_is_listed_with_what_its_log_states() -> N
         *skipped,
         *(case for spec in files for case in spec.get("outliers") or {}),
     ]
-    rocm = next(x for x in found if x.case.startswith("vdb-llama-3.3-70b-instruct-mi300x-tp1"))
-    assert (rocm.kind, rocm.gpu) == ("not-modelled", "1x MI300X")
+    maverick = next(x for x in found if x.case.startswith("vdb-llama-4-maverick-17b-128e-instruct-mi300x"))
+    assert (maverick.kind, maverick.gpu) == ("not-modelled", "8x MI300X")
+    assert not any(x.case.startswith("vdb-llama-3.3-70b-instruct-mi300x") for x in found)  # ROCm is modelled
     llama2 = next(x for x in found if x.case == "llama2-7b-a100-80g-tp1-gmu090")
     assert (llama2.kind, llama2.outlier) == ("old-profiler", False)
     assert (llama2.model, llama2.version, llama2.gpu) == ("meta-llama/Llama-2-7b", "", "A100 80GB")

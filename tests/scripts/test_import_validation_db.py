@@ -81,14 +81,13 @@ def test_a_record_becomes_a_log_and_a_case_with_the_release_it_belongs_to():
     }  # 0.05 GiB of graphs: none
 
 
-def test_rocm_runs_and_unknown_models_are_explained_not_reproduced():
+def test_rocm_runs_are_reproduced_on_the_catalog_mi300x_and_unknown_models_explained():
     logs, cases = vdb.convert(
         [record("1" * 36, accelerator="MI300X", tp=1), record("2" * 36, model="org/new")], known={"3" * 36}
     )
-    kinds = {case: entry["kind"] for case, entry in cases["skipped"].items()}
-    assert sorted(kinds.values()) == ["no-config", "not-modelled"] and not cases["cases"]
-    rocm = next(entry for entry in cases["skipped"].values() if entry["kind"] == "not-modelled")
-    assert rocm["spec"]["gpu_type"] == "mi300x" and rocm["spec"]["total_mib"] == 196592
+    assert [entry["kind"] for entry in cases["skipped"].values()] == ["no-config"]
+    (rocm,) = cases["cases"].values()
+    assert rocm["gpu"] == "mi300x" and rocm["total_mib"] == 196592
     assert vdb.convert([record("3" * 36)], known={"3" * 36}) == ([], {"cases": {}, "skipped": {}})
 
 

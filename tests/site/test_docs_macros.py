@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from sizing.errors import UsageError
 from sizing.site import docs_macros
 
 
@@ -87,6 +88,10 @@ def test_constants_reach_the_page_from_the_code() -> None:
     low, high = (round(q * 100) for q in load_catalog().assume("kv_band_quantiles"))
     assert pages["zh"].macros["sz_band_percentile"]("low") == str(low)
     assert pages["ru"].macros["sz_band_percentile"]("high") == str(high)
+    tp_low, _ = (round(q * 100) for q in load_catalog().assume("throughput_band_quantiles"))
+    assert pages["zh"].macros["sz_band_percentile"]("low", "throughput") == str(tp_low)
+    with pytest.raises(UsageError):
+        pages["en"].macros["sz_band_percentile"]("low", "power")
     assert pages["en"].macros["sz_logit_bytes"]("v1") == f"{overhead.SAMPLER_BYTES_PER_LOGIT} bytes"
     assert pages["ru"].macros["sz_logit_bytes"]("v2") == f"{overhead.V2_SAMPLER_BYTES_PER_LOGIT} байта"
     with pytest.raises(KeyError):
