@@ -16,7 +16,7 @@ flags
   the pinned releases accept (``sizing/launch/data/``).
 * :mod:`sizing.engine.importer` — a catalog entry from a Hugging Face ``config.json``.
 * :mod:`sizing.review.calibration` — our estimates against real vLLM start-up logs (``calibration/``).
-* :mod:`sizing.views.matrix`, :mod:`sizing.render.table_rows`, :mod:`sizing.render.tables`,
+* :mod:`sizing.views.matrix`, :mod:`sizing.views.table_rows`, :mod:`sizing.render.tables`,
 :mod:`sizing.render.explain`,
   :mod:`sizing.render.charts`, :mod:`sizing.review.report` — language-neutral rows, and their rendering.
 * :mod:`sizing.render.i18n` — message files and Babel number formatting; :mod:`sizing.site.context`,

@@ -30,18 +30,13 @@ from sizing.catalog.schema import Assumption, Server
 from sizing.engine.evaluate import as_text, evaluate
 from sizing.errors import UsageError
 from sizing.launch.commands import vllm_command
+from sizing.render.cells import NUMERIC, cell_words, format_cell, plan_label
 from sizing.render.flagtext import plain_text
-from sizing.render.tables import (
-    CELL_CONTEXT,
-    NUMERIC,
-    cell_words,
-    cli_table,
-    format_cell,
-    frame_columns,
-    plan_label,
-)
+from sizing.render.table_specs import view_columns
+from sizing.render.tables import CELL_CONTEXT, cli_table
 from sizing.render.terminal import fits_whole, grouped_text, text_table
 from sizing.views.matrix import Filter, fit_view, select
+from sizing.views.rows import fit_view_rows
 from sizing.views.verdict import tight_below
 
 SORTS = ("price", "gpus", "sequences", "params")
@@ -257,7 +252,9 @@ def text_rows(cat: Catalog, rows: pd.DataFrame, context: int, q: Query) -> str:
         *(name for name, given in (("server", q.server), ("precision", q.precision)) if given),
     }
     columns = tuple(
-        c for c in frame_columns(view) if c.id not in dropped and (c.id in SHORT or c.id.startswith("seq_"))
+        c
+        for c in view_columns(tuple(view.columns))
+        if c.id not in dropped and (c.id in SHORT or c.id.startswith("seq_"))
     )
     words = cell_words("en")
     needed = [k for k in dict.fromkeys([*(c.id for c in columns), *CELL_CONTEXT]) if k in view.columns]
@@ -291,7 +288,7 @@ def table_output(cat: Catalog, q: Query, fmt: str) -> str:
     """The ``table`` command's output in ``fmt`` (text, markdown, csv, json)."""
     if fmt in ("markdown", "csv") and q == Query(q.model, q.server, q.precision, version=q.version):
         df = as_text(evaluate(cat, q.version))
-        return cli_table(cat, df, q.model, q.server, q.precision, fmt)
+        return cli_table(fit_view_rows(cat, df, q.model, q.server, q.precision), fmt)
     sized, rows, context = matrix_rows(cat, q)
     if fmt == "json":
         return json_rows(sized, rows, context)
@@ -299,4 +296,4 @@ def table_output(cat: Catalog, q: Query, fmt: str) -> str:
         return "No rows match.\n"
     if fmt == "text":
         return text_rows(sized, rows, context, q)
-    return cli_table(sized, rows, None, None, None, fmt)
+    return cli_table(fit_view_rows(sized, rows, None, None, None), fmt)

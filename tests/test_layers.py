@@ -1,7 +1,10 @@
 """The layers of ``sizing/`` import one way: catalog -> engine -> launch -> views -> render -> review -> site.
 
-Read from the source with ``ast`` (imports inside functions count too). The foundations (``BASE``, importing
-only each other) may be used by every layer; the command line (``ENTRY``) sits on top.
+Read from the source with ``ast`` (imports inside functions count too). The rule is structural, with no
+module named: a module in a folder ``sizing/<layer>/`` belongs to that layer; a top-level module
+``sizing/<name>.py`` is a foundation when it imports only foundations (any layer may use it: errors,
+units, the bounded reader…), and an entry point of the command line otherwise (it sits on top, and no
+layer imports it). Besides: no module over :data:`MAX_LINES` lines, and no pandas in ``sizing/render/``.
 """
 
 from __future__ import annotations
@@ -25,20 +28,8 @@ RANK = {
     "entry": 8,
 }
 """A module may import modules of its own rank or below, never above."""
-BASE = {"sizing", "sizing.errors", "sizing.safeio", "sizing.units", "sizing.kvdtypes", "sizing.flaglists"}
-"""Foundations any layer may use, importing only each other: errors, the bounded file reader
-(``safeio``), units, the KV dtypes and the reader of the committed vLLM/SGLang flag lists (``flaglists``)."""
-ENTRY = {
-    "sizing.cli",
-    "sizing.__main__",
-    "sizing.cli_tables",
-    "sizing.cli_types",
-    "sizing.cli_review",
-    "sizing.completion",
-    "sizing.cli_throughput",
-}
-"""The command line and its own modules (terminal tables, value types, review and throughput commands,
-shell completion)."""
+MAX_LINES = 500
+"""The longest a module may be: a longer one is split by what it does."""
 FORBIDDEN = {"render": {"engine", "review", "site"}, "views": {"render", "review", "site"}}
 """Besides the ranks: renderers call no engine code, views produce no words."""
 
@@ -50,12 +41,21 @@ def module_name(path: Path) -> str:
 
 
 def layer(module: str) -> str:
-    """The layer of a ``sizing`` module."""
+    """The layer of a ``sizing`` module: its folder's, or ``base``/``entry`` for a top-level module."""
     if module in BASE:
         return "base"
     if module in ENTRY:
         return "entry"
     return module.split(".")[1]
+
+
+def foundations(top: set[str], graph: dict[str, set[str]]) -> set[str]:
+    """The top-level modules that import only each other: the largest such set of ``top`` (drop any that
+    imports a module outside the set until none does)."""
+    found = set(top)
+    while dropped := {m for m in found if not graph[m] <= found}:
+        found -= dropped
+    return found
 
 
 def sizing_imports(path: Path) -> set[str]:
@@ -75,19 +75,25 @@ def sizing_imports(path: Path) -> set[str]:
 FILES = sorted(PACKAGE.rglob("*.py"))
 MODULES = {module_name(p) for p in FILES}
 GRAPH = {module_name(p): sizing_imports(p) - {module_name(p)} for p in FILES}
+TOP = {module_name(p) for p in FILES if p.parent == PACKAGE}
+"""``sizing`` itself and the modules ``sizing/<name>.py`` (the layers are folders)."""
+BASE = foundations(TOP, GRAPH)
+ENTRY = TOP - BASE
 
 
 def test_every_module_has_a_known_layer() -> None:
-    """Assert each module sits in a layer folder, or is a named foundation or entry point."""
+    """Assert each module sits in a layer folder, or at the top as a foundation or an entry point."""
     assert {layer(m) for m in MODULES} <= set(RANK)
-    assert all(module.count(".") == 1 for module in (BASE | ENTRY) - {"sizing"}), "no layer module is named"
-
-
-@pytest.mark.parametrize("module", sorted(BASE & MODULES))
-def test_foundations_import_nothing_from_sizing(module: str) -> None:
-    """Assert a foundation imports only other foundations, so any layer may use it."""
-    assert GRAPH[module] <= BASE
     assert {"sizing.engine.memory", "sizing.render.charts", "sizing.site.context"} <= MODULES
+
+
+def test_foundations_and_entry_points_are_told_by_their_imports() -> None:
+    """Assert the structural split finds the shared foundations and the command line where they are: a
+    foundation imports only foundations, an entry point some layer."""
+    assert {"sizing", "sizing.errors", "sizing.safeio", "sizing.units", "sizing.kvdtypes"} <= BASE
+    assert {"sizing.cli", "sizing.__main__", "sizing.cli_types", "sizing.cli_tables"} <= ENTRY
+    assert all(GRAPH[m] <= BASE for m in BASE) and all(not GRAPH[m] <= BASE for m in ENTRY)
+    assert foundations({"a", "b", "c"}, {"a": set(), "b": {"a"}, "c": {"b", "x.y"}}) == {"a", "b"}
 
 
 @pytest.mark.parametrize("module", sorted(GRAPH))
@@ -156,3 +162,42 @@ def test_the_environment_check_sees_every_spelling(tmp_path: Path, source: str) 
     path = tmp_path / "module.py"
     path.write_text(source, encoding="utf-8")
     assert _uses(path, {"os.environ", "os.getenv", "os.putenv", "pickle"}) != []
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: module_name(p))
+def test_no_module_is_over_the_line_limit(path: Path) -> None:
+    """Assert every module of ``sizing/`` is at most :data:`MAX_LINES` lines (split a longer one)."""
+    lines = len(path.read_text(encoding="utf-8").splitlines())
+    assert lines <= MAX_LINES, f"{module_name(path)}: {lines} lines"
+
+
+FRAME_CALLS = {"iloc", "loc", "iterrows", "itertuples", "groupby", "drop_duplicates", "attrs", "to_frame"}
+"""DataFrame/Series methods: renderers get rows (:mod:`sizing.views.rows`), never a frame."""
+
+
+def frame_uses(path: Path) -> list[str]:
+    """The pandas (or NumPy) imports and DataFrame/Series method uses (:data:`FRAME_CALLS`) in ``path``."""
+    hits = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            hits += [a.name for a in node.names if a.name.split(".")[0] in ("pandas", "numpy")]
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] in ("pandas", "numpy"):
+            hits.append(str(node.module))
+        elif isinstance(node, ast.Attribute) and node.attr in FRAME_CALLS:
+            hits.append(f".{node.attr}")
+    return hits
+
+
+@pytest.mark.parametrize("path", sorted((PACKAGE / "render").glob("*.py")), ids=lambda p: module_name(p))
+def test_renderers_handle_no_dataframe(path: Path) -> None:
+    """Assert no renderer imports pandas or NumPy or calls DataFrame methods: views build the rows."""
+    assert frame_uses(path) == []
+
+
+def test_the_frame_check_sees_imports_and_methods(tmp_path: Path) -> None:
+    """Assert ``import pandas as pd``, ``from pandas import DataFrame`` and ``.iloc`` are all caught."""
+    path = tmp_path / "module.py"
+    path.write_text(
+        "import pandas as pd\nfrom pandas import DataFrame\nrow = rows.iloc[0]\n", encoding="utf-8"
+    )
+    assert frame_uses(path) == ["pandas", "pandas", ".iloc"]

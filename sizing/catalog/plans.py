@@ -5,7 +5,7 @@ slice, when a pipeline stage would get no layer, or when the plan needs more GPU
 (``vllm/config/model.py`` ``ModelConfig.verify_with_parallel_config``; the ``divide`` asserts of
 ``QKVParallelLinear`` and ``FusedMoE`` in ``vllm/model_executor/layers``; ``get_pp_indices`` in
 ``vllm/distributed/utils.py``). Each rule here works on scalars and on NumPy/pandas columns alike
-(``&``, ``|``, ``%`` only), so :func:`sizing.engine.evaluate.model_takes` filters the whole matrix with it
+(``&``, ``|``, ``%`` only), so :func:`sizing.engine.case_frame.model_takes` filters the whole matrix with it
 and :func:`problem` explains one refused plan in words.
 
 Columns read: ``attention_heads``, ``kv_heads``, ``la_value_heads`` (Gated DeltaNet value heads),

@@ -118,7 +118,7 @@ def _checkpoint_labels(df: pd.DataFrame, rows: np.ndarray) -> tuple[np.ndarray, 
 def cautious_free(printed: pd.Series | np.ndarray, kv_band_optimistic: float) -> pd.Series | np.ndarray:
     """The low end of a printed available KV memory (bytes): what the estimate's band promises at least.
 
-    Same rule as :func:`sizing.engine.overhead.kv_band`: a positive figure is divided by
+    Same rule as :func:`sizing.engine.kv_band.kv_band`: a positive figure is divided by
     ``1 + kv_band_optimistic``; a negative one stays as it is (it cannot hold a request either way).
     """
     return np.where(np.asarray(printed) > 0, np.asarray(printed) / (1 + kv_band_optimistic), printed)

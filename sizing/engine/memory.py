@@ -11,9 +11,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from sizing.engine import kv_band, towers
 from sizing.engine import kvcache as kv
 from sizing.engine import overhead as oh
-from sizing.engine import towers
 from sizing.engine import weights as wt
 from sizing.engine.versions import Rules
 from sizing.units import GiB, MiB
@@ -350,8 +350,8 @@ def add_budget(df: pd.DataFrame, rules: Rules, coef: oh.Coefficients) -> None:
         margin = np.maximum(floor, rules.extensible_activation_share * df["activation_bytes"])
         headroom = df["total_bytes"] - coef.cuda_context_mib * MiB - non_kv - df["cudagraph_bytes"] - margin
         effective = np.minimum(effective, headroom)
-    classes = oh.band_classes(df["is_moe"], df["is_mla"], df["linear_layers"], df["vision_tokens"])
-    low, high = oh.kv_band(printed, coef, classes)
+    classes = kv_band.band_classes(df["is_moe"], df["is_mla"], df["linear_layers"], df["vision_tokens"])
+    low, high = kv_band.kv_band(printed, coef, classes)
     given = df["kv_cache_memory_bytes"] > 0
     df["available_kv_bytes"] = np.where(given, df["kv_cache_memory_bytes"], printed)
     df["available_kv_low_bytes"] = np.where(given, df["kv_cache_memory_bytes"], low)

@@ -159,7 +159,7 @@ def host_port(row: Mapping[str, Any], cat: Catalog) -> tuple[str, int]:
 def spread(row: Mapping[str, Any]) -> tuple[int, int]:
     """(nodes one engine spans, data-parallel ranks on each node) of the row's plan across its nodes: TP × PP
     spans its PP nodes, DP + EP spans every node, TP and DP replicas stay inside one node each
-    (:func:`sizing.engine.evaluate.size_plans`; an explicit plan of the CLI is read the same way)."""
+    (:func:`sizing.engine.case_frame.size_plans`; an explicit plan of the CLI is read the same way)."""
     nodes, pp, dp = int(row.get("nodes", 1)), int(row["pp"]), int(row["dp"])
     ep = bool(row.get("expert_parallel", False)) or int(row.get("ep", 1)) > 1
     spans = int(row.get("nodes_per_engine", pp if pp > 1 else (nodes if ep else 1)))

@@ -1,4 +1,5 @@
-"""Build-time inline SVG charts: concurrency by context length per server, price per GB of VRAM.
+"""Build-time inline SVG charts: the SVG primitives and concurrency by context length per server
+(the price chart is :mod:`sizing.render.price_chart`).
 
 Every chart is a ``<figure class="sz-chart">`` holding an ``<svg>`` (with ``<title>`` and
 ``<desc>`` for screen readers), an HTML legend and a caption, drawn from the points it is given
@@ -24,15 +25,13 @@ from dataclasses import dataclass
 from decimal import Decimal
 from html import escape
 
-import pandas as pd
-
 from sizing.catalog.loader import Catalog
 from sizing.render.catalog_text import server_name
-from sizing.render.i18n import LANGS, fmt_money, fmt_number, t
+from sizing.render.i18n import LANGS, fmt_number, t
 from sizing.render.plural import join_names, plural
 from sizing.views.series import CONTEXT_POINTS, Series, check_server
 
-__all__ = ["concurrency_svg", "price_svg"]
+__all__ = ["concurrency_svg"]
 
 DASHES: tuple[str, ...] = ("", "8 4", "2 3", "9 3 2 3", "4 3", "9 3 2 3 2 3")
 MARKERS: tuple[str, ...] = ("circle", "square", "triangle", "diamond", "triangle-down", "cross")
@@ -80,6 +79,21 @@ def _el(tag: str, text: str | None = None, **attrs: object) -> str:
     if text is None:
         return f"<{tag}{_attrs(**attrs)}/>"
     return f"<{tag}{_attrs(**attrs)}>{text}</{tag}>"
+
+
+def grid_line(x1: float, x2: float, y1: float, y2: float, value: str | None = None) -> str:
+    """One grid line from (x1, y1) to (x2, y2), ``value`` the tick it marks (``data-value``, if any)."""
+    return _el(
+        "line",
+        class_="sz-grid",
+        x1=_f(x1),
+        x2=_f(x2),
+        y1=_f(y1),
+        y2=_f(y2),
+        stroke="currentColor",
+        stroke_opacity="0.12",
+        data_value=value,
+    )
 
 
 def _slug(text: str) -> str:
@@ -319,37 +333,13 @@ def concurrency_svg(lang: str, cat: Catalog, server_id: str, series: Sequence[Se
     ]
     for v in yticks:
         y = ya(v)
-        grid.append(
-            _el(
-                "line",
-                class_="sz-grid",
-                x1=_f(left),
-                x2=_f(right),
-                y1=_f(y),
-                y2=_f(y),
-                stroke="currentColor",
-                stroke_opacity="0.12",
-                data_value=_f(v),
-            )
-        )
+        grid.append(grid_line(left, right, y, y, _f(v)))
         grid.append(
             _el("text", _esc(fmt_number(v, lang, decimals)), x=_f(left - 6), y=_f(y + 4), text_anchor="end")
         )
     for c in CONTEXT_POINTS:
         x = xa(c)
-        grid.append(
-            _el(
-                "line",
-                class_="sz-grid",
-                x1=_f(x),
-                x2=_f(x),
-                y1=_f(top),
-                y2=_f(bottom),
-                stroke="currentColor",
-                stroke_opacity="0.12",
-                data_value=str(c),
-            )
-        )
+        grid.append(grid_line(x, x, top, bottom, str(c)))
         grid.append(
             _el("text", _esc(_context_tick(lang, c)), x=_f(x), y=_f(bottom + 17), text_anchor="middle")
         )
@@ -417,128 +407,3 @@ def concurrency_svg(lang: str, cat: Catalog, server_id: str, series: Sequence[Se
     svg = _svg(ident, CONC_HEIGHT, title, desc, body, data_scale="log" if ya.log else "linear")
     legend_html = _el("ul", "".join(legend), class_="sz-legend", aria_label=t(lang, "chart_legend_models"))
     return _figure("concurrency", svg, legend_html, title)
-
-
-# ---------------------------------------------------------------------------------------------
-# Price per GB of GPU memory
-# ---------------------------------------------------------------------------------------------
-
-BAR_BAND, BAR_HEIGHT = 30.0, 20.0
-PRICE_TOP, PRICE_BOTTOM, PRICE_RIGHT = 10.0, 48.0, 96.0
-
-
-def price_svg(lang: str, rows: pd.DataFrame) -> str:
-    """Horizontal bars of monthly price per GB of GPU memory: one per row of
-    :func:`sizing.views.series.price_rows` (priced servers, cheapest first)."""
-    if rows.empty:
-        return _el("p", _esc(t(lang, "chart_no_prices")), class_="sz-chart-empty")
-    ident = "sz-price-per-gb"
-    height = PRICE_TOP + BAR_BAND * len(rows) + PRICE_BOTTOM
-    left = min(_label_margin(rows["name"], 0.0, 16.0), 300.0)
-    currencies = sorted(set(rows["currency"]))
-    shown_values = [
-        fmt_money(float(v), c, lg)
-        for v, c in zip(rows["price_per_gb_month"], rows["currency"])
-        for lg in LANGS
-    ]
-    right = WIDTH - _label_margin(shown_values, PRICE_RIGHT, 12.0)
-    bottom = PRICE_TOP + BAR_BAND * len(rows)
-    ticks, decimals = linear_ticks(float(rows["price_per_gb_month"].max()))
-    xa = Axis(0.0, ticks[-1], left, right)
-    body: list[str] = []
-    grid = []
-    for v in ticks:
-        x = xa(v)
-        label = (
-            fmt_money(v, currencies[0], lang, decimals)
-            if len(currencies) == 1
-            else fmt_number(v, lang, decimals)
-        )
-        grid.append(
-            _el(
-                "line",
-                class_="sz-grid",
-                x1=_f(x),
-                x2=_f(x),
-                y1=_f(PRICE_TOP),
-                y2=_f(bottom),
-                stroke="currentColor",
-                stroke_opacity="0.12",
-                data_value=_f(v),
-            )
-        )
-        grid.append(_el("text", _esc(label), x=_f(x), y=_f(bottom + 16), text_anchor="middle"))
-    body.append(_el("g", "".join(grid), class_="sz-axes"))
-    bars = []
-    for i, row in rows.iterrows():
-        y = PRICE_TOP + i * BAR_BAND + (BAR_BAND - BAR_HEIGHT) / 2
-        value = float(row["price_per_gb_month"])
-        shown = fmt_money(value, row["currency"], lang)
-        tip = t(
-            lang,
-            "chart_price_bar_title",
-            server=row["name"],
-            value=shown,
-            price=fmt_money(row["price_monthly"], row["currency"], lang, 0),
-            memory=f"{fmt_number(row['vram_gb'], lang)}\u00a0{t(lang, 'unit_gb')}",
-        )
-        bar = _el(
-            "rect",
-            _el("title", _esc(tip)),
-            class_="sz-bar",
-            x=_f(left),
-            y=_f(y),
-            width=_f(xa(value) - left),
-            height=_f(BAR_HEIGHT),
-            fill="currentColor",
-        )
-        mid = y + BAR_HEIGHT / 2 + 4
-        bars.append(
-            _el(
-                "g",
-                bar
-                + _el(
-                    "text",
-                    _esc(row["name"]),
-                    class_="sz-bar-name",
-                    x=_f(left - 8),
-                    y=_f(mid),
-                    text_anchor="end",
-                )
-                + _el("text", _esc(shown), class_="sz-bar-value", x=_f(xa(value) + 6), y=_f(mid)),
-                class_="sz-bar-row",
-                data_server=row["server"],
-                data_value=_f(value),
-            )
-        )
-    body.append(_el("g", "".join(bars), class_="sz-bars"))
-    body.append(
-        _el(
-            "path",
-            class_="sz-axis",
-            d=f"M{_f(left)} {_f(PRICE_TOP)}V{_f(bottom)}",
-            fill="none",
-            stroke="currentColor",
-            stroke_opacity="0.4",
-        )
-    )
-    body.append(
-        _el(
-            "text",
-            _esc(t(lang, "chart_price_x")),
-            class_="sz-axis-label",
-            x=_f((left + right) / 2),
-            y=_f(height - 6),
-            text_anchor="middle",
-        )
-    )
-    title = t(lang, "chart_price_title")
-    listing = join_names(
-        [
-            f"{n} {fmt_money(v, c, lang)}"
-            for n, v, c in zip(rows["name"], rows["price_per_gb_month"], rows["currency"])
-        ],
-        lang,
-    )
-    svg = _svg(ident, height, title, t(lang, "chart_price_desc", servers=listing), body)
-    return _figure("price", svg, "", title)

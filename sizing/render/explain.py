@@ -11,10 +11,11 @@ from typing import Any, Mapping
 
 from sizing.catalog.loader import Catalog
 from sizing.render.catalog_text import server_name
+from sizing.render.cells import change_label, escape_cell, plan_label, verdict_state, verdict_text
 from sizing.render.flagtext import flag, message_with_code, plain_text
 from sizing.render.i18n import NBSP, fmt_gib, fmt_kib, fmt_money, fmt_number, t
 from sizing.render.plural import plural
-from sizing.render.tables import badge, change_label, escape_cell, plan_label, verdict_state, verdict_text
+from sizing.render.tables import badge
 from sizing.units import GiB, MiB
 from sizing.views.steps import Quantity, Step, explain_steps
 

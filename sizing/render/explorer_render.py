@@ -2,10 +2,11 @@
 
 Two kinds of JSON file are written at the site root (``data/``, by ``scripts/docs.py build``):
 
-- ``explorer.json``, language-neutral: the ids, each row's status per context, its memory bar
-  widths and its ``vllm serve`` command, the heatmap (best row per model, server and context), and
-  ``advice``: for each row that does not start at its length, its nearest change as data (row index ->
-  ``[kind, value, target]``, :func:`advice_entries`), so the page can link each suggestion to its case;
+- ``explorer.json``, language-neutral (:mod:`sizing.views.explorer`): the ids, each row's status per
+  context, its memory bar widths and its ``vllm serve`` command, the heatmap (best row per model, server
+  and context), and ``advice``: for each row that does not start at its length, its nearest change as
+  data (row index -> ``[kind, value, target]``, :func:`sizing.views.explorer.advice_entries`), so the
+  page can link each suggestion to its case;
 - ``explorer.<lang>.json``: every label and every number of every row, already formatted;
 - ``ladder.<server>.<lang>.json``: the chat ladders (concurrency → tokens/s, per user, TTFT, TPOT, $ per 1M)
   of the server's rows, formatted (:mod:`sizing.render.explorer_ladder`); a neutral row's ``ladder`` indexes
@@ -26,34 +27,30 @@ HTML (what a reader without JavaScript sees; explorer.js links its cells) and th
 
 from __future__ import annotations
 
-import functools
 import html
 import json
 import re
-from collections import Counter
 from typing import Any
 
-import pandas as pd
-
-from sizing.launch.commands import CONTINUATION, vllm_command
-from sizing.render import explorer_data as xd
 from sizing.render.catalog_text import server_name
+from sizing.render.cells import change_label, context_label, plan_label
 from sizing.render.explain import Quantity, fmt_quantity
 from sizing.render.explorer_ladder import HEAD as LADDER_HEAD
 from sizing.render.explorer_ladder import file_name, server_ladders
-from sizing.render.explorer_targets import targets
 from sizing.render.i18n import LANGS, fmt_gib, fmt_number, t
-from sizing.render.tables import change_label, context_label, plan_label
 from sizing.units import MiB
-from sizing.views.advice import suggestion
 from sizing.views.bundle import SiteContext
-from sizing.views.throughput import ladder_blocks
+from sizing.views.explorer import (
+    DEFAULT_CONTEXT,
+    NEUTRAL_FIELDS,
+    by_frequency,
+    column_file,
+    interned,
+    neutral_of,
+    server_memory_bytes,
+)
 from sizing.views.verdict import STARTS
 
-DEFAULT_CONTEXT = 32768
-CTX_SLOT = "{ctx}"
-_SENTINEL = 987_654_321
-"""A --max-model-len no model has, replaced by :data:`CTX_SLOT` in the stored command."""
 LABELS = (
     "explorer_model",
     "explorer_precision",
@@ -97,146 +94,6 @@ STATUS_KEYS = {
     "unsupported": "verdict_unsupported",
     "beyond": "explorer_status_beyond",
 }
-
-
-def _index(values: pd.Series) -> list[str]:
-    """The distinct values in first-seen order."""
-    return list(dict.fromkeys(str(v) for v in values))
-
-
-def command_template(row: dict[str, Any], ctx: SiteContext) -> list[str]:
-    """The lines of the row's ``vllm serve`` command, :data:`CTX_SLOT` as its ``--max-model-len``
-    (joined by :data:`sizing.launch.commands.CONTINUATION` they are the command)."""
-    text = vllm_command({**row, "max_model_len": _SENTINEL}, ctx.catalog)
-    return text.replace(str(_SENTINEL), CTX_SLOT).split(CONTINUATION)
-
-
-def interned(values: list[str], table: dict[str, int]) -> list[int]:
-    """Indices of ``values`` in ``table`` (a string table in insertion order), adding new ones."""
-    return [table.setdefault(v, len(table)) for v in values]
-
-
-def by_frequency(table: dict[str, int], uses: list[list[int]]) -> tuple[list[str], list[list[int]]]:
-    """``table`` (from :func:`interned`) reordered most-used first, ties in first-seen order, and
-    ``uses`` renumbered to match: the indices written most often are the shortest."""
-    counts = Counter(i for use in uses for i in use)
-    order = sorted(range(len(table)), key=lambda i: (-counts[i], i))
-    new, strings = {old: n for n, old in enumerate(order)}, list(table)
-    return [strings[i] for i in order], [[new[i] for i in use] for use in uses]
-
-
-def bar_widths(row: dict[str, Any]) -> list[float]:
-    """Weights, overhead and KV cache of the fullest GPU in per cent of its total memory, one
-    decimal (explorer.js writes them as CSS widths)."""
-    total = float(row["total_bytes"])
-    parts = (row["weights_bytes"], row["overhead_bytes"], max(float(row["kv_cache_bytes"]), 0.0))
-    return [round(min(100.0, 100.0 * float(p) / total), 1) for p in parts]
-
-
-def heatmap(rows: pd.DataFrame, models: list[str], servers: list[str], context: int) -> list[list[int]]:
-    """Row indices of the best plan, one list per model with one entry per server."""
-    best = xd.best_rows(rows, context)
-    return [[best.get((m, s), -1) for s in servers] for m in models]
-
-
-def default_row(ctx: SiteContext, rows: pd.DataFrame) -> int:
-    """The row shown before any choice: the catalog's first worked example (else the first row)."""
-    for ex in ctx.catalog.examples.values():
-        hit = rows[
-            (rows["checkpoint"] == ex.checkpoint)
-            & (rows["server"] == ex.server)
-            & (rows["kv_cache_dtype"] == ex.kv_cache_dtype)
-        ]
-        if len(hit):
-            return int(hit.index[0])
-    return 0
-
-
-def neutral_payload(ctx: SiteContext, rows: pd.DataFrame) -> dict[str, Any]:
-    """The language-neutral explorer file (see the module docstring)."""
-    ids = {k: _index(rows[k]) for k in ("model", "server", "precision", "kv_cache_dtype")}
-    records, lines = rows.to_dict("records"), dict[str, int]()
-    out = [
-        [
-            ids["model"].index(r["model"]),
-            r["checkpoint"],
-            ids["precision"].index(r["precision"]),
-            ids["server"].index(r["server"]),
-            ids["kv_cache_dtype"].index(r["kv_cache_dtype"]),
-            "".join(str(xd.STATUSES.index(r[f"status_{c}"])) for c in ctx.contexts),
-            interned(command_template(r, ctx), lines),
-            bar_widths(r),
-            to,
-            ladder,
-        ]
-        for r, to, ladder in zip(records, targets(rows, ctx.contexts, ctx.catalog), ladder_blocks(ctx)[1])
-    ]
-    table, commands = by_frequency(lines, [r[6] for r in out])
-    for r, command in zip(out, commands):
-        r[6] = command
-    heat = {str(c): heatmap(rows, ids["model"], ids["server"], c) for c in ctx.contexts}
-    advice = advice_entries(ctx, records, ids)
-    return {
-        "contexts": ctx.contexts,
-        "default_context": DEFAULT_CONTEXT,
-        "default_row": default_row(ctx, rows),
-        "slot": CTX_SLOT,
-        "joiner": CONTINUATION,
-        "lines": table,
-        "statuses": list(xd.STATUSES),
-        "models": ids["model"],
-        "servers": ids["server"],
-        "precisions": ids["precision"],
-        "kv": ids["kv_cache_dtype"],
-        "rows": out,
-        "heat": heat,
-        "advice": advice,
-    }
-
-
-ADVICE_TARGET = (
-    "model",
-    "checkpoint",
-    "precision",
-    "server",
-    "kv",
-    "max_model_len",
-    "gpu_memory_utilization",
-    "plan",
-    "tp",
-    "pp",
-    "dp",
-)
-"""The fields of a suggested case in ``advice`` (model, precision, server and KV: indices into lists)."""
-
-
-def advice_entries(
-    ctx: SiteContext, records: list[dict[str, Any]], ids: dict[str, list[str]]
-) -> dict[str, list[Any]]:
-    """Row index -> ``[kind, value, target]`` of every row with a nearest change (:mod:`sizing.views.advice`);
-    ``target`` lists :data:`ADVICE_TARGET`, null when no catalog server has the GPUs suggested."""
-    out: dict[str, list[Any]] = {}
-    for index, row in enumerate(records):
-        found = suggestion(row, ctx.catalog)
-        if found is None:
-            continue
-        target = found["target"]
-        out[str(index)] = [found["kind"], found["value"], None if target is None else target_row(target, ids)]
-    return out
-
-
-def target_row(target: dict[str, Any], ids: dict[str, list[str]]) -> list[Any]:
-    """A suggested case as :data:`ADVICE_TARGET` values: model, precision, server and KV as list indices."""
-    lists = {"model": "model", "precision": "precision", "server": "server", "kv": "kv_cache_dtype"}
-    keys = {"kv": "kv_cache_dtype"}
-    return [
-        _position(ids[lists[k]], target[keys.get(k, k)]) if k in lists else target[k] for k in ADVICE_TARGET
-    ]
-
-
-def _position(values: list[str], value: str) -> int:
-    """The index of ``value`` in ``values``, -1 when the explorer has no row of it."""
-    return values.index(value) if value in values else -1
 
 
 CODE_MARK = "`"
@@ -289,16 +146,9 @@ def language_row(row: dict[str, Any], contexts: list[int], lang: str, texts: dic
     return interned(strings, texts)
 
 
-def server_memory(rows: pd.DataFrame, servers: list[str], lang: str) -> list[list[str]]:
+def server_memory(memory: list[tuple[float, float]], lang: str) -> list[list[str]]:
     """Per server: vLLM's budget and the total memory of one GPU, formatted."""
-    first = rows.drop_duplicates("server").set_index("server")
-    return [
-        [
-            fmt_gib(float(first.loc[s, "budget_bytes"]), lang),
-            fmt_gib(float(first.loc[s, "total_bytes"]), lang),
-        ]
-        for s in servers
-    ]
+    return [[fmt_gib(budget, lang), fmt_gib(total, lang)] for budget, total in memory]
 
 
 def server_caption(ctx: SiteContext, server: str, lang: str) -> str:
@@ -315,13 +165,11 @@ def server_caption(ctx: SiteContext, server: str, lang: str) -> str:
 
 
 def language_payload(
-    ctx: SiteContext, rows: pd.DataFrame, neutral: dict[str, Any], lang: str
+    ctx: SiteContext, rows: list[dict[str, Any]], neutral: dict[str, Any], lang: str
 ) -> dict[str, Any]:
     """The ``lang`` explorer file: labels, names and every row's formatted strings (same row order)."""
     cat, table = ctx.catalog, dict[str, int]()
-    texts, out = by_frequency(
-        table, [language_row(r, ctx.contexts, lang, table) for r in rows.to_dict("records")]
-    )
+    texts, out = by_frequency(table, [language_row(r, ctx.contexts, lang, table) for r in rows])
     return {
         "lang": lang,
         "labels": {k: t(lang, k) for k in LABELS},
@@ -332,29 +180,11 @@ def language_payload(
         "models": [cat.models[m].name for m in neutral["models"]],
         "servers": [server_name(lang, cat.servers[s].name) for s in neutral["servers"]],
         "server_notes": [server_caption(ctx, s, lang) for s in neutral["servers"]],
-        "server_memory": server_memory(rows, neutral["servers"], lang),
+        "server_memory": server_memory(server_memory_bytes(rows, neutral["servers"]), lang),
         "precisions": [cat.precisions[p].name for p in neutral["precisions"]],
         "texts": texts,
         "rows": out,
     }
-
-
-NEUTRAL_FIELDS = (
-    "model",
-    "checkpoint",
-    "precision",
-    "server",
-    "kv",
-    "status",
-    "command",
-    "bars",
-    "targets",
-    "ladder",
-)
-"""A neutral row's fields: indices into models, checkpoints, precisions, servers and kv; one status
-digit per context; the command's line indices; the memory bar in per cent; per context, the case its
-suggestion leads to, ``[row, context]`` or null (:mod:`sizing.render.explorer_targets`); the index of the
-row's chat ladder in the language file's ``ladders`` (:mod:`sizing.render.explorer_ladder`)."""
 
 
 def language_fields(contexts: list[int]) -> list[str]:
@@ -379,33 +209,6 @@ def ladder_file(ladders: list[list[str]]) -> dict[str, Any]:
     table: dict[str, int] = {}
     texts, used = by_frequency(table, [interned(strings, table) for strings in ladders])
     return {"texts": texts, "ladders": used}
-
-
-@functools.lru_cache(maxsize=2)
-def neutral_of(ctx: SiteContext) -> tuple[pd.DataFrame, dict[str, Any]]:
-    """The explorer's rows and its language-neutral file (computed once per context)."""
-    rows = xd.explorer_rows(ctx)
-    return rows, neutral_payload(ctx, rows)
-
-
-def column_file(payload: dict[str, Any], fields: list[str]) -> dict[str, Any]:
-    """``payload`` as written: its rows turned into ``columns`` (one array per field, in ``fields``
-    order); in the neutral file the checkpoints become indices into a ``checkpoints`` table."""
-    out = {k: v for k, v in payload.items() if k != "rows"}
-    columns = [list(column) for column in zip(*payload["rows"])] if payload["rows"] else [[] for _ in fields]
-    if fields[1] == "checkpoint":
-        table: dict[str, int] = {}
-        columns[1] = interned(columns[1], table)
-        out["checkpoints"] = list(table)
-    return {**out, "fields": fields, "columns": columns}
-
-
-def rows_of(data: dict[str, Any]) -> list[list[Any]]:
-    """The rows of a written file back (what explorer.js rebuilds): one list per row, checkpoints as ids."""
-    rows = [list(row) for row in zip(*data["columns"])]
-    for row in rows if "checkpoints" in data else []:
-        row[1] = data["checkpoints"][row[1]]
-    return rows
 
 
 def explorer_files(ctx: SiteContext) -> dict[str, str]:

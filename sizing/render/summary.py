@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from sizing.render.cells import change_label
 from sizing.render.flagtext import plain_text
 from sizing.render.i18n import t
 from sizing.render.plural import plural
-from sizing.render.tables import change_label
 
 Pairs = list[tuple[str, str]]
 

@@ -12,16 +12,15 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import pandas as pd
-
 from sizing.launch.bench import BenchRun, bench_serve_line
 from sizing.render.catalog_text import server_name
+from sizing.render.cells import escape_cell
 from sizing.render.charts import DASHES, MARKERS, SVG_NS, Axis, _el, _esc, _f, _legend_key, _marker, _slug
 from sizing.render.explain import Quantity, caption, fmt_quantity, step_parts
 from sizing.render.i18n import NBSP, fmt_money, fmt_number, fmt_percent, t
 from sizing.render.plural import percentile
-from sizing.render.tables import escape_cell
 from sizing.views.bundle import SiteContext
+from sizing.views.ladder_rows import LadderRow, by_checkpoint, server_ladder
 from sizing.views.series import check_server
 from sizing.views.throughput import PAGE_WORKLOAD, example_breakdown, throughput_steps, throughput_view
 
@@ -58,7 +57,7 @@ def _cautious(row: Mapping[str, Any]) -> dict[str, float]:
     }
 
 
-def _model_name(ctx: SiteContext, row: pd.Series) -> str:
+def _model_name(ctx: SiteContext, row: Mapping[str, Any]) -> str:
     model = ctx.catalog.models.get(str(row["model"]))
     return f"{model.name if model else row['model']} ({row['checkpoint']})"
 
@@ -83,8 +82,8 @@ def ladder_cells(lang: str, row: Mapping[str, Any]) -> list[str]:
 def throughput_ladder(lang: str, ctx: SiteContext, server_id: str) -> str:
     """``{{ sz_tp_ladder("gpu-l40s") }}``: the chat-workload ladder of a server's chart models."""
     check_server(ctx.catalog, server_id)
-    frame = throughput_view(ctx).ladders.get(server_id)
-    if frame is None or frame.empty:
+    rows = server_ladder(ctx, server_id)
+    if not rows:
         return t(lang, "tp_no_rows")
     head = [
         t(lang, k)
@@ -100,12 +99,12 @@ def throughput_ladder(lang: str, ctx: SiteContext, server_id: str) -> str:
         )
     ]
     lines = ["| " + " | ".join(head) + " |", "|---|" + "---:|" * 6 + "---|"]
-    for _, row in frame.iterrows():
+    for row in rows:
         cells = [escape_cell(_model_name(ctx, row)), *ladder_cells(lang, row)]
         lines.append("| " + " | ".join(cells) + " |")
     note = (
         t(lang, "tp_ladder_note", **band_ends(lang, ctx))
-        if frame["calibrated"].all()
+        if all(bool(r["calibrated"]) for r in rows)
         else t(lang, "tp_ladder_note_roofline")
     )
     note += " " + t(lang, "tp_ladder_target_note", target=speed_target(lang, ctx))
@@ -116,10 +115,10 @@ def throughput_ladder(lang: str, ctx: SiteContext, server_id: str) -> str:
     )
 
 
-def _series_points(frame: pd.DataFrame) -> tuple[list[float], list[float], list[float], list[float]]:
+def _series_points(rows: list[LadderRow]) -> tuple[list[float], list[float], list[float], list[float]]:
     """Per ladder row: tokens/s per user (x, cautious TPOT) and of the server (y: cautious, low, high)."""
     xs, ys, lows, highs = [], [], [], []
-    for _, row in frame.iterrows():
+    for row in rows:
         c = _cautious(row)
         xs.append(1 / c["tpot"])
         ys.append(c["tps"])
@@ -261,11 +260,11 @@ def throughput_chart(lang: str, ctx: SiteContext, server_id: str) -> str:
     """``{{ sz_tp_chart("gpu-l40s") }}``: output tokens/s of the server against tokens/s per user, one
     line per model over the concurrency ladder, the band shaded and the speed target marked."""
     check_server(ctx.catalog, server_id)
-    frame = throughput_view(ctx).ladders.get(server_id)
+    rows = server_ladder(ctx, server_id)
     server = server_name(lang, ctx.catalog.servers[server_id].name)
-    if frame is None or frame.empty:
+    if not rows:
         return _el("p", _esc(t(lang, "chart_no_models", server=server)), class_="sz-chart-empty")
-    groups = [g for _, g in frame.groupby("checkpoint", sort=False)]
+    groups = by_checkpoint(rows)
     points = [_series_points(g) for g in groups]
     per_user = 1 / throughput_view(ctx).target.tpot_s
     xticks = log_ticks(
@@ -277,7 +276,7 @@ def throughput_chart(lang: str, ctx: SiteContext, server_id: str) -> str:
     body = [_axes(lang, xa, ya, xticks, yticks), _target_line(lang, ctx, xa)]
     legend = []
     for i, (g, p) in enumerate(zip(groups, points)):
-        name = _model_name(ctx, g.iloc[0]) + ("" if bool(g["calibrated"].iloc[0]) else " *")
+        name = _model_name(ctx, g[0]) + ("" if bool(g[0]["calibrated"]) else " *")
         body.append(_model_series(i, xa, ya, p, name))
         legend.append(_el("li", _legend_key(i) + _esc(name)))
     title = t(lang, "tp_chart_title", server=server)

@@ -10,17 +10,21 @@ the same value the table shows.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from sizing.errors import UsageError
+from sizing.render.cells import change_label, context_label, plan_label
 from sizing.render.explain import fmt_quantity
 from sizing.render.flagtext import flag
 from sizing.render.i18n import NBSP, fmt_gib, fmt_number, t
 from sizing.render.macros import field_source
 from sizing.render.plural import percentile, plural
-from sizing.render.table_rows import read_speed_gbs
-from sizing.render.tables import change_label, context_label, plan_label
 from sizing.units import MiB
 from sizing.views.bundle import SiteContext
+from sizing.views.catalog_rows import read_speed_gbs
 from sizing.views.steps import Quantity
+from sizing.views.table_rows import example_table_row
 from sizing.views.text_capacity import characters_held
 from sizing.views.verdict import launch_verdict, tight_below
 
@@ -31,7 +35,6 @@ __all__ = [
     "count",
     "percentile",
     "table_plan",
-    "table_row",
     "verdict",
 ]
 
@@ -43,25 +46,9 @@ def count(lang: str, ctx: SiteContext, example_id: str, field: str, noun: str) -
     return plural(lang, f"plural_{noun}", number, fmt_number(number, lang))
 
 
-def table_row(ctx: SiteContext, example_id: str):  # noqa: ANN201 - a pandas row
-    """The recommended matrix row for an example's checkpoint, server and KV cache type."""
-    ex = ctx.example(example_id)
-    f = ctx.frame
-    rows = f[
-        f["chosen"]
-        & (f["checkpoint"] == ex["checkpoint"])
-        & (f["server"] == ex["server"])
-        & (f["kv_cache_dtype"] == ex["kv_cache_dtype"])
-        & ~f["online_quantization"]
-    ]
-    if rows.empty:
-        raise UsageError(f"example {example_id!r}: no recommended row in the matrix")
-    return rows.iloc[0]
-
-
 def table_plan(lang: str, ctx: SiteContext, example_id: str) -> str:
     """The plan label the tables show for an example's checkpoint and server."""
-    return plan_label(table_row(ctx, example_id), lang)
+    return plan_label(example_table_row(ctx, example_id), lang)
 
 
 def change(lang: str, ctx: SiteContext, example_id: str) -> str:
@@ -99,7 +86,7 @@ def verdict(lang: str, ctx: SiteContext, example_id: str) -> str:
     return t(lang, key, **args)
 
 
-def _signed(row, name: str, lang: str) -> str:  # noqa: ANN001 - a pandas row
+def _signed(row: Mapping[str, Any], name: str, lang: str) -> str:
     """A band end in GiB; a negative one reads as a shortfall (:func:`sizing.render.explain.fmt_quantity`)."""
     return fmt_quantity(Quantity(float(row[f"{name}_bytes"]), "gib"), lang)
 

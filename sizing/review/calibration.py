@@ -19,7 +19,7 @@ from sizing.catalog.loader import Catalog, display_path
 from sizing.catalog.schema import Model
 from sizing.catalog.settings import Settings
 from sizing.engine.estimate import find_model, memory_estimates
-from sizing.engine.overhead import band_classes, classes_in
+from sizing.engine.kv_band import band_classes, classes_in
 from sizing.engine.speculative import parse_speculative_config
 from sizing.engine.versions import parse_version, rules_for
 from sizing.review.calibration_fit import FitCase, fit_case, leave_group_out
@@ -177,7 +177,7 @@ def _measure(log: dict[str, Any], spec: dict[str, Any], row: Any, metric: str) -
 
 def classes_of(row: Any) -> tuple[str, ...]:
     """The band classes (:data:`sizing.catalog.loader.BAND_CLASSES`) of an estimate ``row``, as the engine
-    assigns them (:func:`sizing.engine.overhead.band_classes`)."""
+    assigns them (:func:`sizing.engine.kv_band.band_classes`)."""
     return classes_in(
         int(band_classes(row["is_moe"], row["is_mla"], row["linear_layers"], row["vision_tokens"]))
     )

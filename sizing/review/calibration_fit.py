@@ -224,7 +224,7 @@ def empirical_quantile(values: np.ndarray, weights: np.ndarray, q: float) -> flo
 
 def band(errors: np.ndarray, weights: np.ndarray, quantiles: Sequence[float]) -> tuple[float, float]:
     """(optimistic, pessimistic) empirical error quantiles ``quantiles`` (low, high; the catalog's
-    ``kv_band_quantiles``), clipped to ≥ 0 and ≤ 0 (see :func:`sizing.engine.overhead.kv_band`): less than
+    ``kv_band_quantiles``), clipped to ≥ 0 and ≤ 0 (see :func:`sizing.engine.kv_band.kv_band`): less than
     the low share of the weight lies below the low one and at most 1 − high above the high one."""
     low, high = (empirical_quantile(np.asarray(errors), np.asarray(weights), q) for q in quantiles)
     return max(high, 0.0), min(low, 0.0)

@@ -15,7 +15,8 @@ from pathlib import Path
 from sizing import safeio
 from sizing.catalog.loader import Catalog, display_path
 from sizing.errors import CatalogError, UsageError
-from sizing.render.tables import TableSpec, table_specs, to_markdown_en
+from sizing.render.table_specs import TableSpec, table_specs
+from sizing.render.tables import to_markdown_en
 from sizing.review.downloads import matrix_csv
 from sizing.views.bundle import SiteContext, build_context
 

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sizing.render.tables import NUMERIC, TableSpec, cell_words, format_cell, header, table_specs
+from sizing.render.cells import NUMERIC, cell_words, format_cell, header
+from sizing.render.table_specs import TableSpec, table_specs
 from sizing.views.bundle import SiteContext
 from sizing.views.matrix import ID_COLUMNS
 
@@ -61,7 +62,7 @@ def table_cells(spec: TableSpec, ctx: SiteContext) -> Cells:
     """``{row key: {header: (English text, raw value)}}`` of one table."""
     out: Cells = {}
     heads, words = [(header(c, "en"), c) for c in spec.columns], cell_words("en")
-    for row in spec.rows(ctx).to_dict("records"):
+    for row in spec.rows(ctx).records:
         key = " · ".join(str(row[k]) for k in spec.key)
         out[key] = {
             h: (format_cell(c, row, "en", words), row.get(c.id) if c.kind in NUMERIC else None)

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 from sizing.engine import overhead
-from sizing.render import i18n
+from sizing.render import calibration_macros, i18n
 from sizing.render import macros
 from sizing.render import throughput_render
 from sizing.render import wording_macros
@@ -100,9 +100,10 @@ def define_env(env: Any) -> None:
     _register(env, "sz_command", macros.command)  # {{ sz_command("example-1", engine="sglang") }}
     _register(env, "sz_parallel_tabs", macros.parallel_tabs)  # {{ sz_parallel_tabs(["dh-70b-tp4"]) }}
     _register_linking(env)  # {{ sz_downloads(page.url) }}, {{ sz_fit_tables(page.url) }}
-    _register(env, "sz_calibration_table", macros.calibration_table, calibrated_context)  # {{ sz_calibration_table() }}
-    _register(env, "sz_calibration_grouped_table", macros.calibration_grouped_table, calibrated_context)
-    _register(env, "sz_calibration_left_table", macros.calibration_left_table, calibrated_context)
+    cm = calibration_macros  # {{ sz_calibration_table() }}, the grouped table and the logs left out
+    _register(env, "sz_calibration_table", cm.calibration_table, calibrated_context)
+    _register(env, "sz_calibration_grouped_table", cm.calibration_grouped_table, calibrated_context)
+    _register(env, "sz_calibration_left_table", cm.calibration_left_table, calibrated_context)
     _register(env, "sz_explorer", macros.explorer)  # {{ sz_explorer(page.url) }}
     _register(env, "sz_headline", macros.headline)  # {{ sz_headline("example-1", page.url) }}
     _register(env, "sz_kv_note", macros.kv_note)  # {{ sz_kv_note() }}: the KV type the page's figures assume

@@ -68,7 +68,7 @@ def suggestion(row: Mapping[str, Any], cat: Catalog) -> dict[str, Any] | None:
 
 def precision_id(cat: Catalog, text: str) -> str:
     """A precision id, given its id or the name a table shows
-    (:func:`sizing.render.table_rows.named_checkpoint_change`)."""
+    (:func:`sizing.views.table_rows.named_checkpoint_change`)."""
     if text in cat.precisions:
         return text
     named = {p.name.replace(" (", " ").replace(")", ""): pid for pid, p in cat.precisions.items()}

@@ -98,12 +98,17 @@ class SiteContext:
         """The published context lengths, tokens."""
         return list(self.frame.attrs["contexts"])
 
-    def example(self, example_id: str) -> pd.Series:
-        """The evaluated row of catalog example ``example_id``."""
+    @property
+    def vllm_version(self) -> str:
+        """The vLLM release the matrix was evaluated for."""
+        return str(self.frame.attrs["vllm_version"])
+
+    def example(self, example_id: str) -> dict[str, Any]:
+        """The evaluated row of catalog example ``example_id``, as a record (field -> raw value)."""
         if example_id not in self.examples:
             known = ", ".join(self.examples) or "(none)"
             raise UsageError(f"unknown example {example_id!r}; catalog/examples.yaml has {known}")
-        return self.examples[example_id]
+        return self.examples[example_id].to_dict()
 
 
 def evaluate_examples(cat: Catalog) -> dict[str, pd.Series]:

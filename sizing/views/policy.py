@@ -53,11 +53,24 @@ Every other server gets one summary row there, linking to the explorer, which ho
 so the page grows with the models, not with models × servers."""
 
 
+CHARTED_KINDS = ("offer",)
+"""Kinds of server whose fit section carries a concurrency chart (the explorer covers the others)."""
+
+
 def fit_table_servers(kinds: Mapping[str, str]) -> list[str]:
     """The servers with a whole fit table on the fit-tables page, in catalog order: the offer
     servers and the :data:`FIT_TABLE_REFERENCES` the catalog has (``kinds``: server id -> kind)."""
     return [sid for sid, kind in kinds.items() if kind == "offer" or sid in FIT_TABLE_REFERENCES]
 
+
+PLAN_COMPARISONS = {
+    "671b-8xh200": ("deepseek-ai/DeepSeek-R1", "deepseek-ai/DeepSeek-R1", "ref-8x-h200", "auto")
+}
+"""Published plan comparisons (``plans-<id>`` tables, every plan side by side): id -> (model, checkpoint,
+server, KV cache type)."""
+
+EXPLORER_CONTEXT = 32768
+"""The context, tokens, the explorer opens at and its static heatmap shows."""
 
 SUMMARY_KV = "fp8"
 """The KV-cache type the summary tables and the concurrency charts show (the guide's recommendation)."""

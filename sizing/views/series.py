@@ -63,7 +63,7 @@ def check_server(cat: Catalog, server_id: str) -> None:
 
 
 def plan_label(tp: int, pp: int, dp: int) -> str:
-    """``DP 2``, ``TP 2``, ``TP 8 × PP 2`` as the tables write them (:func:`sizing.render.tables.plan_label`);
+    """``DP 2``, ``TP 2``, ``TP 8 × PP 2`` as the tables write them (:func:`sizing.render.cells.plan_label`);
     "" for one GPU, which the legend shows as the language's ``plan_single_gpu`` word."""
     if tp == 1 and pp == 1:
         return "" if dp == 1 else f"DP {dp}"
@@ -173,15 +173,34 @@ def concurrency_series(
     return [s for s in series if s.contexts]
 
 
-def price_rows(cat: Catalog, df: pd.DataFrame) -> pd.DataFrame:
+@dataclass(frozen=True)
+class PriceRow:
+    """One priced server: its monthly price and price per GB of its nominal GPU memory (in ``currency``),
+    and that memory, decimal GB."""
+
+    server: str
+    name: str
+    currency: str
+    price_monthly: float
+    price_per_gb_month: float
+    vram_gb: float
+
+
+def price_rows(cat: Catalog, df: pd.DataFrame) -> list[PriceRow]:
     """One row per priced server, cheapest GB of GPU memory first (ties by server id)."""
     rows = df[df["price_monthly"].notna()].drop_duplicates("server")
-    rows = rows[
-        ["server", "price_monthly", "currency", "memory_gb", "server_gpus", "price_per_gb_month"]
-    ].copy()
-    rows["name"] = [cat.servers[s].name for s in rows["server"]]
-    rows["vram_gb"] = rows["memory_gb"] * rows["server_gpus"]
-    return rows.sort_values(["price_per_gb_month", "server"], kind="stable").reset_index(drop=True)
+    rows = rows.sort_values(["price_per_gb_month", "server"], kind="stable")
+    return [
+        PriceRow(
+            server=str(r.server),
+            name=cat.servers[str(r.server)].name,
+            currency=str(r.currency),
+            price_monthly=float(r.price_monthly),
+            price_per_gb_month=float(r.price_per_gb_month),
+            vram_gb=float(r.memory_gb * r.server_gpus),
+        )
+        for r in rows.itertuples()
+    ]
 
 
 def all_series(cat: Catalog, df: pd.DataFrame) -> dict[str, tuple[Series, ...]]:

@@ -10,7 +10,7 @@ import pytest
 from sizing.catalog import plans
 from sizing.catalog.loader import FILES, catalog_from_texts
 from sizing.catalog.plans import model_sizes, problem
-from sizing.engine.evaluate import model_takes
+from sizing.engine.case_frame import model_takes
 from sizing.errors import CatalogError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -65,7 +65,7 @@ def test_flag_problem_names_the_flag_and_value():
 
 
 def test_the_matrix_filter_is_the_same_rule(catalog):
-    """evaluate.model_takes (vectorised) agrees with problem() for every model and TP size."""
+    """case_frame.model_takes (vectorised) agrees with problem() for every model and TP size."""
     for model in catalog.models.values():
         sizes = model_sizes(model)
         columns = {k: np.array([v]) for k, v in sizes.items()}

@@ -29,10 +29,10 @@ from test_browser import (  # noqa: F401 - fixtures used by these tests
 )
 
 from sizing.launch.commands import vllm_command
-from sizing.render import explorer_data as xd
 from sizing.render.i18n import t
 from sizing.render.throughput_render import ladder_cells
 from sizing.site import context as site
+from sizing.views import explorer_data as xd
 from sizing.views.throughput import chosen_ladders
 
 WIDTHS = {"desktop": (1366, 768), "phone": (390, 844)}

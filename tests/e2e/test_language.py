@@ -18,10 +18,10 @@ import pytest
 import yaml
 
 from sizing.render import catalog_text
-from sizing.render import table_rows as tr
 from sizing.render.i18n import LANGS, fmt_number, messages
 from sizing.render.plural import categories, forms, missing_categories, plural, plural_keys
 from sizing.site import context as site
+from sizing.views import catalog_rows as tr
 
 ROOT = Path(__file__).resolve().parents[2]
 PREFIXES = {"en": "", "zh": "zh/", "ru": "ru/"}
@@ -288,7 +288,7 @@ def test_worked_examples_show_the_tables_setting() -> None:
     cache), except layouts the page names as illustrations and examples with speculative decoding, which the
     tables run without (the methodology page compares them with their baseline)."""
     ctx = real()
-    from sizing.render.wording_macros import table_row
+    from sizing.views.table_rows import example_table_row as table_row
 
     for eid in (e for e in ctx.examples if ctx.catalog.examples[e].speculative_config is None):
         ex, row = ctx.example(eid), table_row(ctx, eid)

@@ -137,41 +137,6 @@ def test_memory_columns_computed_once_per_class_equal_the_row_by_row_matrix(matr
     pd.testing.assert_frame_equal(matrix, row_by_row[list(matrix.columns)], check_exact=True)
 
 
-def test_a_compute_class_shares_gpu_plan_model_and_kv_dtype(catalog):
-    from sizing.engine.evaluate import case_frame
-
-    frame, (classes, representative, *_), _ = case_frame(catalog)
-    key = [
-        "checkpoint",
-        "precision",
-        "online_quantization",
-        "kv_cache_dtype",
-        "gpu",
-        "tp",
-        "pp",
-        "ep",
-        "max_context",
-        "total_bytes",
-    ]
-    assert (frame[key].iloc[representative[classes]].to_numpy() == frame[key].to_numpy()).all()
-    assert len(representative) < len(frame)  # servers of one GPU type share their classes
-
-
-def test_groups_from_case_positions_are_the_groups_of_the_key_columns(catalog):
-    # evaluate() groups rows by their positions (model row, server, KV dtype); the same partitions
-    # follow from the key columns.
-    from sizing.engine.cases import Groups
-    from sizing.engine.evaluate import case_frame
-
-    frame, _, groups = case_frame(catalog)
-    by_key = Groups.of(frame)
-    for name in ("combination", "checkpoint_server", "model_server_kv"):
-        mine, theirs = getattr(groups, name).ids, getattr(by_key, name).ids
-        pairs = len(np.unique(mine.astype(np.int64) * (theirs.max() + 1) + theirs))
-        assert pairs == len(np.unique(mine)) == len(np.unique(theirs)), name
-    assert groups.combination.starts is not None  # combinations are runs of consecutive rows
-
-
 def test_text_columns_are_categoricals_that_sort_as_their_text(matrix):
     # The id and label columns are categoricals with their categories in text order, so sorting or
     # grouping the matrix by them gives what plain text would.

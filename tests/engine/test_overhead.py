@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 from sizing.engine import overhead as oh
 from sizing.units import GiB, MiB
@@ -164,48 +163,6 @@ def test_the_160_gib_tier_starts_with_0_28():
         assert (tokens.tolist(), seqs.tolist()) == ([want], [1024])
 
 
-def test_band_classes_code_every_class_a_row_has_and_dense_as_none():
-    codes = oh.band_classes(
-        np.array([False, True, True, False]),
-        np.array([False, True, False, False]),
-        np.array([0, 0, 12, 0]),
-        np.array([0, 0, 0, 1024]),
-    )
-    assert [oh.classes_in(int(code)) for code in codes] == [
-        ("dense",),
-        ("moe", "mla"),
-        ("moe", "hybrid"),
-        ("multimodal",),
-    ]
-
-
-def test_the_band_of_several_classes_is_the_widest_of_theirs():
-    coef = oh.Coefficients(
-        0,
-        0,
-        0,
-        0,
-        0,
-        0,
-        0,
-        0,
-        0,
-        0.09,
-        -0.09,
-        class_bands=((0.01, -0.01), (0.05, -0.02), (0.02, -0.03), (0.04, -0.06), (0.03, -0.04)),
-    )
-    optimistic, pessimistic = oh.band_table(coef)
-    assert (optimistic[0], pessimistic[0]) == (0.01, -0.01)  # dense
-    assert (optimistic[1 | 2], pessimistic[1 | 2]) == (0.05, -0.03)  # MoE + MLA
-    low, high = oh.kv_band(np.array([100.0, 100.0]), coef, np.array([0, 3], dtype=np.int8))
-    assert low.tolist() == pytest.approx([100 / 1.01, 100 / 1.05]) and high.tolist() == pytest.approx(
-        [100 / 0.99, 100 / 0.97]
-    )
-    assert oh.kv_band(np.array([100.0]), coef)[0].tolist() == pytest.approx(
-        [100 / 1.09]
-    )  # no classes: scalar
-
-
 def test_the_profile_peak_is_the_larger_phase_not_their_sum():
     """A 1 GiB forward against a sampler of 0.5 GiB plus 8192 x 4096 x 2 B = 64 MiB of hidden states: the
     forward wins; against a 2 GiB sampler the sampler phase (2 GiB + 64 MiB) wins."""
@@ -220,17 +177,6 @@ def test_nvls_buffers_only_above_two_ranks():
     """NCCL enables NVLS only for more than two ranks on an NVSwitch node (vllm-project/vllm#9699)."""
     bases = oh.nontorch_basis(np.array([1, 2, 4, 8, 4]), np.array([True, True, True, True, False]))
     assert (bases["nvls_mib"] / MiB).tolist() == [0, 0, 1, 1, 0]
-
-
-def _coef(optimistic: float, pessimistic: float) -> oh.Coefficients:
-    return oh.Coefficients(0, 0, 0, 0, 0, 0, 0, 0, 0, optimistic, pessimistic)
-
-
-@pytest.mark.parametrize("printed", [10 * GiB, -2 * GiB])
-def test_kv_band_divides_by_the_error_quantiles(printed):
-    low, high = oh.kv_band(np.array([printed]), _coef(0.25, -0.2))
-    ends = sorted([printed / 1.25, printed / 0.8])
-    assert (low[0], high[0]) == pytest.approx(ends)
 
 
 def test_linear_profile_is_tokens_times_projection_per_rank_times_units():

@@ -19,7 +19,7 @@ from sizing.engine import memory
 from sizing.engine.evaluate import evaluate
 from sizing.engine.versions import rules_for
 from sizing.errors import UsageError
-from sizing.render import charts, macros
+from sizing.render import charts, macros, price_chart
 from sizing.render.i18n import LANGS, fmt_money
 from sizing.site import context as site
 from sizing.site import docs_macros
@@ -53,7 +53,7 @@ def conc_svg(lang: str, cat: Catalog, df: pd.DataFrame, server: str, models: lis
 
 def price_of(lang: str, cat: Catalog, df: pd.DataFrame) -> str:
     """The price figure drawn from the view's price rows."""
-    return charts.price_svg(lang, views.price_rows(cat, df))
+    return price_chart.price_svg(lang, views.price_rows(cat, df))
 
 
 def parse(markup: str) -> ET.Element:
@@ -274,9 +274,9 @@ def test_numbers_are_formatted_for_the_page_language(real, servers) -> None:
     assert "1,000" in ticks["en"] and "1,000" in ticks["zh"] and "1\u00a0000" in ticks["ru"]
     rows = views.price_rows(cat, df)
     if len(rows):
-        first = rows.iloc[0]
+        first = rows[0]
         for lang in LANGS:
-            shown = fmt_money(first["price_per_gb_month"], first["currency"], lang)
+            shown = fmt_money(first.price_per_gb_month, first.currency, lang)
             assert shown in texts(parse(price_of(lang, cat, df)))
 
 
@@ -302,29 +302,6 @@ def test_no_script_and_nothing_external(real, servers) -> None:
         else:
             assert forbidden not in lowered
     assert set(re.findall(r"https?://[^\"' ]+", markup)) == {charts.SVG_NS}
-
-
-def test_price_chart_bars_are_sorted_and_proportional(real) -> None:
-    """Assert one bar per priced server, cheapest first, lengths proportional to price per GB."""
-    cat, df = real
-    priced = df[df["price_monthly"].notna()].drop_duplicates("server")
-    figure = parse(price_of("en", cat, df))
-    if priced.empty:
-        assert figure.tag == "p"
-        return
-    rows = [g for g in svg_of(figure).iter(f"{SVG}g") if g.get("class") == "sz-bar-row"]
-    assert [g.get("data-server") for g in rows] == list(
-        priced.sort_values(["price_per_gb_month", "server"])["server"]
-    )
-    x_px, _ = tick_transform(figure, vertical=False, log=False)
-    for group in rows:
-        bar = group.find(f"{SVG}rect")
-        server = cat.servers[group.get("data-server")]
-        vram_gb = cat.gpus[server.gpu].memory_gb * server.gpus_per_node * server.nodes
-        value = server.price.monthly / vram_gb
-        end = float(bar.get("x")) + float(bar.get("width"))
-        assert abs(end - x_px(value)) <= 1.0
-        assert bar.find(f"{SVG}title") is not None
 
 
 def edited_catalog(tmp_path: Path, file: str, edit) -> Path:
@@ -420,34 +397,6 @@ def test_macros_are_registered(servers, monkeypatch: pytest.MonkeyPatch) -> None
     assert "token" in conc and parse(conc).get("class") == "sz-chart sz-chart--concurrency"
     price = parse(env.macros["sz_chart_price"]())
     assert price.find("figcaption").text == "每 GB 显存的月租价格"
-
-
-def test_price_chart_with_mixed_or_no_currencies(tmp_path: Path) -> None:
-    """Assert mixed currencies keep each bar's own currency (plain-number ticks), and no prices give a
-    note."""
-    target = tmp_path / "catalog"
-    shutil.copytree(ROOT / "catalog", target)
-    servers_yaml = yaml.safe_load((target / "servers.yaml").read_text(encoding="utf-8"))
-    priced = [s for s, v in servers_yaml.items() if v.get("price")]
-    if len(priced) < 2:
-        pytest.skip("needs two priced servers")
-    servers_yaml[priced[0]]["price"]["currency"] = "EUR"
-    (target / "servers.yaml").write_text(
-        yaml.safe_dump(servers_yaml, sort_keys=False, allow_unicode=True), encoding="utf-8"
-    )
-    figure = parse(macros.price_chart("en", site.context(target)))
-    labels = [el.text for el in svg_of(figure).iter(f"{SVG}text") if el.get("class") == "sz-bar-value"]
-    assert any(label.startswith("€") for label in labels) and any(label.startswith("$") for label in labels)
-    assert "0" in [el.text for el in svg_of(figure).iter(f"{SVG}text")]
-    unpriced = tmp_path / "unpriced"  # a new folder: evaluated catalogs are cached per folder
-    shutil.copytree(target, unpriced)
-    for server in priced:
-        del servers_yaml[server]["price"]
-    (unpriced / "servers.yaml").write_text(
-        yaml.safe_dump(servers_yaml, sort_keys=False, allow_unicode=True), encoding="utf-8"
-    )
-    empty = parse(macros.price_chart("ru", site.context(unpriced)))
-    assert empty.tag == "p" and empty.text == "Ни у одного сервера в каталоге нет цены."
 
 
 def test_axis_titles_come_in_one_and_two_lines() -> None:

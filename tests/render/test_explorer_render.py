@@ -8,10 +8,11 @@ import re
 import pytest
 
 from sizing.launch.commands import vllm_command
-from sizing.render import explorer_data as xd
 from sizing.render import explorer_render as xr
 from sizing.render.i18n import LANGS, fmt_gib
 from sizing.site import context as site
+from sizing.views import explorer as ve
+from sizing.views import explorer_data as xd
 
 
 @pytest.fixture(scope="module")
@@ -77,7 +78,7 @@ def test_files_are_deterministic(ctx: site.SiteContext) -> None:
     """Assert two renders give byte-identical files."""
     first = xr.explorer_files(ctx)
     assert first == xr.explorer_files(ctx)
-    assert json.loads(first["explorer.json"])["default_context"] == xr.DEFAULT_CONTEXT
+    assert json.loads(first["explorer.json"])["default_context"] == ve.DEFAULT_CONTEXT
 
 
 def test_written_files_are_columns_that_give_back_the_rows(ctx: site.SiteContext, files) -> None:
@@ -86,20 +87,14 @@ def test_written_files_are_columns_that_give_back_the_rows(ctx: site.SiteContext
     written = {name: json.loads(text) for name, text in xr.explorer_files(ctx).items()}
     for name, data in ((n, d) for n, d in written.items() if not n.startswith("ladder.")):
         assert len(data["fields"]) == len(data["columns"]) and "rows" not in data
-        assert xr.rows_of(data) == files[name]["rows"]
+        assert ve.rows_of(data) == files[name]["rows"]
     neutral = written["explorer.json"]
-    assert neutral["fields"] == list(xr.NEUTRAL_FIELDS)
+    assert neutral["fields"] == list(ve.NEUTRAL_FIELDS)
     assert len(neutral["checkpoints"]) == len(set(neutral["checkpoints"])) < len(neutral["columns"][1])
     local = written["explorer.en.json"]
     assert local["fields"][:2] == ["plan", "sequences_4096"] and len(local["fields"]) == 13
     uses = [sum(i == n for column in local["columns"] for i in column) for n in range(3)]
     assert uses == sorted(uses, reverse=True)
-
-
-def test_strings_are_ordered_by_use() -> None:
-    """Assert the most-used string gets index 0, ties keep their first-seen order."""
-    table = {"a": 0, "b": 1, "c": 2}
-    assert xr.by_frequency(table, [[0, 1, 2], [2, 1], [2]]) == (["c", "b", "a"], [[2, 1, 0], [0, 1], [0]])
 
 
 def test_notes_carry_code_as_marks_not_tags() -> None:
@@ -112,30 +107,3 @@ def test_notes_carry_code_as_marks_not_tags() -> None:
         xr.marked("Use Qwen/Qwen3-14B-AWQ (INT4 AWQ) &amp; more")
         == "Use Qwen/Qwen3-14B-AWQ (INT4 AWQ) & more"
     )
-
-
-def test_each_suggestion_names_the_case_it_suggests() -> None:
-    """Assert the explorer's advice gives, for the 8× H20 DeepSeek-V3 row, TP 8 at the highest utilisation
-    on the same server, and that every target index points at an explorer list."""
-    from sizing.render import explorer_data as xd
-    from sizing.render.explorer_render import ADVICE_TARGET, neutral_payload
-    from sizing.site import context as site
-
-    ctx = site.context()
-    rows = xd.explorer_rows(ctx)
-    payload = neutral_payload(ctx, rows)
-    assert payload["advice"]
-    for index, (kind, _, target) in payload["advice"].items():
-        assert kind == rows.loc[int(index), "change"]
-        if target is not None:
-            assert len(target) == len(ADVICE_TARGET) and target[0] >= 0 and target[3] >= 0
-    h20 = rows[
-        (rows["model"] == "deepseek-ai/DeepSeek-V3")
-        & (rows["precision"] == "fp8")
-        & (rows["server"] == "ref-8x-h20")
-        & (rows["kv_cache_dtype"] == "fp8")
-    ].index[0]
-    kind, value, target = payload["advice"][str(h20)]
-    highest = float(ctx.catalog.assume("gpu_memory_utilization_max"))
-    assert (kind, value) == ("gpu-memory-utilization", highest)
-    assert payload["servers"][target[3]] == "ref-8x-h20" and target[7:] == ["tp", 8, 1, 1]

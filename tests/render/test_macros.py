@@ -14,12 +14,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from sizing.catalog.loader import load_catalog
 from sizing.errors import UsageError
 from sizing.launch.commands import sglang_command, vllm_command
-from sizing.render import macros, tables
+from sizing.render import macros, table_specs
 from sizing.render.i18n import fmt_gib
-from sizing.review import calibration
 from sizing.site import context as site
 from sizing.site import docs_macros
 from sizing.views.policy import fit_table_servers
@@ -80,11 +78,11 @@ def test_fit_tables_have_a_filter_and_a_heading_per_shown_server(test_catalog: s
 def test_other_servers_count_their_fit_table_rows(test_catalog: site.SiteContext) -> None:
     """Assert an other server's row counts the verdicts of its whole fit table (fits, tight, no fit)."""
     counts = macros.verdict_counts(_ctx(), "ref-8x-h100")
-    rows = tables.fit_spec("ref-8x-h100", test_catalog.contexts).rows(test_catalog)
+    rows = table_specs.fit_spec("ref-8x-h100", test_catalog.contexts).rows(test_catalog)
     assert (
         len(rows)
         and sum(counts.values()) == len(rows)
-        and counts["no-fit"] == int((~rows["fits"].astype(bool)).sum())
+        and counts["no-fit"] == sum(not bool(f) for f in rows.column("fits"))
     )
     row = re.search(r'<tr id="fit-ref-8x-h100">(.*?)</tr>', macros.fit_tables("en", _ctx())).group(1)
     assert re.findall(r"<td>(\d+)</td>", row) == [str(n) for n in counts.values()]
@@ -181,24 +179,6 @@ def test_example_is_the_worked_table(test_catalog: site.SiteContext) -> None:
     """Assert sz_example renders the example's steps with its checkpoint in the title."""
     out = macros.example("ru", _ctx(), "example-1")
     assert "**Qwen/Qwen3-14B-FP8 на GPU L40S: 1 GPU**" in out and "| Шаг | Расчёт | Результат |" in out
-
-
-def test_calibration_table_lists_every_check(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Assert the calibration table has a summary row per metric and a row per check (real catalog)."""
-    monkeypatch.delenv(site.ENV_VAR)
-    checks = calibration.results(load_catalog())
-    out = macros.calibration_table("en", site.calibrated_context())
-    rows = [line for line in out.splitlines() if line.startswith("| ") and not line.startswith("| Figure")]
-    metrics = {c.metric for c in checks}
-    assert len(rows) == len(metrics) + 1 + len(checks)
-    assert out.count('<div class="sz-sortable" data-search-exclude') == 2
-
-
-def test_calibration_values_in_gib_keep_two_decimals() -> None:
-    """Assert GiB figures (the CUDA-graph memory too) read as vLLM prints them, in the page's locale."""
-    assert macros.calibration_value("cudagraph", 0.5, "ru") == "0,50"
-    assert macros.calibration_value("available_kv", 19.06, "en") == "19.06"
-    assert macros.calibration_value("tokens", 72400, "en") == "72,400"
 
 
 def test_define_env_registers_the_site_macros() -> None:
@@ -308,54 +288,6 @@ def test_macro_output_is_not_rendered_again_and_catalog_text_stays_literal(tmp_p
     assert "{{ 6 * 7 }}" not in html.split('id="fit"')[1] and "&#123;&#123; 6 * 7 &#125;&#125;" in html
     assert re.search(r'<h3 id="fit-gpu-l40s">Evil &#124; &lt;script&gt;', html)
     assert 'class="tabbed-set' in html and ">SGLang</label>" in html
-
-
-def test_calibration_grouped_table_has_model_out_errors_and_each_class_band(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """Assert the grouped table: overall rows, a row per class, release line and GPU, then the band per class
-    with its cautious end as a share of our figure and the coverage."""
-    monkeypatch.delenv(site.ENV_VAR)
-    ctx = site.calibrated_context()
-    checks = ctx.calibration
-    out = macros.calibration_grouped_table("en", ctx)
-    lines = {c.line for c in checks if c.metric == "available_kv"}
-    assert "All logs: available KV cache memory" in out and "All logs: weights per GPU" in out
-    assert all(f"vLLM release line {line}" in out for line in lines) and "| GPU h200 |" in out
-    assert "Median error, model unseen" in out and "Independent groups" in out
-    optimistic = float(ctx.catalog.assumptions["kv_band_optimistic_moe"].value)  # type: ignore[arg-type]
-    assert f"| Mixture of experts | {1 / (1 + optimistic) - 1:.1%}".replace("-", "−") in out.replace("-", "−")
-    held = ctx.calibration_groups["coverage"]["all"]
-    assert f"in {held['nested']:.0%} of the independent groups" in out
-    assert "Смесь экспертов" in macros.calibration_grouped_table("ru", ctx)
-    assert "| GPU unstated |" not in out
-
-
-def test_a_gpu_group_the_logs_do_not_name_reads_in_the_page_language() -> None:
-    """Assert the ``unstated`` GPU group is a translated phrase and a named GPU keeps its id."""
-    assert macros._gpu_group("unstated", "en") == "GPU not stated in the log"
-    assert macros._gpu_group("unstated", "ru") == "GPU в журнале не указан"
-    assert macros._gpu_group("h200", "zh") == "GPU h200"
-
-
-def test_calibration_left_table_names_every_left_out_log_with_a_translated_reason(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """Assert each skipped log is a row with its model and release, and outliers show their left-out error."""
-    monkeypatch.delenv(site.ENV_VAR)
-    ctx = site.calibrated_context()
-    skipped = [x for x in ctx.calibration_left if not x.outlier]
-    out = {lang: macros.calibration_left_table(lang, ctx) for lang in ("en", "zh", "ru")}
-    assert all(
-        f"| `{x.case}` | `{x.model}` | {f'`{x.version}`' if x.version else '—'} |" in out["en"]
-        for x in skipped
-    )
-    assert "| `llama2-7b-a100-80g-tp1-gmu090` | `meta-llama/Llama-2-7b` | — | `A100 80GB` |" in out["zh"]
-    assert "A release older than the memory profiler modelled here" in out["en"]
-    assert "版本早于本站所建模的显存分析器" in out["zh"] and "Выпуск старше профилировщика" in out["ru"]
-    for x in (x for x in ctx.calibration_left if x.outlier):
-        check = next(c for c in ctx.calibration if c.case == x.case and c.metric == "available_kv")
-        assert f"| {macros.fmt_percent(check.lomo_error, 'en', 1)} |" in out["en"]
 
 
 def test_rows_hint_counts_rows_in_the_page_language(test_catalog: site.SiteContext) -> None:

@@ -14,7 +14,7 @@ import pytest
 
 from sizing.errors import UsageError
 from sizing.render import macros
-from sizing.render.tables import table_specs
+from sizing.render.table_specs import table_specs
 from sizing.site import context as site
 
 ROOT = Path(__file__).resolve().parents[2]

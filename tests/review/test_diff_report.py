@@ -14,7 +14,7 @@ import yaml
 
 from sizing.catalog.loader import load_catalog
 from sizing.engine.evaluate import evaluate
-from sizing.render import tables
+from sizing.render import table_specs
 from sizing.review import diff_report
 from sizing.review.table_diff import compare
 from sizing.site.context import build_context
@@ -23,7 +23,7 @@ from sizing.views.throughput import SPEED_KEY, fit_speed
 from tests.review.gitrepo import commit_change, git, run
 
 GPU = "l40s"
-FIT_TABLE_KV = "fp8"  # sizing.render.table_rows.summary_kv of the real catalog
+FIT_TABLE_KV = "fp8"  # sizing.views.table_rows.summary_kv of the real catalog
 
 
 def shown_kv(cat, frame):
@@ -87,10 +87,9 @@ def speed_changes(old_ctx, new_ctx, servers: set[str]) -> list[dict]:
 
 def servers_by_row(ctx, table_id: str) -> dict[str, str]:
     """``{row key: server id (or GPU id)}`` of one table, keyed as the report keys rows."""
-    spec = tables.get_spec(ctx, table_id)
+    spec = table_specs.get_spec(ctx, table_id)
     return {
-        " · ".join(str(r[k]) for k in spec.key): r.get("server", r.get("gpu"))
-        for r in spec.rows(ctx).to_dict("records")
+        " · ".join(str(r[k]) for k in spec.key): r.get("server", r.get("gpu")) for r in spec.rows(ctx).records
     }
 
 

@@ -11,14 +11,16 @@ import pytest
 
 from sizing.catalog.settings import Settings
 from sizing.engine.estimate import estimate
-from sizing.render import explorer_data as xd
-from sizing.render import table_rows as tr
 from sizing.render.explain import verdict_line
-from sizing.render.explorer_render import neutral_payload
-from sizing.render.tables import fit_spec, html_rows_table
+from sizing.render.table_specs import fit_spec
+from sizing.render.tables import html_rows_table
 from sizing.review.report import record
 from sizing.site import context as site
+from sizing.views import explorer_data as xd
+from sizing.views import table_rows as tr
 from sizing.views import verdict as v
+from sizing.views.explorer import neutral_payload
+from sizing.views.rows import rows_of
 
 
 @pytest.fixture(scope="module")
@@ -151,7 +153,7 @@ def test_every_surface_agrees_over_the_whole_matrix(ctx: site.SiteContext) -> No
     for server in ctx.catalog.servers:
         rows = tr.fit_rows(ctx, server)
         spec = fit_spec(server, ctx.contexts)
-        assert _badges(html_rows_table(spec.columns, rows, "en")) == rows["verdict"].tolist()
+        assert _badges(html_rows_table(spec.columns, rows_of(rows), "en")) == rows["verdict"].tolist()
         for r in rows.to_dict("records"):
             seen = statuses[(r["checkpoint"], r["precision"], r["server"], r["kv_cache_dtype"])]
             at = {c: s for c, s in zip(ctx.contexts, seen)}

@@ -1,12 +1,12 @@
-"""Tests of sizing/render/explorer_targets.py: where each explorer suggestion leads, on the real catalog."""
+"""Tests of sizing/views/explorer_targets.py: where each explorer suggestion leads, on the real catalog."""
 
 from __future__ import annotations
 
 import pytest
 
-from sizing.render import explorer_data as xd
-from sizing.render.explorer_targets import Lookup, target, targets
 from sizing.site import context as site
+from sizing.views import explorer_data as xd
+from sizing.views.explorer_targets import Lookup, target, targets
 
 CAT = site.context().catalog
 

@@ -1,6 +1,6 @@
 """Where each explorer suggestion leads: the case a reader opens by following "the nearest change".
 
-For every explorer row (:func:`sizing.render.explorer_data.explorer_rows`) and every published context,
+For every explorer row (:func:`sizing.views.explorer_data.explorer_rows`) and every published context,
 a row that does not fit there (no-fit or borderline) gets a target, ``[row index, context]``, when the
 catalog has a case the suggestion names that fits at that context:
 

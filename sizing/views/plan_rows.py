@@ -9,13 +9,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-from sizing.render import table_rows as tr
+from sizing.views import table_rows as tr
 from sizing.views.bundle import SiteContext
-
-PLAN_COMPARISONS = {
-    "671b-8xh200": ("deepseek-ai/DeepSeek-R1", "deepseek-ai/DeepSeek-R1", "ref-8x-h200", "auto")
-}
-"""Published comparisons: id -> (model, checkpoint, server, KV cache type)."""
+from sizing.views.policy import PLAN_COMPARISONS
 
 
 def plan_comparison_rows(ctx: SiteContext, comparison: str) -> pd.DataFrame:

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from sizing.render.table_rows import labelled
 from sizing.views.bundle import SiteContext
+from sizing.views.table_rows import labelled
 from sizing.views.verdict import BEYOND, STARTS, STATES
 
 STATUSES = (*STATES, BEYOND)

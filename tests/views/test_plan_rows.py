@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from sizing.render.plan_rows import plan_comparison_rows
 from sizing.site import context as site
+from sizing.views.plan_rows import plan_comparison_rows
 
 
 def test_deepseek_r1_on_8x_h200_lists_tp8_and_dp8_ep_with_the_reason_on_the_winner():

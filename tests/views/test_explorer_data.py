@@ -1,11 +1,11 @@
-"""Tests for sizing.render.explorer_data: the explorer's status rule and its best row per model and server."""
+"""Tests for sizing.views.explorer_data: the explorer's status rule and its best row per model and server."""
 
 from __future__ import annotations
 
 import pytest
 
-from sizing.render import explorer_data as xd
 from sizing.site import context as site
+from sizing.views import explorer_data as xd
 
 
 @pytest.fixture(scope="module")
