@@ -147,6 +147,22 @@ def test_yaml_beyond_its_size_limit_is_refused_before_parsing() -> None:
     assert "is larger than 512 KiB" in refused(safeio.parse_yaml, text, "a.yaml")
 
 
+def test_a_text_parsed_again_is_answered_with_a_copy_of_the_kept_value(monkeypatch) -> None:
+    """The second parse of one text does not parse (the kept value is copied), and what a caller changes in
+    its answer does not reach the next caller; a refused text is refused again; old texts make room."""
+    text = "server:\n  gpus: [1, 2]\n  name: x\n"
+    first = safeio.parse_yaml(text, "s.yaml")
+    first["server"]["gpus"].append(3)
+    monkeypatch.setattr(safeio, "_parse_yaml", lambda *_: pytest.fail("parsed again"))
+    assert safeio.parse_yaml(text, "s.yaml") == {"server": {"gpus": [1, 2], "name": "x"}}
+    monkeypatch.undo()
+    for _ in range(2):
+        assert "duplicate key" in refused(safeio.parse_yaml, "a: 1\na: 2\n", "d.yaml")
+    for n in range(safeio.PARSED_KEPT + 1):
+        safeio.parse_yaml(f"n: {n}\n", "n.yaml")
+    assert len(safeio._PARSED) == safeio.PARSED_KEPT and text not in safeio._PARSED
+
+
 def test_yaml_files_go_through_the_same_bounds(tmp_path: Path) -> None:
     path = tmp_path / "models.yaml"
     path.write_text(_alias_bomb(), encoding="utf-8")
