@@ -45,7 +45,8 @@ TARGETS = {"fit_tables_html": 400_000, "fit_tables_dcl_ms": 1000.0, "site_bytes"
 CHROMIUM = "/usr/bin/chromium"
 TIMING = """() => { const n = performance.getEntriesByType('navigation')[0];
   const p = performance.getEntriesByName('first-contentful-paint')[0];
-  const r = performance.getEntriesByType('resource').reduce((s, e) => s + (e.transferSize || e.encodedBodySize || 0), 0);
+  const r = performance.getEntriesByType('resource').reduce(
+      (s, e) => s + (e.transferSize || e.encodedBodySize || 0), 0);
   return {dcl: n.domContentLoadedEventEnd, load: n.loadEventEnd, fcp: p ? p.startTime : null,
           nodes: document.getElementsByTagName('*').length, resources: r}; }"""
 

@@ -90,13 +90,15 @@ HISTORY = [
         "summary": "1,375 tests (CI log: wall time only)",
     },
     {
-        "command": "ruff + mypy + pytest -q tests --ignore=tests/e2e (780d437, fresh clone; what test-fast runs)",
+        "command": "ruff + mypy + pytest -q tests --ignore=tests/e2e "
+        "(780d437, fresh clone; what test-fast runs)",
         "wall": 100.0,
         "cpu": 96.9,
         "summary": "1 failed, 859 passed (calibration/results.json float noise)",
     },
     {
-        "command": "pytest -q -n 2 --dist worksteal, what make test runs (bab6bee, before merging main at 2635e9a)",
+        "command": "pytest -q -n 2 --dist worksteal, what make test runs "
+        "(bab6bee, before merging main at 2635e9a)",
         "wall": 618.7,
         "cpu": 235.7,
         "summary": "1300 passed in 617.84s (load average 7-11)",

@@ -188,7 +188,8 @@ class LimitExceeded(yaml.YAMLError):
 
 class BoundedLoader(yaml.SafeLoader):
     """SafeLoader that refuses duplicate keys, nesting beyond :data:`MAX_DEPTH`, aliases beyond
-    :data:`ALIAS_BUDGET` nodes and composing past its deadline (:data:`READ_SECONDS` of this thread's CPU time:
+    :data:`ALIAS_BUDGET` nodes and composing past its deadline (:data:`READ_SECONDS` of this thread's CPU
+    time:
     a parse is CPU-bound, and a busy machine must not turn a slow parse of a good file into a refusal)."""
 
     def __init__(self, stream: str) -> None:

@@ -342,7 +342,8 @@ def refuse_unsupported(row: pd.Series) -> None:
     if bool(row.get("float32", False)) and sm >= need:
         raise UsageError(
             f"{row['checkpoint']} ({row['precision']}) is not supported on GPU {row['gpu']}: vLLM refuses "
-            f"float16 for this model type and the GPU has no bfloat16 (compute capability {sm // 10}.{sm % 10}"
+            "float16 for this model type and the GPU has no bfloat16 (compute capability "
+            f"{sm // 10}.{sm % 10}"
             " < 8.0), so it runs in float32, which no quantisation method takes; pick the BF16 checkpoint"
         )
     if sm < need:
@@ -359,7 +360,8 @@ def refuse_unsupported(row: pd.Series) -> None:
 
 
 def refuse_dtype(row: pd.Series, dtype: str) -> None:
-    """Stop with one line where vLLM refuses ``--dtype float16``/``half`` for the model type (``fp16_refused``,
+    """Stop with one line where vLLM refuses ``--dtype float16``/``half`` for the model type
+    (``fp16_refused``,
     ``_check_valid_dtype`` in ``vllm/config/model.py``: "The model type ... does not support float16")."""
     if dtype in ("float16", "half") and bool(row.get("fp16_refused", False)):
         raise UsageError(

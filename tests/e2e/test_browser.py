@@ -259,7 +259,8 @@ def column_values(page: object, table: object, index: int) -> list[str]:
     """The sort keys (``data-sort`` or text) of column ``index`` in the table's visible body rows."""
     return table.evaluate(
         """(t, i) => Array.from(t.tBodies[0].rows).filter(r => !r.hidden).map(r => {
-               const c = r.cells[i]; return c ? (c.getAttribute('data-sort') ?? c.textContent.trim()) : ''; })""",
+               const c = r.cells[i];
+                   return c ? (c.getAttribute('data-sort') ?? c.textContent.trim()) : ''; })""",
         index,
     )
 

@@ -1,7 +1,8 @@
 """The passages readers check first (issue 23): the 70B, 671B and H20 sections, in every language.
 
 Each section — from its heading to the next heading of the same level — is saved as a screenshot at 1366
-and 390 px under ``test-artifacts/screenshots/passages/`` with its text beside it (MkDocs build), so a reviewer can re-read it in
+and 390 px under ``test-artifacts/screenshots/passages/`` with its text beside it (MkDocs build), so a
+reviewer can re-read it in
 en, zh and ru side by side; and its text is checked: no negative memory figure, no literal tag and no
 untranslated English sentence on the zh/ru pages.
 """

@@ -2,7 +2,8 @@
 
 Uses the Chromium, served site and page fixtures of :mod:`tests.test_browser`. Checks: no verdict is an
 emoji (a badge instead); chart text is at least 11 px on a phone; formula blocks are not clipped and
-carry no copy button; the fit-table filter is on the first screen at 1366×900 and 390×844 and stays in view; no fit
+carry no copy button; the fit-table filter is on the first screen at 1366×900 and 390×844 and stays in view;
+no fit
 table is wider than its box at 1366 px; a tall box says how many rows it holds; the explorer shows no
 literal tag, links its suggestion to the case it names, marks the heatmap cell it answers and scrolls the
 answer into view; a server-only link keeps the model last shown. Screenshots of each page at both widths
@@ -55,10 +56,12 @@ def test_pages_read_without_emoji_clipping_or_tiny_text(
         assert not EMOJI.search(tab.inner_text("article")), f"{lang}/{path}: emoji in the text"
         formulas = tab.evaluate("""() => Array.from(document.querySelectorAll('.language-text pre')).map(p =>
             [p.scrollWidth > p.clientWidth + 1, !!p.closest('.highlight').querySelector('.md-code__nav')
-             && getComputedStyle(p.closest('.highlight').querySelector('.md-code__nav')).display !== 'none'])""")
+             && getComputedStyle(p.closest('.highlight').querySelector('.md-code__nav'))
+                .display !== 'none'])""")
         assert all(not clipped and not copy for clipped, copy in formulas), f"{lang}/{path}: {formulas}"
         sizes = tab.evaluate("""() => Array.from(document.querySelectorAll('.sz-chart svg text'))
-            .filter(x => x.getBoundingClientRect().width > 0).map(x => parseFloat(getComputedStyle(x).fontSize)
+            .filter(x => x.getBoundingClientRect().width > 0)
+            .map(x => parseFloat(getComputedStyle(x).fontSize)
             * x.ownerSVGElement.getBoundingClientRect().width / x.ownerSVGElement.viewBox.baseVal.width)""")
         assert all(size >= 11 for size in sizes), f"{lang}/{path}: chart text {min(sizes, default=0):.1f} px"
         if engine == "mkdocs" and path not in CURATED:

@@ -185,7 +185,8 @@ def test_extensible_cache_keeps_headroom_when_the_budget_is_high() -> None:
 
 
 def test_extensible_cache_keeps_three_gib_free_on_rocm() -> None:
-    """Assert the same row on a ROCm GPU keeps 3 GiB instead of 1 (``measure_kv_cache_blocks``): 2 GiB less."""
+    """Assert the same row on a ROCm GPU keeps 3 GiB instead of 1 (``measure_kv_cache_blocks``): 2 GiB
+    less."""
     cuda, rocm = budget_row(0.99), budget_row(0.99)
     rocm["rocm"] = True
     memory.add_budget(cuda, EXTENSIBLE, COEF)

@@ -75,7 +75,8 @@ def changed_fit_rows(old_ctx, new_ctx, servers: set[str]) -> dict[str, set[str]]
 
 
 def speed_changes(old_ctx, new_ctx, servers: set[str]) -> list[dict]:
-    """Fit-table rows (of the KV type the tables show) on ``servers`` whose speed cells (users within the target, cautious USD per 1M output
+    """Fit-table rows (of the KV type the tables show) on ``servers`` whose speed cells (users within the
+    target, cautious USD per 1M output
     tokens, to the cent) differ between two catalogs, per :func:`sizing.views.throughput.fit_speed`."""
     old, new = (fit_speed(ctx).set_index(list(SPEED_KEY)) for ctx in (old_ctx, new_ctx))
     shown = ["speed_users", "speed_usd"]
