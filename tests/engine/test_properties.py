@@ -14,6 +14,7 @@ left per rank; MLA bytes per token do not depend on TP.
 from __future__ import annotations
 
 import math
+import os
 from pathlib import Path
 from typing import Any
 
@@ -43,8 +44,11 @@ ARCHITECTURES = (
     "Blackwell (sm_100)",
     "Blackwell (sm_120)",
 )
+EXAMPLES = {"full": 50, "fast": 15}
+"""Examples per property: ``make test`` draws 50; ``make test-fast``, the inner loop, sets
+``SIZING_PROPERTY_EXAMPLES=fast`` and draws the first 15 of the same derandomized sequence."""
 SETTINGS = settings(
-    max_examples=50,
+    max_examples=EXAMPLES[os.environ.get("SIZING_PROPERTY_EXAMPLES", "full")],
     deadline=None,
     derandomize=True,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
