@@ -103,13 +103,15 @@ def last_command(target: str) -> str:
 def test_the_test_commands_end_with_pytest_on_their_workers(target, workers):
     """Its summary line is the last line of the run, and its exit status (5 when no test ran) make's; the
     browser tests' waits get two more workers than the cores, the computing tests one per core."""
-    line = last_command(target)
+    line = last_command(target).removeprefix("SIZING_PROPERTY_EXAMPLES=fast ")
     assert line.startswith(f".venv/bin/python -m pytest -q -n {workers} --dist worksteal"), line
+    assert last_command(target).startswith("SIZING_PROPERTY_EXAMPLES=fast ") == (target == "test-fast")
     assert ('-m "not site and not browser"' in line) == (target == "test-fast")
     assert (
         make("-n", "-B", target, "WORKERS=0")
         .stdout.strip()
         .splitlines()[-1]
+        .removeprefix("SIZING_PROPERTY_EXAMPLES=fast ")
         .startswith(".venv/bin/python -m pytest -q -n 0 --dist worksteal")
     )
 
