@@ -210,7 +210,8 @@ NEUTRAL_FIELDS = (
 digit per context; the line indices of the command (per context, that context's plan, when the row's
 plan differs between contexts); the memory bar in per cent (likewise per context when it differs); per
 context, the case its suggestion leads to, ``[row, context]`` or null (:mod:`sizing.views.explorer_targets`);
-the index of the row's chat ladder in the language file's ``ladders`` (:mod:`sizing.render.explorer_ladder`)."""
+the index of the row's chat ladder in the language file's ``ladders``
+(:mod:`sizing.render.explorer_ladder`)."""
 
 
 def server_memory_bytes(records: list[dict[str, Any]], servers: list[str]) -> list[tuple[float, float]]:

@@ -206,7 +206,8 @@
     box.appendChild(track);
     var legend = el("ul", "sz-membar__legend");
     kinds.forEach(function (kind, i) {
-      var li = el("li", "sz-membar__key sz-membar__key--" + kind, labels[names[i]] + ": " + texts[strings[1 + i]]);
+      var li = el("li", "sz-membar__key sz-membar__key--" + kind,
+        labels[names[i]] + ": " + texts[strings[1 + i]]);
       legend.appendChild(li);
     });
     legend.appendChild(el("li", "sz-membar__key", labels.explorer_budget + ": " + memory[0] + " / " + memory[1]));
@@ -284,12 +285,13 @@
       + (fitting ? " · " + labels.explorer_decode + " " + texts[local[4 + position]] : "")));
     var facts = el("dl", "sz-explorer__facts");
     /* the plan at this context, as the command below launches it */
-    fact(facts, fitting ? labels.explorer_plan : labels.explorer_tried, texts[this.planStrings(index, position)[0]]);
+    var strings = this.planStrings(index, position);
+    fact(facts, fitting ? labels.explorer_plan : labels.explorer_tried, texts[strings[0]]);
     var noteLabel = fitting ? labels.explorer_why : labels.explorer_change;
     fact(facts, noteLabel, this.note(texts[local[7 + position]], row[8] ? row[8][position] : null));
     fact(facts, labels.explorer_sequences + " (" + s.contexts[position] + ")", texts[local[1 + position]]);
     fact(facts, labels.explorer_decode, texts[local[4 + position]]);
-    fact(facts, labels.explorer_memory, this.bars(row, texts, this.planStrings(index, position), s.server_memory[row[3]], position));
+    fact(facts, labels.explorer_memory, this.bars(row, texts, strings, s.server_memory[row[3]], position));
     this.out.appendChild(facts);
     this.out.appendChild(this.ladder(row, index));
     if (state === "fits" || state === "tight") {
