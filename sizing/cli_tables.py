@@ -35,6 +35,7 @@ from sizing.render.flagtext import plain_text
 from sizing.render.table_specs import view_columns
 from sizing.render.tables import CELL_CONTEXT, cli_table
 from sizing.render.terminal import fits_whole, grouped_text, text_table
+from sizing.views.context_plans import plan_fields
 from sizing.views.matrix import Filter, fit_view, select
 from sizing.views.rows import fit_view_rows
 from sizing.views.verdict import tight_below
@@ -258,6 +259,7 @@ def text_rows(cat: Catalog, rows: pd.DataFrame, context: int, q: Query) -> str:
     )
     words = cell_words("en")
     needed = [k for k in dict.fromkeys([*(c.id for c in columns), *CELL_CONTEXT]) if k in view.columns]
+    needed += plan_fields(map(str, view.columns))
     body = (
         [plain_text(format_cell(c, row, "en", words)).replace("`", "").replace("\\|", "|") for c in columns]
         for row in view[needed].to_dict("records")

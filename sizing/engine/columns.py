@@ -317,6 +317,12 @@ SERVICE = (
 CHOICE = (
     _c("chosen", "bool", "", "the recommended plan of its model × checkpoint × server × KV type"),
     _c("reason", "str", "text", "why that plan was chosen"),
+    _c(
+        "chosen_<ctx>",
+        "bool",
+        "",
+        "the recommended plan of its combination launched with --max-model-len <ctx>",
+    ),
     _c("change", "str", "text", "nearest change that makes a row start (empty if none): its kind"),
     _c("change_value", "str", "text", "the value of that change"),
     _c("change_plan", "str", "text", "the suggested case's plan, <plan>-tp<N>-pp<N>-dp<N>, when it differs"),

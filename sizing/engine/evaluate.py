@@ -227,12 +227,43 @@ def choose_plans(df: pd.DataFrame, dp_share: float, by: Grouping | None = None) 
     by = by or Grouping.of(df, KEY)
     fits, rank = df["fits"].to_numpy(), df["rank"].to_numpy(np.int8)
     served = np.where(fits, np.floor(df["max_concurrency"].to_numpy()) * df["dp"].to_numpy(), np.nan)
-    enough = served >= dp_share * by.reduce(np.fmax, served)
-    best_rank = by.table(np.minimum, np.where(enough, rank, NO_RANK), NO_RANK)
+    best_rank = simplest_enough(by, rank, serves_enough(by, served, dp_share))
     pick = np.where(best_rank == NO_RANK, by.table(np.maximum, rank, -1), best_rank)  # none fits: the largest
     df["chosen"] = rank == pick[by.ids]
     simplest_fit = by.table(np.minimum, np.where(fits, rank, NO_RANK), NO_RANK)
     df["reason"] = plan_reasons(df, simplest_fit[by.ids] < rank)
+
+
+def serves_enough(by: Grouping, served: np.ndarray, dp_share: float) -> np.ndarray:
+    """Per row: whether the plan serves at least ``dp_share`` of the most whole sequences any plan of its
+    group serves (``served``: NaN where a plan does not start)."""
+    return served >= dp_share * by.reduce(np.fmax, served)
+
+
+def simplest_enough(by: Grouping, rank: np.ndarray, enough: np.ndarray) -> np.ndarray:
+    """Per group: the rank of the simplest plan that serves enough (``enough``, :func:`serves_enough`),
+    :data:`NO_RANK` where none starts."""
+    return by.table(np.minimum, np.where(enough, rank, NO_RANK), NO_RANK)
+
+
+def choose_context_plans(df: pd.DataFrame, contexts: list[int], dp_share: float, by: Grouping) -> None:
+    """``chosen_<ctx>``: the recommended plan of each combination launched with ``--max-model-len <ctx>``.
+
+    The plan chosen at the catalog's length is kept while it serves at least ``dp_share`` of the most whole
+    sequences of that length any plan holds (``sequences_<ctx>``); otherwise (it holds fewer, or none) the
+    rule of :func:`choose_plans` picks again at that length; where no plan starts, the catalog's plan
+    stays. So a row that starts at 128K only on a wider plan is counted and launched with that plan, and
+    no context holds fewer sequences than the catalog's plan would."""
+    rank, chosen = df["rank"].to_numpy(np.int8), df["chosen"].to_numpy()
+    kept = by.table(np.maximum, np.where(chosen, rank, -1), -1)
+    for ctx in contexts:
+        served = df[f"sequences_{ctx}"].to_numpy(dtype=np.float64)
+        served = np.where(served >= 1, served, np.nan)
+        enough = serves_enough(by, served, dp_share)
+        keep = by.table(np.maximum, (chosen & enough).view(np.int8), 0) > 0
+        best_rank = simplest_enough(by, rank, enough)
+        pick = np.where(keep | (best_rank == NO_RANK), kept, best_rank)
+        df[f"chosen_{ctx}"] = rank == pick[by.ids]
 
 
 def plan_reasons(df: pd.DataFrame, tp_for_capacity: np.ndarray) -> pd.Categorical:
@@ -351,6 +382,7 @@ def finish(
     )
     groups = groups or Groups.of(df)
     choose_plans(df, float(cat.assume("dp_min_capacity_share")), groups.combination)
+    choose_context_plans(df, contexts, float(cat.assume("dp_min_capacity_share")), groups.combination)
     add_nearest_change(df, coef, rules, float(cat.assume("gpu_memory_utilization_max")), groups)
     df = text_last(df)
     df.attrs.update(rules=rules.line, contexts=contexts)

@@ -26,6 +26,7 @@ from sizing.render.i18n import fmt_money, fmt_number, fmt_percent, t
 from sizing.render.plural import plural
 from sizing.render.speed_cells import REASON_FIELD, speed_cell
 from sizing.units import GB, GiB, KiB
+from sizing.views.context_plans import differs_at, plan_at, plan_contexts_of
 
 KINDS = frozenset(
     {
@@ -141,6 +142,20 @@ def plan_label(row: Mapping[str, Any], lang: str, words: Mapping[str, str] | Non
     return " × ".join(parts)
 
 
+def plan_cell(row: Mapping[str, Any], lang: str, words: Mapping[str, str] | None = None) -> str:
+    """:func:`plan_label`, followed by the plan of each published context launched on another plan
+    (:mod:`sizing.views.context_plans`): ``DP 4 (128K: TP 2 × DP 2)``."""
+    others = [
+        t(lang, "plan_at_context", context=context_label(c), plan=plan_label(plan_at(row, c), lang, words))
+        for c in plan_contexts_of(row)
+        if differs_at(row, c)
+    ]
+    own = plan_label(row, lang, words)
+    if not others:
+        return own
+    return t(lang, "plan_with_contexts", plan=own, others=t(lang, "list_separator").join(others))
+
+
 def _code_message(lang: str, key: str, code: Mapping[str, str], **plain: str) -> str:
     """A message with flags as code spans, escaped for a table cell."""
     return message_with_code(lang, key, code, True, escape_cell, **plain)
@@ -229,7 +244,7 @@ def format_cell(
 ) -> str:
     """The text of one cell in ``lang`` (``—`` when the value is missing); ``words``: :func:`cell_words`."""
     if col.kind == "plan":
-        return plan_label(row, lang, words)
+        return plan_cell(row, lang, words)
     if col.kind == "change":
         return change_label(row, lang)
     value: Any = row.get(col.id)

@@ -19,8 +19,9 @@ ordered most-used first so the commonest indices are the shortest. Each language
 neutral file and its own language's file only.
 
 ``overrides/assets/javascripts/explorer.js`` only looks these up and shows them: the browser does
-no arithmetic. The command is stored once per row with ``{ctx}`` where the chosen context goes
-(the browser substitutes the raw token count, which is code and the same in every language).
+no arithmetic. The command is stored once per row (once per context for the few rows launched on another
+plan at some context) with ``{ctx}`` where the chosen context goes (the browser substitutes the raw
+token count, which is code and the same in every language).
 The page (:func:`explorer_page`) carries the controls, the heatmap at the default context as static
 HTML (what a reader without JavaScript sees; explorer.js links its cells) and the links to the data files.
 """
@@ -40,9 +41,11 @@ from sizing.render.explorer_ladder import file_name, server_ladders
 from sizing.render.i18n import LANGS, fmt_gib, fmt_number, t
 from sizing.units import MiB
 from sizing.views.bundle import SiteContext
+from sizing.views.context_plans import differs_at, plan_at
 from sizing.views.explorer import (
     DEFAULT_CONTEXT,
     NEUTRAL_FIELDS,
+    at_context,
     by_frequency,
     column_file,
     interned,
@@ -124,7 +127,9 @@ def row_note(row: dict[str, Any], context: int, lang: str) -> str:
 
 def language_row(row: dict[str, Any], contexts: list[int], lang: str, texts: dict[str, int]) -> list[int]:
     """One row's formatted strings, as indices into ``texts``: plan; sequences, decode ceiling and
-    note per context; weights, overhead and KV cache of the fullest GPU."""
+    note per context; weights, overhead and KV cache of the fullest GPU; then, for a row launched on
+    another plan at some context, per context that plan and its weights, overhead and KV cache
+    (:func:`plans_at` moves these to the file's ``plan_at``)."""
 
     def seq(c: int) -> str:
         return "—" if row[f"status_{c}"] == "beyond" else fmt_number(int(row[f"sequences_{c}"]), lang)
@@ -134,16 +139,37 @@ def language_row(row: dict[str, Any], contexts: list[int], lang: str, texts: dic
         starts = row[f"status_{c}"] in STARTS
         return fmt_quantity(Quantity(value, "tokens_per_s"), lang) if starts else "—"
 
-    memory = [fmt_gib(float(row[k]), lang) for k in ("weights_bytes", "overhead_bytes")]
-    memory.append(fmt_gib(max(float(row["kv_cache_bytes"]), 0.0), lang))
+    def memory(at: dict[str, Any]) -> list[str]:
+        parts = [fmt_gib(float(at[k]), lang) for k in ("weights_bytes", "overhead_bytes")]
+        return [*parts, fmt_gib(max(float(at["kv_cache_bytes"]), 0.0), lang)]
+
     strings = [
         plan_label(row, lang),
         *(seq(c) for c in contexts),
         *(tps(c) for c in contexts),
         *(row_note(row, c, lang) for c in contexts),
-        *memory,
+        *memory(row),
     ]
+    if any(differs_at(row, c) for c in contexts):
+        strings += [
+            s for c in contexts for s in (plan_label(plan_at(row, c), lang), *memory(at_context(row, c)))
+        ]
     return interned(strings, texts)
+
+
+PER_CONTEXT_STRINGS = 4
+"""Strings per context of a row launched on another plan somewhere: plan, weights, overhead, KV cache."""
+
+
+def plans_at(rows: list[list[int]], contexts: list[int]) -> dict[str, list[list[int]]]:
+    """The rows of :func:`language_row` launched on another plan at some context: row index -> per context
+    the indices of that plan, its weights, overhead and KV cache (stored apart: few rows have them)."""
+    base = len(language_fields(contexts))
+    return {
+        str(index): [row[i : i + PER_CONTEXT_STRINGS] for i in range(base, len(row), PER_CONTEXT_STRINGS)]
+        for index, row in enumerate(rows)
+        if len(row) > base
+    }
 
 
 def server_memory(memory: list[tuple[float, float]], lang: str) -> list[list[str]]:
@@ -169,7 +195,8 @@ def language_payload(
 ) -> dict[str, Any]:
     """The ``lang`` explorer file: labels, names and every row's formatted strings (same row order)."""
     cat, table = ctx.catalog, dict[str, int]()
-    texts, out = by_frequency(table, [language_row(r, ctx.contexts, lang, table) for r in rows])
+    texts, flat = by_frequency(table, [language_row(r, ctx.contexts, lang, table) for r in rows])
+    out = [row[: len(language_fields(ctx.contexts))] for row in flat]
     return {
         "lang": lang,
         "labels": {k: t(lang, k) for k in LABELS},
@@ -184,12 +211,14 @@ def language_payload(
         "precisions": [cat.precisions[p].name for p in neutral["precisions"]],
         "texts": texts,
         "rows": out,
+        "plan_at": plans_at(flat, ctx.contexts),
     }
 
 
 def language_fields(contexts: list[int]) -> list[str]:
     """A language row's fields, each an index into ``texts``: the plan; sequences, decode ceiling
-    and note per context; weights, overhead and KV cache of the fullest GPU."""
+    and note per context; weights, overhead and KV cache of the fullest GPU (a row launched on another
+    plan at some context has that plan's strings in the file's ``plan_at``, :func:`plans_at`)."""
     per = [f"{name}_{c}" for name in ("sequences", "decode", "note") for c in contexts]
     return ["plan", *per, "weights", "overhead", "kv_cache"]
 

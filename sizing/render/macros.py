@@ -40,7 +40,7 @@ from sizing.render.tables import badge, html_rows_table, html_table, to_markdown
 from sizing.views.bundle import SiteContext
 from sizing.views.policy import CHARTED_KINDS, fit_table_servers
 from sizing.views.series import check_server
-from sizing.views.table_rows import server_prices
+from sizing.views.table_rows import server_kv, server_prices
 
 FIT_TABLES_ID = "sz-fit-tables"
 CATALOG_TABLES = ("catalog-gpus", "catalog-servers", "catalog-models", "catalog-precisions", "assumptions")
@@ -137,9 +137,11 @@ def verdict_counts(ctx: SiteContext, server: str) -> dict[str, int]:
 
 def other_servers_section(ctx: SiteContext, servers: list[str], lang: str, explorer_url: str) -> str:
     """The servers without a whole table on the page, one row each (``id="fit-<server id>"``): the
-    server, linking to the explorer with it chosen, its GPUs and how many fit-table rows fit, are
-    tight and do not fit."""
-    head = [escape_cell(t(lang, key)) for key in ("col_server", "col_gpu", *VERDICT_WORD.values())]
+    server, linking to the explorer with it chosen, its GPUs, the KV cache type its rows are counted with
+    (``auto`` on GPUs with no FP8 KV backend, as the full tables' settings line says) and how many fit-table
+    rows fit, are tight and do not fit."""
+    keys = ("col_server", "col_gpu", "col_kv_cache_dtype", *VERDICT_WORD.values())
+    head = [escape_cell(t(lang, key)) for key in keys]
     body = []
     for sid in servers:
         name = escape_cell(server_name(lang, ctx.catalog.servers[sid].name))
@@ -148,6 +150,7 @@ def other_servers_section(ctx: SiteContext, servers: list[str], lang: str, explo
             [
                 f'<a href="{html.escape(explorer_url)}#server={sid}">{name}</a>',
                 escape_cell(server_caption(ctx, sid, lang)),
+                f"<code>{html.escape(flag('--kv-cache-dtype', server_kv(ctx, sid)))}</code>",
                 *(fmt_number(n, lang) for n in counts.values()),
             ]
         )

@@ -18,6 +18,7 @@ from sizing.views import catalog_rows as cr
 from sizing.views import plan_rows
 from sizing.views import table_rows as tr
 from sizing.views.bundle import SiteContext
+from sizing.views.context_plans import plan_fields
 from sizing.views.policy import PLAN_COMPARISONS
 from sizing.views.rows import Rows, as_rows
 
@@ -271,13 +272,15 @@ per view)."""
 
 
 def view_columns(fields: tuple[str, ...]) -> tuple[ColumnSpec, ...]:
-    """Column specs for a fit view's ``fields``: the known ones, in their order (tp/pp/dp fold into plan)."""
+    """Column specs for a fit view's ``fields``: the known ones, in their order (tp/pp/dp and each
+    context's plan fold into plan)."""
     hidden = {"tp", "pp", "dp", "change_value", "change_plan", "verdict_context"}
+    folded = set(plan_fields(fields))  # each context's plan: in the plan cell
     specs: list[ColumnSpec] = []
     for name in fields:
         if name.startswith("seq_"):
             specs.extend(seq_columns([int(name[4:])]))
-        elif name not in hidden:
+        elif name not in hidden and name not in folded:
             specs.append(FRAME_COLUMNS.get(name, _c(name, "col_value")))
     return tuple(specs)
 

@@ -26,6 +26,7 @@ from sizing.render.i18n import t
 from sizing.render.table_specs import TableSpec, view_columns
 from sizing.views import rows as vr
 from sizing.views.bundle import SiteContext
+from sizing.views.context_plans import plan_fields
 from sizing.views.rows import Rows
 
 # ---------------------------------------------------------------------------------------------
@@ -202,7 +203,7 @@ def raw_rows(table: TableSpec | Rows, ctx: SiteContext | None = None) -> Rows:
     keys = table.key if isinstance(table, TableSpec) else ()
     wanted = [*keys, *(c.id for c in columns)]
     if any(c.kind == "plan" for c in columns):
-        wanted += ["tp", "pp", "dp"]
+        wanted += ["tp", "pp", "dp", *plan_fields(rows.fields)]
     if any(c.kind == "change" for c in columns):
         wanted += ["change_value", "change_plan"]
     if any(c.kind == "verdict" for c in columns):

@@ -83,6 +83,11 @@ def verdict(lang: str, ctx: SiteContext, example_id: str) -> str:
     }
     short = float(row["kv_cache_bytes"]) < 0
     key = "prose_verdict_" + ("no_fit" + ("" if short else "_tokens") if state == "no-fit" else state)
+    if (
+        state == "borderline"
+        and min(float(row[f"{k}_bytes"]) for k in ("available_kv", "available_kv_low")) < 0
+    ):
+        key, args["low"] = "prose_verdict_borderline_short", gib["available_kv_low"]  # short by its amount
     return t(lang, key, **args)
 
 

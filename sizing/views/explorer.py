@@ -9,6 +9,7 @@ are column-oriented (:func:`column_file`). No words here: ids, indices, counts a
 from __future__ import annotations
 
 import functools
+import itertools
 from collections import Counter
 from typing import Any
 
@@ -18,6 +19,7 @@ from sizing.launch.commands import CONTINUATION, vllm_command
 from sizing.views import explorer_data as xd
 from sizing.views.advice import suggestion
 from sizing.views.bundle import SiteContext
+from sizing.views.context_plans import plan_at
 from sizing.views.explorer_targets import targets
 from sizing.views.policy import EXPLORER_CONTEXT as DEFAULT_CONTEXT
 from sizing.views.throughput import ladder_blocks
@@ -39,6 +41,12 @@ def command_template(row: dict[str, Any], ctx: SiteContext) -> list[str]:
     return text.replace(str(_SENTINEL), CTX_SLOT).split(CONTINUATION)
 
 
+def context_commands(row: dict[str, Any], ctx: SiteContext, lines: dict[str, int]) -> list[list[int]]:
+    """Per published context: the line indices of the command launching that context's plan
+    (:func:`sizing.views.context_plans.plan_at`), :data:`CTX_SLOT` as its ``--max-model-len``."""
+    return [interned(command_template(plan_at(row, c), ctx), lines) for c in ctx.contexts]
+
+
 def interned(values: list[str], table: dict[str, int]) -> list[int]:
     """Indices of ``values`` in ``table`` (a string table in insertion order), adding new ones."""
     return [table.setdefault(v, len(table)) for v in values]
@@ -51,6 +59,23 @@ def by_frequency(table: dict[str, int], uses: list[list[int]]) -> tuple[list[str
     order = sorted(range(len(table)), key=lambda i: (-counts[i], i))
     new, strings = {old: n for n, old in enumerate(order)}, list(table)
     return [strings[i] for i in order], [[new[i] for i in use] for use in uses]
+
+
+def one_or_each(values: list[list[Any]]) -> list[Any]:
+    """Per-context lists as stored: the one list when every context has the same (the row's plan is the
+    same at every context), else the list per context (explorer.js tells them apart by nesting)."""
+    return values[0] if all(v == values[0] for v in values) else values
+
+
+def context_bars(row: dict[str, Any], contexts: list[int]) -> list[list[float]]:
+    """:func:`bar_widths` of the plan each context launches (:func:`sizing.views.context_plans.plan_at`)."""
+    return [bar_widths(at_context(row, c)) for c in contexts]
+
+
+def at_context(row: dict[str, Any], context: int) -> dict[str, Any]:
+    """The row as launched at ``context`` (that context's plan), its ``overhead_bytes`` that plan's."""
+    launched = plan_at(row, context)
+    return {**launched, "overhead_bytes": xd.overhead_bytes(launched)}
 
 
 def bar_widths(row: dict[str, Any]) -> list[float]:
@@ -92,16 +117,18 @@ def neutral_payload(ctx: SiteContext, rows: pd.DataFrame) -> dict[str, Any]:
             ids["server"].index(r["server"]),
             ids["kv_cache_dtype"].index(r["kv_cache_dtype"]),
             "".join(str(xd.STATUSES.index(r[f"status_{c}"])) for c in ctx.contexts),
-            interned(command_template(r, ctx), lines),
-            bar_widths(r),
+            context_commands(r, ctx, lines),
+            context_bars(r, ctx.contexts),
             to,
             ladder,
         ]
         for r, to, ladder in zip(records, targets(rows, ctx.contexts, ctx.catalog), ladder_blocks(ctx)[1])
     ]
-    table, commands = by_frequency(lines, [r[6] for r in out])
-    for r, command in zip(out, commands):
-        r[6] = command
+    table, commands = by_frequency(lines, [[i for command in r[6] for i in command] for r in out])
+    for r, renumbered in zip(out, commands):
+        ends = list(itertools.accumulate(len(command) for command in r[6]))
+        r[6] = one_or_each([renumbered[end - len(command) : end] for end, command in zip(ends, r[6])])
+        r[7] = one_or_each(r[7])
     heat = {str(c): heatmap(rows, ids["model"], ids["server"], c) for c in ctx.contexts}
     advice = advice_entries(ctx, records, ids)
     return {
@@ -180,9 +207,11 @@ NEUTRAL_FIELDS = (
     "ladder",
 )
 """A neutral row's fields: indices into models, checkpoints, precisions, servers and kv; one status
-digit per context; the command's line indices; the memory bar in per cent; per context, the case its
-suggestion leads to, ``[row, context]`` or null (:mod:`sizing.views.explorer_targets`); the index of the
-row's chat ladder in the language file's ``ladders`` (:mod:`sizing.render.explorer_ladder`)."""
+digit per context; the line indices of the command (per context, that context's plan, when the row's
+plan differs between contexts); the memory bar in per cent (likewise per context when it differs); per
+context, the case its suggestion leads to, ``[row, context]`` or null (:mod:`sizing.views.explorer_targets`);
+the index of the row's chat ladder in the language file's ``ladders``
+(:mod:`sizing.render.explorer_ladder`)."""
 
 
 def server_memory_bytes(records: list[dict[str, Any]], servers: list[str]) -> list[tuple[float, float]]:

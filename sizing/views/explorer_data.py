@@ -14,6 +14,7 @@ from __future__ import annotations
 import pandas as pd
 
 from sizing.views.bundle import SiteContext
+from sizing.views.context_plans import recommended_rows
 from sizing.views.table_rows import labelled
 from sizing.views.verdict import BEYOND, STARTS, STATES
 
@@ -28,7 +29,7 @@ def overhead_bytes(df: pd.DataFrame) -> pd.Series:
 def explorer_rows(ctx: SiteContext) -> pd.DataFrame:
     """Every recommended plan (all checkpoints and KV types), labelled, with ``status_<c>`` per context
     and ``overhead_bytes``; in the matrix's deterministic order."""
-    df = labelled(ctx.frame[ctx.frame["chosen"]], ctx.catalog).reset_index(drop=True)
+    df = labelled(recommended_rows(ctx), ctx.catalog).reset_index(drop=True)
     df["overhead_bytes"] = overhead_bytes(df)
     for c in ctx.contexts:
         df[f"status_{c}"] = df[f"state_{c}"]

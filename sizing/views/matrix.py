@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from sizing.units import GiB, KiB
+from sizing.views.context_plans import recommended
 from sizing.views.verdict import with_verdicts
 
 ORDER = ["model", "precision", "checkpoint", "server", "kv_cache_dtype", "rank"]
@@ -32,14 +33,14 @@ class Filter:
 
 
 def select(df: pd.DataFrame, f: Filter) -> pd.DataFrame:
-    """Rows of ``df`` matching ``f``, in deterministic catalog order."""
+    """Rows of ``df`` matching ``f``, in deterministic catalog order; ``chosen_only``: the recommended rows,
+    each context counted on its own plan (:func:`sizing.views.context_plans.recommended`)."""
+    df = recommended(df) if f.chosen_only else df
     mask = pd.Series(True, index=df.index)
     for column in ("model", "server", "precision", "kv_cache_dtype"):
         wanted = getattr(f, column)
         if wanted is not None:
             mask &= (df[column] == wanted) | (column == "model" and df["checkpoint"] == wanted)
-    if f.chosen_only:
-        mask &= df["chosen"]
     return df[mask].sort_values(ORDER, kind="stable")
 
 
@@ -79,6 +80,9 @@ def fit_view(df: pd.DataFrame, contexts: list[int], tight_below: int | None = No
     )
     for ctx in contexts:
         out[f"seq_{ctx}"] = df[f"sequences_{ctx}"].where(ctx <= df["max_context"])
+    for name in (f"{size}_{ctx}" for ctx in contexts for size in ("plan", "tp", "pp", "dp")):
+        if name in df.columns:  # recommended rows: the plan each context is counted on
+            out[name] = df[name]
     out["change"] = df["change"]
     out["change_value"] = df["change_value"]
     out["change_plan"] = df["change_plan"]

@@ -23,6 +23,7 @@ from sizing.errors import UsageError
 from sizing.units import GB
 from sizing.views import policy, series
 from sizing.views.bundle import SiteContext
+from sizing.views.context_plans import recommended_rows
 from sizing.views.policy import LONG_CONTEXT, QUICK_REFERENCE, REPRESENTATIVES, SHORT_CONTEXT, SIBLINGS
 from sizing.views.throughput import SPEED_KEY, fit_speed
 
@@ -128,7 +129,7 @@ def chosen(ctx: SiteContext, kv: str | None = None, per_precision: bool = False)
     as the summary tables list precisions, not every published checkpoint. Cached per context;
     pandas copy-on-write keeps callers' changes out of the cached frame.
     """
-    df = ctx.frame[ctx.frame["chosen"]]
+    df = recommended_rows(ctx)  # each context counted on its own plan
     if kv is not None:
         df = df[shown_kv(ctx, df, kv)]
     if per_precision:
@@ -244,10 +245,9 @@ def example_table_row(ctx: SiteContext, example_id: str) -> dict[str, Any]:
     """The recommended matrix row for an example's checkpoint, server and KV cache type (what the tables show
     for it), as a record."""
     ex = ctx.example(example_id)
-    f = ctx.frame
+    f = recommended_rows(ctx)
     rows = f[
-        f["chosen"]
-        & (f["checkpoint"] == ex["checkpoint"])
+        (f["checkpoint"] == ex["checkpoint"])
         & (f["server"] == ex["server"])
         & (f["kv_cache_dtype"] == ex["kv_cache_dtype"])
         & ~f["online_quantization"]

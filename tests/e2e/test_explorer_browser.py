@@ -33,6 +33,7 @@ from sizing.render.i18n import t
 from sizing.render.throughput_render import ladder_cells
 from sizing.site import context as site
 from sizing.views import explorer_data as xd
+from sizing.views.context_plans import plan_at
 from sizing.views.throughput import chosen_ladders
 
 WIDTHS = {"desktop": (1366, 768), "phone": (390, 844)}
@@ -54,7 +55,7 @@ def desktop(tabs) -> object:  # noqa: F811
 
 
 def expected_command(rows, checkpoint: str, precision: str, server: str, kv: str, ctx: int) -> str:
-    """The engine's command for that row at ``--max-model-len ctx``."""
+    """The engine's command for that row at ``--max-model-len ctx``, on that context's plan."""
     match = rows[
         (rows["checkpoint"] == checkpoint)
         & (rows["precision"] == precision)
@@ -62,7 +63,7 @@ def expected_command(rows, checkpoint: str, precision: str, server: str, kv: str
         & (rows["kv_cache_dtype"] == kv)
     ]
     assert len(match) == 1
-    return vllm_command({**match.iloc[0].to_dict(), "max_model_len": ctx}, site.context().catalog)
+    return vllm_command(plan_at(match.iloc[0].to_dict(), ctx), site.context().catalog)
 
 
 def explorer_ready(page: object) -> None:

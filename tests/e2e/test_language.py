@@ -280,6 +280,26 @@ def test_russian_typography(built_site: Path) -> None:
     assert not re.findall(r"\d (?:ГиБ|КиБ|МиБ|ГБ|ТБ|ГБ/с)(?!\w)", text)
 
 
+NEGATIVE_MEMORY = re.compile(
+    r"(?<![\w\-/])[-−]\d+(?:[.,]\d+)?(?:\s|\u00a0|\u202f)?(?:[KMG]iB|[КМГ]иБ|GB|ГБ)(?!\w)"
+)
+"""A negative memory figure: a sign right before the number (a subtraction has a space after its sign, an id
+such as ``a100-80GB`` a word before it)."""
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_no_negative_memory_figure_on_any_page(built_site: Path, lang: str) -> None:
+    """Assert no page of any language shows a negative amount of memory, in prose, tables or code: a case
+    short of memory says "short by" (issue 23: "only -1.10 GiB of KV cache blocks remain")."""
+    assert NEGATIVE_MEMORY.search("only -1.10 GiB") and NEGATIVE_MEMORY.search("−0,44 ГиБ")
+    assert not NEGATIVE_MEMORY.search("a100-80GB; 71.68 GiB − 65.74 GiB")
+    found = {
+        name: NEGATIVE_MEMORY.findall(re.sub(r"<[^>]+>", " ", html))
+        for name, html in pages(built_site, lang).items()
+    }
+    assert not {name: hits for name, hits in found.items() if hits}
+
+
 # --- Correctness: pages against their tables ----------------------------------------------------------
 
 

@@ -198,3 +198,33 @@ def test_plans_carry_what_each_nodes_command_needs(matrix):
     assert (tp["dp_per_node"] * tp["tp"] == tp["gpus_per_node"]).all()
     single = matrix[matrix["nodes"] == 1]
     assert (single["nodes_per_engine"] == 1).all() and (single["dp_per_node"] == single["dp"]).all()
+
+
+def test_each_context_chooses_its_plan_by_the_catalog_lengths_rule(matrix, catalog):
+    """Assert one ``chosen_<c>`` row per combination and context; at the catalog's length it is the
+    ``chosen`` row; at every context it holds at least ``dp_min_capacity_share`` of the most whole sequences
+    any plan holds there and never fewer than the ``chosen`` plan (Llama 3.1 8B FP8 on 2× RTX 4090 at 128K:
+    TP 2, where one GPU per replica holds no request)."""
+    keys = ["model", "checkpoint", "precision", "server", "kv_cache_dtype"]
+    share = float(catalog.assume("dp_min_capacity_share"))
+    for c in matrix.attrs["contexts"]:
+        picked = matrix[matrix[f"chosen_{c}"]]
+        assert not picked.duplicated(keys).any() and len(picked) == int(matrix["chosen"].sum())
+        best = matrix.groupby(keys, observed=True)[f"sequences_{c}"].transform("max")
+        held = picked[f"sequences_{c}"]
+        assert ((held >= share * best[picked.index]) | (best[picked.index] < 1)).all()
+        kept = matrix[matrix["chosen"]].set_index(keys)[f"sequences_{c}"]
+        assert (picked.set_index(keys)[f"sequences_{c}"].reindex(kept.index) >= kept).all()
+    length = int(catalog.assume("max_model_len"))
+    at_length = matrix["max_model_len"] == length
+    assert (matrix.loc[at_length, f"chosen_{length}"] == matrix.loc[at_length, "chosen"]).all()
+    case = (
+        (matrix["model"] == "meta-llama/Llama-3.1-8B-Instruct")
+        & (matrix["precision"] == "fp8")
+        & (matrix["server"] == "ref-2x-rtx-4090")
+        & (matrix["kv_cache_dtype"] == "auto")
+    )
+    at_128k = matrix[case & matrix["chosen_131072"]]
+    assert at_128k["plan"].astype(str).tolist()[0] == "tp" and at_128k["tp"].tolist()[0] == 2
+    assert at_128k["sequences_131072"].min() >= 1
+    assert matrix[case & matrix["chosen"]]["plan"].astype(str).tolist()[0] == "dp"

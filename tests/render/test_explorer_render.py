@@ -9,10 +9,12 @@ import pytest
 
 from sizing.launch.commands import vllm_command
 from sizing.render import explorer_render as xr
+from sizing.render.cells import plan_label
 from sizing.render.i18n import LANGS, fmt_gib
 from sizing.site import context as site
 from sizing.views import explorer as ve
 from sizing.views import explorer_data as xd
+from sizing.views.context_plans import differs_at, plan_at
 
 
 @pytest.fixture(scope="module")
@@ -38,13 +40,15 @@ def test_files_are_the_neutral_matrix_and_one_per_language(files: dict[str, dict
 
 
 def test_stored_command_is_the_engine_command_at_the_chosen_context(ctx: site.SiteContext, files) -> None:
-    """Assert the command lines with the row's own --max-model-len give exactly vllm_command(row)."""
+    """Assert each context's command lines, that context as --max-model-len, give exactly vllm_command of the
+    row launched with that context's plan (:func:`sizing.views.context_plans.plan_at`)."""
     neutral, rows = files["explorer.json"], xd.explorer_rows(ctx)
     for index in (0, len(rows) // 2, len(rows) - 1):
         record = rows.iloc[index].to_dict()
-        lines = [neutral["lines"][i] for i in neutral["rows"][index][6]]
-        text = neutral["joiner"].join(lines).replace(neutral["slot"], str(int(record["max_model_len"])))
-        assert text == vllm_command(record, ctx.catalog)
+        for position, c in enumerate(ctx.contexts):
+            lines = [neutral["lines"][i] for i in at_context(neutral["rows"][index][6], position)]
+            text = neutral["joiner"].join(lines).replace(neutral["slot"], str(c))
+            assert text == vllm_command(plan_at(record, c), ctx.catalog)
 
 
 def test_language_strings_are_formatted_for_the_language(ctx: site.SiteContext, files) -> None:
@@ -107,3 +111,29 @@ def test_notes_carry_code_as_marks_not_tags() -> None:
         xr.marked("Use Qwen/Qwen3-14B-AWQ (INT4 AWQ) &amp; more")
         == "Use Qwen/Qwen3-14B-AWQ (INT4 AWQ) & more"
     )
+
+
+def at_context(value: list, position: int) -> list:
+    """A stored per-context value at ``position`` (what explorer.js's ``atContext`` reads)."""
+    return value[position] if isinstance(value[0], list) else value
+
+
+def test_each_context_shows_the_plan_and_memory_it_launches(ctx: site.SiteContext, files) -> None:
+    """Assert a row launched on another plan at some context stores per context its command, memory bar, plan
+    label and weights; a row with one plan stores each once, as before (the data stay small)."""
+    rows, neutral, local = xd.explorer_rows(ctx), files["explorer.json"], files["explorer.en.json"]
+    records = rows.to_dict("records")
+    index, c = next(
+        (i, c)
+        for i, r in enumerate(records)
+        for c in ctx.contexts
+        if differs_at(r, c) and r[f"weights_bytes_{c}"] != r["weights_bytes"]
+    )
+    record, position = records[index], ctx.contexts.index(c)
+    assert neutral["rows"][index][7][position] == ve.bar_widths(ve.at_context(record, c))
+    texts, per_context = local["texts"], local["plan_at"][str(index)]
+    assert texts[per_context[position][0]] == plan_label(plan_at(record, c), "en")
+    assert texts[per_context[position][1]] == fmt_gib(float(record[f"weights_bytes_{c}"]), "en")
+    same = next(i for i, r in enumerate(records) if not any(differs_at(r, x) for x in ctx.contexts))
+    assert str(same) not in local["plan_at"] and not isinstance(neutral["rows"][same][7][0], list)
+    assert not isinstance(neutral["rows"][same][6][0], list)

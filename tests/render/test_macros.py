@@ -87,6 +87,22 @@ def test_other_servers_count_their_fit_table_rows(test_catalog: site.SiteContext
     row = re.search(r'<tr id="fit-ref-8x-h100">(.*?)</tr>', macros.fit_tables("en", _ctx())).group(1)
     assert re.findall(r"<td>(\d+)</td>", row) == [str(n) for n in counts.values()]
     assert 'href="../explorer/#server=ref-8x-h100"' in row
+    assert "<td><code>--kv-cache-dtype fp8</code></td>" in row
+
+
+def test_other_servers_name_the_kv_type_their_rows_are_counted_with(real_ctx: site.SiteContext) -> None:
+    """Assert every other server's row names its KV cache type: ``auto`` on T4 and V100 (no FP8 KV backend
+    below sm_80), the summary's ``fp8`` elsewhere, as each full table's settings line does."""
+    out = macros.fit_tables("ru", real_ctx)
+    kinds = {sid: s.kind for sid, s in real_ctx.catalog.servers.items()}
+    others = [sid for sid in kinds if sid not in fit_table_servers(kinds)]
+    named = {}
+    for sid in others:
+        row = re.search(rf'<tr id="fit-{re.escape(sid)}">(.*?)</tr>', out).group(1)
+        named[sid] = re.search(r"<code>--kv-cache-dtype (\w+)</code>", row).group(1)
+    gpus = {sid: real_ctx.catalog.servers[sid].gpu for sid in others}
+    assert {named[s] for s in others if gpus[s].startswith(("t4", "v100"))} == {"auto"}
+    assert {named[s] for s in others if not gpus[s].startswith(("t4", "v100"))} == {"fp8"}
 
 
 def test_value_formats_one_example_figure(test_catalog: site.SiteContext) -> None:

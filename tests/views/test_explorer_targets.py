@@ -53,11 +53,12 @@ def test_a_checkpoint_suggestion_leads_to_that_checkpoint_on_the_same_server(loo
 
 
 def test_a_row_that_fits_shorter_leads_to_its_longest_fitting_context(look: Lookup) -> None:
-    """Assert a row that fits at 32K but not at 128K leads to itself at 32K; fitting rows lead nowhere."""
+    """Assert a row that starts at 32K (tight: every catalog row fitting at 32K holds 128K on some plan) but
+    not at 128K leads to itself at 32K; fitting rows lead nowhere."""
     i = next(
         i
         for i, r in enumerate(look.records)
-        if r["fits"] and r["status_32768"] == "fits" and r["status_131072"] == "no-fit"
+        if r["fits"] and r["status_32768"] == "tight" and r["status_131072"] == "no-fit"
     )
     assert target(look, CAT, i, 131072) == [i, 32768]
     assert target(look, CAT, i, 32768) is None

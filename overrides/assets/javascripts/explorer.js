@@ -179,21 +179,35 @@
     list.appendChild(dd);
   }
 
-  Explorer.prototype.bars = function (row, texts, local, memory) {
+  /* A stored per-context value: one list for every context, or (nested) one list per context. */
+  function atContext(value, position) {
+    return Array.isArray(value[0]) ? value[position] : value;
+  }
+
+  /* The strings of the plan row ``index`` launches at context ``position``: plan, weights, overhead, KV
+   * cache (the row's own unless its plan differs between contexts: then the file's plan_at lists them). */
+  Explorer.prototype.planStrings = function (index, position) {
+    var local = this.s.rows[index], at = (this.s.plan_at || {})[String(index)];
+    return at ? at[position] : [local[0], local[10], local[11], local[12]];
+  };
+
+  /* The memory bar of the plan launched at context ``position``. */
+  Explorer.prototype.bars = function (row, texts, strings, memory, position) {
     var labels = this.s.labels, box = el("div", "sz-membar");
     var names = ["explorer_weights", "explorer_overhead", "explorer_kvcache"];
     var kinds = ["weights", "overhead", "kv"];
     var track = el("div", "sz-membar__track");
-    row[7].forEach(function (width, i) {
+    atContext(row[7], position).forEach(function (width, i) {
       var seg = el("span", "sz-membar__seg sz-membar__seg--" + kinds[i]);
       seg.style.width = width + "%";
-      seg.title = labels[names[i]] + ": " + texts[local[10 + i]];
+      seg.title = labels[names[i]] + ": " + texts[strings[1 + i]];
       track.appendChild(seg);
     });
     box.appendChild(track);
     var legend = el("ul", "sz-membar__legend");
     kinds.forEach(function (kind, i) {
-      var li = el("li", "sz-membar__key sz-membar__key--" + kind, labels[names[i]] + ": " + texts[local[10 + i]]);
+      var li = el("li", "sz-membar__key sz-membar__key--" + kind,
+        labels[names[i]] + ": " + texts[strings[1 + i]]);
       legend.appendChild(li);
     });
     legend.appendChild(el("li", "sz-membar__key", labels.explorer_budget + ": " + memory[0] + " / " + memory[1]));
@@ -232,7 +246,9 @@
 
   Explorer.prototype.command = function (row, ctx) {
     var m = this.m, labels = this.s.labels;
-    var text = row[6].map(function (i) { return m.lines[i]; }).join(m.joiner).replace(m.slot, ctx);
+    var position = m.contexts.map(String).indexOf(String(ctx));
+    var text = atContext(row[6], position).map(function (i) { return m.lines[i]; }).join(m.joiner)
+      .replace(m.slot, ctx);
     var wrap = el("div", "sz-explorer__command");
     var pre = el("pre"), code = el("code", "language-bash", text);
     pre.appendChild(code);
@@ -268,12 +284,14 @@
       + (kv === "auto" ? labels.explorer_kv_auto : kv) + " · " + labels.explorer_context + " " + s.contexts[position]
       + (fitting ? " · " + labels.explorer_decode + " " + texts[local[4 + position]] : "")));
     var facts = el("dl", "sz-explorer__facts");
-    fact(facts, fitting ? labels.explorer_plan : labels.explorer_tried, texts[local[0]]);
+    /* the plan at this context, as the command below launches it */
+    var strings = this.planStrings(index, position);
+    fact(facts, fitting ? labels.explorer_plan : labels.explorer_tried, texts[strings[0]]);
     var noteLabel = fitting ? labels.explorer_why : labels.explorer_change;
     fact(facts, noteLabel, this.note(texts[local[7 + position]], row[8] ? row[8][position] : null));
     fact(facts, labels.explorer_sequences + " (" + s.contexts[position] + ")", texts[local[1 + position]]);
     fact(facts, labels.explorer_decode, texts[local[4 + position]]);
-    fact(facts, labels.explorer_memory, this.bars(row, texts, local, s.server_memory[row[3]]));
+    fact(facts, labels.explorer_memory, this.bars(row, texts, strings, s.server_memory[row[3]], position));
     this.out.appendChild(facts);
     this.out.appendChild(this.ladder(row, index));
     if (state === "fits" || state === "tight") {
