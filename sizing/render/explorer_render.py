@@ -315,6 +315,7 @@ def explorer_page(ctx: SiteContext, lang: str, root: str) -> str:
         for name, key in CONTROLS
     )
     caption = t(lang, "explorer_heatmap_caption", context=context_label(DEFAULT_CONTEXT))
+    heat_caption = t(lang, "explorer_heatmap_caption", context="{context}")
     ladders = root + "data/" + file_name("{server}", lang)
     return (
         '\n<div id="sz-explorer" class="sz-explorer" data-search-exclude '
@@ -326,7 +327,7 @@ def explorer_page(ctx: SiteContext, lang: str, root: str) -> str:
         f"{html.escape(t(lang, 'explorer_noscript'))}</p></noscript>"
         f'</div>\n\n<figure class="sz-heatmap-figure" data-search-exclude '
         f'data-scroll-hint="{html.escape(t(lang, "scroll_hint"), quote=True)}">'
-        f'<figcaption data-sz-heat-caption="{html.escape(t(lang, "explorer_heatmap_caption", context="{context}"), quote=True)}">'
+        f'<figcaption data-sz-heat-caption="{html.escape(heat_caption, quote=True)}">'
         f'{html.escape(caption)}</figcaption><div class="sz-heatmap-wrap">'
         f"{heatmap_table(neutral, local, DEFAULT_CONTEXT)}</div></figure>\n"
     )

@@ -226,21 +226,24 @@ CLIPPED = """async () => {
   const frame = () => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)));
   const problems = [];
   const main = document.querySelector('.md-content');
-  if (document.documentElement.scrollWidth > window.innerWidth + 1) problems.push('the page scrolls sideways');
+  if (document.documentElement.scrollWidth > window.innerWidth + 1)
+    problems.push('the page scrolls sideways');
   for (const [i, table] of Array.from(document.querySelectorAll('.md-content table')).entries()) {
     const box = table.closest('.md-typeset__scrollwrap, .sz-heatmap-wrap');
     table.scrollIntoView({block: 'center'});
     await frame();
     await new Promise(done => setTimeout(done, 120));  // IntersectionObserver callbacks come after the frame
     if (!box) {
-      if (table.getBoundingClientRect().right > main.getBoundingClientRect().right + 1) problems.push(`table ${i}`);
+      if (table.getBoundingClientRect().right > main.getBoundingClientRect().right + 1)
+        problems.push(`table ${i}`);
       continue;
     }
     const overflow = getComputedStyle(box).overflowX;
     if (box.scrollWidth > box.clientWidth + 1) {
       const hint = box.previousElementSibling;
       if (!box.classList.contains('sz-scrollable') || !['auto', 'scroll'].includes(overflow)
-          || !hint || !hint.classList.contains('sz-scroll-hint')) problems.push(`table ${i} clipped without a hint`);
+          || !hint || !hint.classList.contains('sz-scroll-hint'))
+        problems.push(`table ${i} clipped without a hint`);
     }
   }
   window.scrollTo(0, 0);

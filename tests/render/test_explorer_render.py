@@ -71,7 +71,8 @@ def test_page_links_the_root_data_and_shows_the_heatmap(ctx: site.SiteContext, f
     )
     neutral = files["explorer.json"]
     cells = re.findall(
-        r'<td class="sz-heat sz-heat--(fits|tight|borderline|no-fit|unsupported|beyond)">[^<]*<small>[^<]+</small></td>',
+        r'<td class="sz-heat sz-heat--(fits|tight|borderline|no-fit|unsupported|beyond)">'
+        r"[^<]*<small>[^<]+</small></td>",
         out,
     )
     assert len(cells) == len(neutral["models"]) * len(neutral["servers"])
