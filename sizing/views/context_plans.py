@@ -79,9 +79,14 @@ def plan_at(row: Mapping[str, Any], context: int) -> dict[str, Any]:
     """A recommended row as launched at ``context``: its plan's sizes and memory per GPU those of that
     context's plan and ``max_model_len`` the context (what :func:`sizing.launch.commands.vllm_command`
     reads)."""
+    return {**row, **plan_sizes(row, context), "max_model_len": context}
+
+
+def plan_sizes(row: Mapping[str, Any], context: int) -> dict[str, Any]:
+    """What :func:`plan_at` changes in ``row`` at ``context`` besides ``max_model_len``: the plan's sizes and
+    memory per GPU stored for that context (none for a row launched alike at every context)."""
     names = (*PLAN_COLUMNS, *MEMORY_COLUMNS)
-    sizes = {name: row[f"{name}_{context}"] for name in names if f"{name}_{context}" in row}
-    return {**row, **sizes, "max_model_len": context}
+    return {name: row[f"{name}_{context}"] for name in names if f"{name}_{context}" in row}
 
 
 PLAN_FIELD = re.compile(r"^(plan|tp|pp|dp)_\d+$")

@@ -19,7 +19,7 @@ from sizing.launch.commands import CONTINUATION, vllm_command
 from sizing.views import explorer_data as xd
 from sizing.views.advice import suggestion
 from sizing.views.bundle import SiteContext
-from sizing.views.context_plans import plan_at
+from sizing.views.context_plans import PLAN_COLUMNS, plan_at, plan_sizes
 from sizing.views.explorer_targets import targets
 from sizing.views.policy import EXPLORER_CONTEXT as DEFAULT_CONTEXT
 from sizing.views.throughput import ladder_blocks
@@ -43,8 +43,17 @@ def command_template(row: dict[str, Any], ctx: SiteContext) -> list[str]:
 
 def context_commands(row: dict[str, Any], ctx: SiteContext, lines: dict[str, int]) -> list[list[int]]:
     """Per published context: the line indices of the command launching that context's plan
-    (:func:`sizing.views.context_plans.plan_at`), :data:`CTX_SLOT` as its ``--max-model-len``."""
-    return [interned(command_template(plan_at(row, c), ctx), lines) for c in ctx.contexts]
+    (:func:`sizing.views.context_plans.plan_at`), :data:`CTX_SLOT` as its ``--max-model-len``. Contexts
+    on one plan (equal :data:`~sizing.views.context_plans.PLAN_COLUMNS`; a command reads no memory column)
+    share one command."""
+    done: dict[tuple[Any, ...], list[int]] = {}
+    out = []
+    for c in ctx.contexts:
+        key = tuple(v for k, v in plan_sizes(row, c).items() if k in PLAN_COLUMNS)
+        if key not in done:
+            done[key] = interned(command_template(plan_at(row, c), ctx), lines)
+        out.append(done[key])
+    return out
 
 
 def interned(values: list[str], table: dict[str, int]) -> list[int]:
