@@ -16,6 +16,8 @@ into plain text for callers that build strings from them.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 from pandas.api.internals import create_dataframe_from_blocks
@@ -264,6 +266,15 @@ def choose_context_plans(df: pd.DataFrame, contexts: list[int], dp_share: float,
         best_rank = simplest_enough(by, rank, enough)
         pick = np.where(keep | (best_rank == NO_RANK), kept, best_rank)
         df[f"chosen_{ctx}"] = rank == pick[by.ids]
+
+
+CHOSEN_AT = re.compile(r"^chosen_(\d+)$")
+"""A per-context plan choice column of :func:`choose_context_plans`."""
+
+
+def plan_contexts(df: pd.DataFrame) -> list[int]:
+    """The contexts (tokens) ``df`` has a per-context plan choice for (its ``chosen_<c>`` columns)."""
+    return sorted(int(m.group(1)) for m in map(CHOSEN_AT.match, map(str, df.columns)) if m)
 
 
 def plan_reasons(df: pd.DataFrame, tp_for_capacity: np.ndarray) -> pd.Categorical:

@@ -187,3 +187,12 @@ class Grouping:
     def reduce(self, reduce: np.ufunc, values: np.ndarray | pd.Series) -> np.ndarray:
         """:meth:`table` of ``values`` taken at each row's group, per row."""
         return self.table(reduce, values)[self.ids]
+
+
+def marked_positions(df: pd.DataFrame, keys: list[str], marked: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """For each row position in ``rows``: the position, among the ``marked`` positions, of the row of the
+    same ``keys`` group (at most one marked row per group); −1 where its group has none marked."""
+    ids, bound = group_ids(df, keys)
+    where = np.full(bound, -1, dtype=np.int64)
+    where[ids[marked]] = marked
+    return where[ids[rows]]

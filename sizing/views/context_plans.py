@@ -21,7 +21,8 @@ import numpy as np
 import pandas as pd
 
 from sizing.engine.cases import COMBINATION
-from sizing.engine.frames import group_ids
+from sizing.engine.evaluate import plan_contexts
+from sizing.engine.frames import marked_positions
 from sizing.views.bundle import SiteContext
 from sizing.views.verdict import tight_below, with_verdicts
 
@@ -32,20 +33,11 @@ PLAN_COLUMNS = ("plan", "tp", "pp", "dp", "ep", "expert_parallel", "nodes_per_en
 MEMORY_COLUMNS = ("weights_bytes", "activation_bytes", "nontorch_bytes", "cudagraph_bytes", "kv_cache_bytes")
 """A plan's memory per GPU (bytes), kept per context as ``<name>_<c>`` (the explorer's memory bar)."""
 VERDICT_COLUMN = re.compile(r"^(verdict|verdict_context|state_\d+)$")
-CHOSEN_AT = re.compile(r"^chosen_(\d+)$")
-
-
-def plan_contexts(df: pd.DataFrame) -> list[int]:
-    """The contexts (tokens) ``df`` has a per-context plan choice for (its ``chosen_<c>`` columns)."""
-    return sorted(int(m.group(1)) for m in map(CHOSEN_AT.match, map(str, df.columns)) if m)
 
 
 def context_positions(df: pd.DataFrame, at: np.ndarray, chosen: np.ndarray) -> np.ndarray:
     """For each row position ``chosen``: the position of the row of its combination marked in ``at``."""
-    ids, bound = group_ids(df, COMBINATION)
-    where = np.full(bound, -1, dtype=np.int64)
-    where[ids[at]] = at
-    return where[ids[chosen]]
+    return marked_positions(df, COMBINATION, at, chosen)
 
 
 def recommended(df: pd.DataFrame) -> pd.DataFrame:

@@ -15,6 +15,9 @@ import pandas as pd
 
 from sizing.catalog.loader import Catalog
 from sizing.engine import memory
+from sizing.engine.cases import COMBINATION
+from sizing.engine.evaluate import plan_contexts
+from sizing.engine.frames import marked_positions
 from sizing.engine.versions import rules_for
 from sizing.errors import UsageError
 from sizing.views.policy import summary_kv
@@ -148,12 +151,13 @@ def concurrency_series(
     if rows.empty:
         return []
     points = [_points(m) for m in rows["max_context"]]
-    long = rows.loc[rows.index.repeat([len(p) for p in points])]
+    long = df.iloc[point_rows(df, df.index.get_indexer(rows.index), points)]
     contexts = np.concatenate([np.asarray(p, dtype=np.int64) for p in points])
     per_engine = np.asarray(
         memory.concurrency_at(long, rules_for(str(df.attrs["vllm_version"])), contexts), dtype=np.float64
     )
     whole = per_engine * long["dp"].to_numpy()
+    labels = [plan_label(int(t), int(p), int(d)) for t, p, d in zip(long["tp"], long["pp"], long["dp"])]
     series, start = [], 0
     for (_, row), pts in zip(rows.iterrows(), points):
         stop = start + len(pts)
@@ -164,13 +168,42 @@ def concurrency_series(
                 name=cat.models[row["model"]].name,
                 checkpoint=str(row["checkpoint"]),
                 precision=cat.precisions[row["precision"]].name,
-                plan=plan_label(int(row["tp"]), int(row["pp"]), int(row["dp"])),
+                plan=plans_label(labels[start:stop], pts),
                 contexts=tuple(int(c) for c in contexts[start:stop][keep]),
                 values=tuple(float(v) for v in whole[start:stop][keep]),
             )
         )
         start = stop
     return [s for s in series if s.contexts]
+
+
+def point_rows(df: pd.DataFrame, picked: np.ndarray, points: list[list[int]]) -> np.ndarray:
+    """Matrix positions of the plan each chart point is drawn with, per picked ``chosen`` row position and
+    its points: the plan chosen at the shortest published context at or above the point (the longest one
+    beyond them, :func:`sizing.engine.evaluate.plan_contexts`), so the line passes through the tables'
+    count at each published context; the picked row itself where the frame has no per-context choice."""
+    lengths = plan_contexts(df)
+    if not lengths:
+        return np.repeat(picked, [len(p) for p in points])
+    at = {
+        c: marked_positions(df, COMBINATION, np.flatnonzero(df[f"chosen_{c}"].to_numpy(bool)), picked)
+        for c in lengths
+    }
+    out = []
+    for i, (own, pts) in enumerate(zip(picked, points)):
+        for point in pts:
+            pos = at[next((c for c in lengths if c >= point), lengths[-1])][i]
+            out.append(pos if pos >= 0 else own)
+    return np.asarray(out, dtype=np.int64)
+
+
+def plans_label(labels: list[str], points: list[int]) -> str:
+    """One line's plan: the plan of its first point, then ``(64K: TP 8)`` from each point where it changes."""
+    parts = [labels[0]]
+    for before, label, point in zip(labels, labels[1:], points[1:]):
+        if label != before:
+            parts.append(f"({point // 1024}K: {label})")
+    return " ".join(parts)
 
 
 @dataclass(frozen=True)

@@ -10,12 +10,14 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import pytest
 import yaml
 
 from sizing.catalog.loader import Catalog, load_catalog
 from sizing.engine import memory
+from sizing.engine.cases import COMBINATION
 from sizing.engine.evaluate import evaluate
 from sizing.engine.versions import rules_for
 from sizing.errors import UsageError
@@ -109,6 +111,15 @@ def engine_row(df: pd.DataFrame, server: str, model: str, checkpoint: str) -> pd
     ]
     assert len(rows) >= 1
     return rows
+
+
+def plan_row_at(df: pd.DataFrame, row: pd.DataFrame, context: int) -> pd.DataFrame:
+    """The row of ``row``'s combination whose plan the chart draws at ``context``: the one chosen at the
+    shortest published context at or above it (the longest beyond them)."""
+    lengths = [c for c in df.attrs["contexts"] if f"chosen_{c}" in df]
+    at = next((c for c in lengths if c >= context), lengths[-1])
+    same = np.logical_and.reduce([df[k] == row[k].iloc[0] for k in COMBINATION])
+    return df[same & df[f"chosen_{at}"]]
 
 
 def test_every_server_chart_parses_and_is_accessible(real, servers) -> None:
@@ -207,12 +218,13 @@ def test_points_match_the_engine_within_a_pixel(real, servers) -> None:
         y_px, _ = tick_transform(figure, vertical=True, log=log_y)
         _, x_ctx = tick_transform(figure, vertical=False, log=True)
         for group, pts in polylines(figure):
-            row = engine_row(df, server, group.get("data-model"), group.get("data-checkpoint"))
-            dp = int(row["dp"].iloc[0])
+            chosen = engine_row(df, server, group.get("data-model"), group.get("data-checkpoint"))
             for x, y in pts:
                 ctx = int(round(x_ctx(x)))
                 candidates = [c for c in (1024 * 2**k for k in range(8)) if abs(c - ctx) / c < 0.01]
-                ctx = candidates[0] if candidates else min(int(row["max_context"].iloc[0]), 131072)
+                ctx = candidates[0] if candidates else min(int(chosen["max_context"].iloc[0]), 131072)
+                row = plan_row_at(df, chosen, ctx)
+                dp = int(row["dp"].iloc[0])
                 expected = float(memory.concurrency_at(row, rules, ctx).iloc[0]) * dp
                 assert abs(y_px(expected) - y) <= 1.0, (server, group.get("data-model"), ctx, expected)
                 if ctx in published:
