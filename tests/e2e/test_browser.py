@@ -140,15 +140,22 @@ def browser(chromium: str) -> Iterator[object]:
 
 @dataclass
 class Problems:
-    """Console errors, uncaught exceptions and failed or erroneous requests seen by one page."""
+    """Console errors, uncaught exceptions and failed or erroneous requests seen by one page. A request
+    cancelled because the test moved on (``net::ERR_ABORTED``: a search worker or lunr file still loading
+    when the next page opens) is not a failure; a missing file answers 404 first and is recorded."""
 
     items: list[str] = field(default_factory=list)
+
+    def failed(self, request: object) -> None:
+        """Record a request that failed for another reason than being cancelled."""
+        if request.failure != "net::ERR_ABORTED":
+            self.items.append(f"request failed: {request.url} {request.failure}")
 
     def watch(self, page: object) -> None:
         """Record every problem ``page`` reports from now on."""
         page.on("console", lambda msg: msg.type == "error" and self.items.append(f"console: {msg.text}"))
         page.on("pageerror", lambda exc: self.items.append(f"page error: {exc}"))
-        page.on("requestfailed", lambda req: self.items.append(f"request failed: {req.url} {req.failure}"))
+        page.on("requestfailed", self.failed)
         page.on(
             "response", lambda res: res.status >= 400 and self.items.append(f"HTTP {res.status}: {res.url}")
         )
@@ -197,9 +204,10 @@ def page(tabs) -> object:
 
 
 def visit(page: object, url: str) -> None:
-    """Open ``url`` and wait until the network is idle and Material's scripts ran."""
-    page.goto(url, wait_until="networkidle")
-    page.wait_for_function("() => typeof document$ !== 'undefined'")
+    """Open ``url`` and wait until it loaded, Material's scripts ran and its fonts are ready (a test that
+    needs data fetched later waits for what it needs, e.g. the explorer's answer)."""
+    page.goto(url, wait_until="load")
+    page.wait_for_function("() => typeof document$ !== 'undefined' && document.fonts.status === 'loaded'")
 
 
 # ---------------------------------------------------------------------------------------------
