@@ -20,18 +20,34 @@ from types import MappingProxyType
 from typing import Any
 
 from sizing import safeio
-from sizing.views.bundle import SiteContext, build_context, evaluate_examples
-from sizing.review.calibration import results
-from sizing.review.calibration_stats import coverage, group_summary, summary
-from sizing.review.calibration_left import left_out
 from sizing.catalog.loader import DEFAULT_DIR, load_catalog
-from sizing.views.series import all_series
 from sizing.render.explorer_render import explorer_payloads
+from sizing.review.calibration import results
+from sizing.review.calibration_left import left_out
+from sizing.review.calibration_stats import coverage, group_summary, summary
+from sizing.views.bundle import SiteContext, build_context, evaluate_examples
+from sizing.views.series import all_series
 
-__all__ = ["ENV_VAR", "SNAPSHOT_VAR", "SAVED_FORMAT", "SiteContext", "active_context", "active_dir", "build_context", "context",
-           "calibrated_context", "evaluate_examples", "fingerprint", "load_catalog", "prepare",
-           "refresh",
-           "save_context", "with_calibration", "with_explorer", "with_series"]
+__all__ = [
+    "ENV_VAR",
+    "SNAPSHOT_VAR",
+    "SAVED_FORMAT",
+    "SiteContext",
+    "active_context",
+    "active_dir",
+    "build_context",
+    "context",
+    "calibrated_context",
+    "evaluate_examples",
+    "fingerprint",
+    "load_catalog",
+    "prepare",
+    "refresh",
+    "save_context",
+    "with_calibration",
+    "with_explorer",
+    "with_series",
+]
 
 ENV_VAR = "SIZING_CATALOG"
 
@@ -44,7 +60,9 @@ def fingerprint(catalog_dir: Path) -> str:
     """SHA-256 over the catalog's YAML files (names and bytes): what a saved context was computed from."""
     digest = hashlib.sha256()
     for path in sorted(Path(catalog_dir).glob("*.yaml")):
-        digest.update(path.name.encode() + b"\0" + safeio.read_bytes(path, str(path), safeio.MAX_YAML_BYTES) + b"\0")
+        digest.update(
+            path.name.encode() + b"\0" + safeio.read_bytes(path, str(path), safeio.MAX_YAML_BYTES) + b"\0"
+        )
     return digest.hexdigest()
 
 
@@ -62,8 +80,13 @@ def with_calibration(ctx: SiteContext) -> SiteContext:
     checks = tuple(results(ctx.catalog))
     groups = {key: group_summary(list(checks), key) for key in ("classes", "line", "gpu")}
     groups["coverage"] = {"all": coverage(list(checks), ctx.catalog.assume("kv_band_quantiles"))}
-    return dataclasses.replace(ctx, calibration=checks, calibration_summary=MappingProxyType(summary(list(checks))),
-                               calibration_groups=MappingProxyType(groups), calibration_left=left_out())
+    return dataclasses.replace(
+        ctx,
+        calibration=checks,
+        calibration_summary=MappingProxyType(summary(list(checks))),
+        calibration_groups=MappingProxyType(groups),
+        calibration_left=left_out(),
+    )
 
 
 def with_explorer(ctx: SiteContext) -> SiteContext:

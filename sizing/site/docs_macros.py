@@ -21,14 +21,13 @@ from collections.abc import Callable
 from typing import Any
 
 from sizing.engine import overhead
-from sizing.render import calibration_macros, i18n
-from sizing.render import macros
-from sizing.render import throughput_render
-from sizing.render import wording_macros
+from sizing.render import calibration_macros, i18n, macros, throughput_render, wording_macros
 from sizing.site.context import SNAPSHOT_VAR, SiteContext, active_context, calibrated_context
 
-SERVE_HINT = ("note: `make preview LANG=en|zh|ru` is the writers' live preview: the catalog evaluated once "
-              "and the explorer's data served too")
+SERVE_HINT = (
+    "note: `make preview LANG=en|zh|ru` is the writers' live preview: the catalog evaluated once "
+    "and the explorer's data served too"
+)
 _hinted: list[bool] = []
 
 
@@ -39,8 +38,12 @@ def _serve_hint() -> None:
         _hinted.append(True)
 
 
-def _register(env: Any, name: str, function: Callable[..., str],
-              context: Callable[[], SiteContext] | None = active_context) -> None:
+def _register(
+    env: Any,
+    name: str,
+    function: Callable[..., str],
+    context: Callable[[], SiteContext] | None = active_context,
+) -> None:
     """Register ``function(lang, context(), *args, **kwargs)`` as the macro ``name(*args, **kwargs)``
     (``function(lang, *args, **kwargs)`` when ``context`` is None)."""
     if not name.startswith("sz_"):
@@ -123,16 +126,27 @@ def define_env(env: Any) -> None:
 def _register_throughput(env: Any) -> None:
     """The throughput macros (:mod:`sizing.render.throughput_render`)."""
     tr = throughput_render
-    for name, function in (("sz_tp_ladder", tr.throughput_ladder), ("sz_tp_chart", tr.throughput_chart),
-                           ("sz_tp_example", tr.throughput_example), ("sz_tp_calibration", tr.calibration_table),
-                           ("sz_tp_workloads", tr.workloads_table), ("sz_tp_target", tr.speed_target),
-                           ("sz_tp_page_workload", tr.page_workload), ("sz_tp_bench", tr.bench_block)):
+    for name, function in (
+        ("sz_tp_ladder", tr.throughput_ladder),
+        ("sz_tp_chart", tr.throughput_chart),
+        ("sz_tp_example", tr.throughput_example),
+        ("sz_tp_calibration", tr.calibration_table),
+        ("sz_tp_workloads", tr.workloads_table),
+        ("sz_tp_target", tr.speed_target),
+        ("sz_tp_page_workload", tr.page_workload),
+        ("sz_tp_bench", tr.bench_block),
+    ):
         _register(env, name, function)  # {{ sz_tp_ladder("gpu-l40s") }}, {{ sz_tp_example("example-1", 16) }}
 
 
-LOGIT_BYTES = {"v1": overhead.SAMPLER_BYTES_PER_LOGIT, "v1_sort": overhead.SORT_SAMPLER_BYTES_PER_LOGIT,
-               "v2": overhead.V2_SAMPLER_BYTES_PER_LOGIT, "v2_warmup": overhead.V2_SAMPLER_WARMUP_BYTES_PER_LOGIT}
-"""The sampler's bytes per logit by runner and release (:func:`sizing.engine.overhead.sampler_bytes_per_logit`)."""
+LOGIT_BYTES = {
+    "v1": overhead.SAMPLER_BYTES_PER_LOGIT,
+    "v1_sort": overhead.SORT_SAMPLER_BYTES_PER_LOGIT,
+    "v2": overhead.V2_SAMPLER_BYTES_PER_LOGIT,
+    "v2_warmup": overhead.V2_SAMPLER_WARMUP_BYTES_PER_LOGIT,
+}
+"""The sampler's bytes per logit by runner and release
+(:func:`sizing.engine.overhead.sampler_bytes_per_logit`)."""
 
 
 def _register_constants(env: Any) -> None:

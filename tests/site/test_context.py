@@ -93,8 +93,11 @@ def test_a_foreign_or_old_saved_file_is_refused_with_one_line(tmp_path, monkeypa
 
     resolved = str(site.DEFAULT_DIR.resolve())
     old = ("stamp", None, None, {}, site.DEFAULT_DIR.resolve(), (), {}, {}, {}, (), {})
-    cases = {"old.pickle": pickle.dumps(old), "other.pickle": pickle.dumps({"format": 1, "fields": {}}),
-             "junk.pickle": b"not a pickle"}
+    cases = {
+        "old.pickle": pickle.dumps(old),
+        "other.pickle": pickle.dumps({"format": 1, "fields": {}}),
+        "junk.pickle": b"not a pickle",
+    }
     for name, data in cases.items():
         (tmp_path / name).write_bytes(data)
         monkeypatch.setenv(site.SNAPSHOT_VAR, str(tmp_path / name))
