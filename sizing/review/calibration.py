@@ -22,6 +22,7 @@ from sizing.engine.estimate import find_model, memory_estimates
 from sizing.engine.kv_band import band_classes, classes_in
 from sizing.engine.speculative import parse_speculative_config
 from sizing.engine.versions import parse_version, rules_for
+from sizing.errors import CatalogError, UsageError
 from sizing.review.calibration_fit import FitCase, fit_case, leave_group_out
 from sizing.units import GiB, MiB
 
@@ -97,10 +98,28 @@ def load(directory: Path = DIR) -> tuple[dict[str, dict[str, Any]], dict[str, An
     """(logs by id, the cases files merged section by section) from ``directory``."""
     logs = {log["id"]: log for name in LOG_FILES for log in (_yaml(directory / name) or [])}
     spec: dict[str, Any] = {"cases": {}, "skipped": {}, "outliers": {}}
-    for found in (_yaml(directory / name) for name in CASE_FILES):
-        for section in spec:
-            spec[section].update((found or {}).get(section) or {})
+    files: dict[str, str] = {}
+    for name in CASE_FILES:
+        found = _yaml(directory / name) or {}
+        for section in ("cases", "skipped", "outliers"):
+            spec[section].update(found.get(section) or {})
+        files.update(dict.fromkeys(found.get("cases") or {}, name))
+    spec["files"] = files
     return logs, spec
+
+
+def check_models(spec: dict[str, Any], cat: Catalog, directory: Path = DIR) -> None:
+    """Stop with one line (:class:`CatalogError`) naming the cases file, the case and its model where a case
+    names a model or checkpoint the catalog no longer has (a case with a config.json carries its own)."""
+    for case_id, case in spec["cases"].items():
+        if str(case["model"]).endswith(".json"):
+            continue
+        try:
+            find_model(cat, str(case["model"]))
+        except UsageError:
+            path = display_path(directory / spec["files"].get(case_id, CASE_FILES[0]))
+            problem = f"{case['model']!r} is not in the catalog; keep the model or remove the case"
+            raise CatalogError(path, f"cases.{case_id}", "model", problem) from None
 
 
 def request(log: dict[str, Any], spec: dict[str, Any], kv_bytes: int | None = None) -> Settings:
@@ -282,6 +301,7 @@ def run(cat: Catalog, directory: Path = DIR) -> Run:
     """Every check in file order, with leave-one-model-out and leave-one-GPU-type-out predictions on the
     fitted available-KV and graph checks, each weighted by its near-duplicate group."""
     logs, spec = load(directory)
+    check_models(spec, cat, directory)
     checks: list[Check] = []
     fits: list[FitCase] = []
     rows = _all_rows(logs, spec, cat)

@@ -140,3 +140,20 @@ def test_calibrate_stops_on_a_bad_catalog_with_one_line(monkeypatch, capsys):
     assert (
         err.strip() == "catalog/models.yaml: Qwen/Qwen3-8B.notes: string should have at most 500 characters"
     )
+
+
+def test_a_case_whose_model_left_the_catalog_stops_with_one_line() -> None:
+    """Assert a catalog without a model some calibration case reproduces stops the checks with one
+    CatalogError naming the cases file, the case and the model (not a traceback from deep in the engine)."""
+    from sizing.catalog.loader import load_catalog
+    from sizing.errors import CatalogError
+
+    small = load_catalog(Path(__file__).resolve().parents[1] / "data" / "site_catalog")
+    _, spec = load()
+    missing = next(c for c, case in spec["cases"].items() if case["model"] not in small.models)
+    with pytest.raises(CatalogError) as caught:
+        run(small)
+    assert caught.value.file.startswith("calibration/") and caught.value.file.endswith("cases.yaml")
+    assert caught.value.entry.startswith("cases.") and caught.value.field == "model"
+    assert "is not in the catalog" in str(caught.value) and "\n" not in str(caught.value)
+    assert spec["files"][missing] in ("cases.yaml", "validation_db_cases.yaml")
