@@ -305,6 +305,20 @@ def _context_tick(lang: str, tokens: int) -> str:
     )
 
 
+def series_plan(s: Series, lang: str) -> str:
+    """A line's plan for its legend: the plan of its first point (the language's one-GPU word for ""), then
+    the plan from each point where it changes, as the fit tables write a context's other plan."""
+    single = t(lang, "plan_single_gpu")
+    changes = [
+        t(lang, "plan_at_context", context=_context_tick(lang, point), plan=plan or single)
+        for point, plan in s.plan_changes
+    ]
+    own = s.plan or single
+    if not changes:
+        return own
+    return t(lang, "plan_with_contexts", plan=own, others=t(lang, "list_separator").join(changes))
+
+
 def concurrency_svg(lang: str, cat: Catalog, server_id: str, series: Sequence[Series], version: str) -> str:
     """The concurrency-by-context figure of ``server_id`` in ``lang``: draws ``series``
     (:func:`sizing.views.series.concurrency_series`), computed by vLLM ``version``'s rules."""
@@ -366,7 +380,7 @@ def concurrency_svg(lang: str, cat: Catalog, server_id: str, series: Sequence[Se
             "chart_series_label",
             model=s.name,
             precision=s.precision,
-            plan=s.plan or t(lang, "plan_single_gpu"),
+            plan=series_plan(s, lang),
         )
         pts = [(xa(c), ya(v)) for c, v in zip(s.contexts, s.values)]
         parts = [

@@ -57,6 +57,8 @@ class Series:
     plan: str
     contexts: tuple[int, ...]
     values: tuple[float, ...]
+    plan_changes: tuple[tuple[int, str], ...] = ()
+    """(context point, plan) where the line's plan changes from ``plan`` (:func:`point_rows`)."""
 
 
 def check_server(cat: Catalog, server_id: str) -> None:
@@ -168,9 +170,10 @@ def concurrency_series(
                 name=cat.models[row["model"]].name,
                 checkpoint=str(row["checkpoint"]),
                 precision=cat.precisions[row["precision"]].name,
-                plan=plans_label(labels[start:stop], pts),
+                plan=labels[start],
                 contexts=tuple(int(c) for c in contexts[start:stop][keep]),
                 values=tuple(float(v) for v in whole[start:stop][keep]),
+                plan_changes=plan_changes(labels[start:stop], pts),
             )
         )
         start = stop
@@ -197,13 +200,11 @@ def point_rows(df: pd.DataFrame, picked: np.ndarray, points: list[list[int]]) ->
     return np.asarray(out, dtype=np.int64)
 
 
-def plans_label(labels: list[str], points: list[int]) -> str:
-    """One line's plan: the plan of its first point, then ``(64K: TP 8)`` from each point where it changes."""
-    parts = [labels[0]]
-    for before, label, point in zip(labels, labels[1:], points[1:]):
-        if label != before:
-            parts.append(f"({point // 1024}K: {label})")
-    return " ".join(parts)
+def plan_changes(labels: list[str], points: list[int]) -> tuple[tuple[int, str], ...]:
+    """The (point, plan) pairs where a line's plan (``labels``, one per point) changes, after its first."""
+    return tuple(
+        (point, label) for before, label, point in zip(labels, labels[1:], points[1:]) if label != before
+    )
 
 
 @dataclass(frozen=True)

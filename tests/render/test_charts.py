@@ -22,7 +22,7 @@ from sizing.engine.evaluate import evaluate
 from sizing.engine.versions import rules_for
 from sizing.errors import UsageError
 from sizing.render import charts, macros, price_chart
-from sizing.render.i18n import LANGS, fmt_money
+from sizing.render.i18n import LANGS, fmt_money, t
 from sizing.site import context as site
 from sizing.site import docs_macros
 from sizing.views import series as views
@@ -433,3 +433,18 @@ def test_margins_hold_the_phone_labels(real, servers) -> None:
     fig = parse(conc_svg("ru", cat, df, servers[0]))
     ticks = [el for el in svg_of(fig).iter(f"{SVG}text") if el.get("text-anchor") == "end"]
     assert ticks and all(text_width(el.text, PHONE_FONT_PX) <= float(el.get("x")) for el in ticks)
+
+
+@pytest.mark.parametrize(
+    ("lang", "expected"),
+    [("en", "1 GPU (128K: TP 2)"), ("zh", "单卡（128K：TP 2）"), ("ru", "1 GPU (128K: TP 2)")],
+)
+def test_a_line_whose_plan_changes_names_it_in_the_legend(lang: str, expected: str) -> None:
+    """Assert the legend names the plan from the point where it changes, in the table's words."""
+    from sizing.render.charts import series_plan
+    from sizing.views.series import Series
+
+    line = Series("m", "M", "m", "BF16", "", (4096, 131072), (8.0, 1.0), ((131072, "TP 2"),))
+    single = t(lang, "plan_single_gpu")
+    assert series_plan(line, lang) == expected.replace("1 GPU", single).replace("单卡", single)
+    assert series_plan(Series("m", "M", "m", "BF16", "DP 2", (4096,), (8.0,)), lang) == "DP 2"

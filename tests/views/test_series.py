@@ -30,10 +30,9 @@ def test_the_chart_passes_through_the_tables_count_at_every_published_context(re
 
 
 def test_a_line_names_the_plan_it_changes_to() -> None:
-    """Assert the plan label names each point where the drawn plan changes, and only those."""
-    assert sv.plans_label(["TP 2"] * 3, [4096, 32768, 131072]) == "TP 2"
-    labels, points = ["DP 2", "DP 2", "TP 2"], [4096, 65536, 131072]
-    assert sv.plans_label(labels, points) == "DP 2 (128K: TP 2)"
+    """Assert the plan changes name each point where the drawn plan changes, and only those."""
+    assert sv.plan_changes(["TP 2"] * 3, [4096, 32768, 131072]) == ()
+    assert sv.plan_changes(["", "", "TP 2"], [4096, 65536, 131072]) == ((131072, "TP 2"),)
 
 
 def test_a_frame_without_context_choices_draws_its_chosen_row() -> None:
