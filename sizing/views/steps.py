@@ -68,15 +68,28 @@ def memory_steps(row: Row) -> list[Step]:
             (("gmu", _q(row["gpu_memory_utilization"], "plain2")), ("total", total)),
         ),
         Step("checkpoint", "step_checkpoint", (checkpoint,)),
-        Step(
-            "weights",
-            "step_weights",
-            (weights,),
-            "formula_weights" if split else "",
-            (("checkpoint", checkpoint), ("tp", _q(row["tp"], "count")), ("pp", _q(row["pp"], "count"))),
-        ),
+        weights_step(row, checkpoint, weights, split),
         *draft_steps(row),
     ]
+
+
+UNEVEN_SHOWN = 0.005 * 2**30
+"""Bytes per GPU above an even split from which the weights step shows the part not divided (about 0.01 GiB,
+the precision of its GiB figures)."""
+
+
+def weights_step(row: Row, checkpoint: Quantity, weights: Quantity, split: bool) -> Step:
+    """Weights per GPU; split over TP × PP, the even share and what is not divided evenly (layers every
+    GPU keeps whole, the largest pipeline stage, padding), so the sum can be redone by hand."""
+    terms = (("checkpoint", checkpoint), ("tp", _q(row["tp"], "count")), ("pp", _q(row["pp"], "count")))
+    if not split:
+        return Step("weights", "step_weights", (weights,))
+    even = float(row["w_total"]) / (int(row["tp"]) * int(row["pp"]))
+    uneven = float(row["weights_bytes"]) - even
+    if uneven < UNEVEN_SHOWN:
+        return Step("weights", "step_weights", (weights,), "formula_weights", terms)
+    extra = (("even", _q(even, "gib")), ("uneven", _q(uneven, "gib")))
+    return Step("weights", "step_weights", (weights,), "formula_weights_uneven", terms + extra)
 
 
 def draft_steps(row: Row) -> list[Step]:
