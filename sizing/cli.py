@@ -141,11 +141,6 @@ def image_limit(text: str) -> int | None:
 def request_of(ns: argparse.Namespace, cat: Catalog) -> Settings:
     """The :class:`Settings` the parsed (already range-checked) arguments describe (``--max-model-len auto``
     resolved by :func:`auto_fitted`)."""
-    if ns.dtype in ("float", "float32"):
-        raise UsageError(
-            f"--dtype {ns.dtype}: the sizing engine models 16-bit activations only "
-            "(auto, bfloat16, float16, half)"
-        )
     req = settings_of(vars(ns))
     return auto_fitted(cat, req) if req.max_model_len == ty.AUTO else req
 

@@ -325,6 +325,19 @@ BAD_INPUTS = [
 ]
 
 
+def test_float32_is_taken_where_vllm_runs_the_model_in_float32(capsys):
+    """Assert ``--dtype float32``, which the pages print for Gemma 3 on a T4, is accepted there and sizes
+    the case as ``--dtype auto`` does (vLLM picks float32 itself), and its command keeps the flag once."""
+    case = ("--model", "google/gemma-3-27b-it", "--gpu", "t4", "--gpus", "8")
+    auto = json.loads(cli(capsys, "estimate", *case, "--json")[1])
+    given = json.loads(cli(capsys, "estimate", *case, "--dtype", "float32", "--json")[1])
+    assert (
+        given["available_kv_gib"] == auto["available_kv_gib"] and given["weights_gib"] == auto["weights_gib"]
+    )
+    status, out, _ = cli(capsys, "command", *case, "--dtype", "float32")
+    assert status == 0 and out.count("--dtype float32") == 1
+
+
 @pytest.mark.parametrize("argv", BAD_INPUTS, ids=[" ".join(a)[:60] for a in BAD_INPUTS])
 def test_bad_flags_exit_2_with_one_line(capsys, argv):
     status, out, err = cli(capsys, *argv)

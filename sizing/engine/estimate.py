@@ -333,9 +333,8 @@ def consolidated(frame: pd.DataFrame) -> pd.DataFrame:
 
 def refuse_unsupported(row: pd.Series) -> None:
     """Stop with one line (exit status 2) where vLLM has no kernel for the row's weight format, or no
-    attention
-    backend for its FP8 KV cache, on its GPU (:mod:`sizing.engine.capability`): vLLM stops at start-up there,
-    whatever the memory."""
+    attention backend for its FP8 KV cache, on its GPU (:mod:`sizing.engine.capability`): vLLM stops at
+    start-up there, whatever the memory."""
     if not bool(row.get("unsupported", False)):
         return
     sm, need = int(row["arch_sm"]), int(row["min_sm"])
@@ -361,12 +360,20 @@ def refuse_unsupported(row: pd.Series) -> None:
 
 def refuse_dtype(row: pd.Series, dtype: str) -> None:
     """Stop with one line where vLLM refuses ``--dtype float16``/``half`` for the model type
-    (``fp16_refused``,
-    ``_check_valid_dtype`` in ``vllm/config/model.py``: "The model type ... does not support float16")."""
+    (``fp16_refused``, ``_check_valid_dtype`` in ``vllm/config/model.py``: "The model type ... does not
+    support float16"), or where ``--dtype float32`` is asked for a case the engine does not size in
+    float32: it models float32 only where vLLM's ``--dtype auto`` picks it
+    (:func:`sizing.engine.capability.runs_float32`)."""
     if dtype in ("float16", "half") and bool(row.get("fp16_refused", False)):
         raise UsageError(
             f"--dtype {dtype}: vLLM refuses float16 for {row['model']} (numerical instability); "
             "use --dtype auto (bfloat16 from compute capability 8.0, float32 below it)"
+        )
+    if dtype in ("float", "float32") and not bool(row.get("float32", False)):
+        raise UsageError(
+            f"--dtype {dtype}: the sizing engine models float32 only where vLLM's --dtype auto runs it "
+            "(a model type that refuses float16, on a GPU without bfloat16); "
+            f"{row['model']} on GPU {row['gpu']} runs in 16 bits: use --dtype auto"
         )
 
 
