@@ -18,21 +18,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from test_browser import PAGES as BROWSER_PAGES
+from test_browser import PREFIXES
 
 from scripts.engines import DIFFERENCES, ENGINES, difference
 
-PREFIXES = {"en": "", "zh": "zh/", "ru": "ru/"}
-PAGES = (
-    "",
-    "explorer/",
-    "choosing-a-gpu-server/",
-    "deployment-hardware/",
-    "fit-tables/",
-    "throughput/",
-    "methodology/",
-    "catalog/",
-    "404.html",
-)
+PAGES = (*BROWSER_PAGES, "404.html")
 ARTICLE = re.compile(r"<article\b[^>]*>(.*?)</article>", re.S)
 HEADING = re.compile(r"<h([1-6])\b([^>]*)>(.*?)</h\1>", re.S)
 ID = re.compile(r'\bid="([^"]*)"')

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sizing.catalog.settings import Settings
+from scripts.bench_sizing import row_request
 from sizing.engine.estimate import estimate_frame
 
 COMPARED = [
@@ -47,16 +47,7 @@ def test_no_negative_or_nan_capacity(matrix):
 @pytest.mark.parametrize("index", [0, 7, 101, 333, 777])
 def test_matrix_rows_equal_single_estimates(matrix, catalog, index):
     row = matrix.iloc[index % len(matrix)]
-    req = Settings(
-        model=row["checkpoint"],
-        server=row["server"],
-        tensor_parallel_size=int(row["tp"]),
-        pipeline_parallel_size=int(row["pp"]),
-        data_parallel_size=int(row["dp"]),
-        kv_cache_dtype=row["kv_cache_dtype"],
-        max_model_len=int(row["max_model_len"]),
-        quantization=row["precision"] if row["online_quantization"] else None,
-    )
+    req = row_request(row)
     single = estimate_frame(catalog, req).iloc[0]
     for column in COMPARED:
         assert single[column] == row[column], column
