@@ -30,7 +30,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
-from scripts.docs import SITE_MARKER  # noqa: E402
+from scripts.docs import CONTEXT_FILE, SITE_MARKER  # noqa: E402
 from scripts.engines import ENGINES  # noqa: E402
 
 SITE_FIXTURES = frozenset({"built_site", "zensical_site", "engine_site", "session_build"})
@@ -132,6 +132,30 @@ def shared_root(factory: pytest.TempPathFactory) -> Path:
     return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
 
 
+def _prepared_once(root: Path) -> Path | None:
+    """The repository catalog's context, prepared once per run by ``scripts/docs.py prepare`` into
+    ``root/prepared`` (the first thread or process to take the lock prepares, the others wait): the saved
+    file, or None when the step failed (a build then prepares on its own and reports why)."""
+    folder = root / "prepared"
+    folder.mkdir(parents=True, exist_ok=True)
+    with (root / "prepared.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (folder / "status").exists():
+            code = _run_docs("prepare", str(folder)).returncode
+            (folder / "status").write_text(str(code), encoding="utf-8")
+    ok = (folder / "status").read_text(encoding="utf-8") == "0"
+    return folder / CONTEXT_FILE if ok else None
+
+
+def prepared_env(root: Path) -> dict[str, str]:
+    """The environment that lets a build of this catalog (or a byte-identical copy) load the run's prepared
+    context instead of evaluating the catalog again (:func:`sizing.site.context.load_saved`)."""
+    from sizing.site.context import SNAPSHOT_VAR
+
+    path = _prepared_once(root)
+    return {SNAPSHOT_VAR: str(path)} if path else {}
+
+
 def _build_once(engine: str, root: Path) -> Path:
     """Build with ``scripts/docs.py build --engine ENGINE`` into ``root/ENGINE/site`` unless this run did: the
     first thread or process to take the lock builds (over a folder holding a stale file), the others wait.
@@ -144,12 +168,19 @@ def _build_once(engine: str, root: Path) -> Path:
             (folder / "site").mkdir(exist_ok=True)
             (folder / "site" / SITE_MARKER).write_text("", encoding="utf-8")  # a site an earlier build wrote
             (folder / "site" / STALE).write_text("old", encoding="utf-8")
-            result = _run_docs("build", "--engine", engine, "--site", str(folder / "site"))
+            site = str(folder / "site")
+            result = _run_docs("build", "--engine", engine, "--site", site, env=prepared_env(root))
             (folder / "output.txt").write_text(
                 f"{result.returncode}\n{result.stdout}\n{result.stderr}", encoding="utf-8"
             )
             (folder / "built").touch()
     return folder
+
+
+@pytest.fixture(scope="session")
+def prepared_build_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """:func:`prepared_env` of the run: for builds of a copy of this repository with its catalog unchanged."""
+    return prepared_env(shared_root(tmp_path_factory) / "assembled")
 
 
 @functools.cache
@@ -218,8 +249,10 @@ def real_ctx():
 
 
 @pytest.fixture(scope="session")
-def prepared_ctx(real_ctx):
-    """:func:`real_ctx` prepared as the build prepares it (chart series, calibration, explorer files)."""
+def prepared_ctx(real_ctx, tmp_path_factory: pytest.TempPathFactory):
+    """:func:`real_ctx` prepared as the build prepares it (chart series, calibration, explorer files): the
+    run's one ``scripts/docs.py prepare``, loaded from its saved file (computed here if that step failed)."""
     from sizing.site import context as site
 
-    return site.prepare(real_ctx)
+    path = _prepared_once(shared_root(tmp_path_factory) / "assembled")
+    return (path and site.load_saved(path, ROOT / "catalog")) or site.prepare(real_ctx)

@@ -40,6 +40,7 @@ __all__ = [
     "calibrated_context",
     "evaluate_examples",
     "fingerprint",
+    "load_saved",
     "load_catalog",
     "prepare",
     "refresh",
@@ -119,7 +120,7 @@ def _frozen(value: Any) -> Any:
 
 def save_context(ctx: SiteContext, path: Path) -> None:
     """Write a prepared ``ctx`` for the language builds to load: every field by name, with the layout's
-    version and its catalog's fingerprint (:func:`_saved` refuses a file that does not match both)."""
+    version and its catalog's fingerprint (:func:`load_saved` refuses a file that does not match both)."""
     if ctx.catalog_dir is None:
         raise ValueError("save_context: the context has no catalog folder to fingerprint")
     fields = {f.name: _plain(getattr(ctx, f.name)) for f in dataclasses.fields(SiteContext)}
@@ -128,32 +129,41 @@ def save_context(ctx: SiteContext, path: Path) -> None:
 
 
 def _stale(payload: object, resolved: Path) -> str | None:
-    """Why a loaded file is not a context of this layout and catalog (None when it is)."""
+    """Why a loaded file is not a context of this layout and catalog (None when it is). The catalog is
+    compared by content (:func:`fingerprint`): a copy of the same catalog in another folder matches."""
     names = {f.name for f in dataclasses.fields(SiteContext)}
     if not isinstance(payload, dict) or payload.get("format") != SAVED_FORMAT:
         return f"not a saved context of format {SAVED_FORMAT}"
     if not isinstance(payload.get("fields"), dict) or set(payload["fields"]) != names:
         return "its fields are not those of SiteContext"
-    if payload["fields"]["catalog_dir"] != resolved or payload.get("fingerprint") != fingerprint(resolved):
+    if payload.get("fingerprint") != fingerprint(resolved):
         return f"it was computed from another catalog than {resolved}"
     return None
 
 
-def _saved(resolved: str) -> SiteContext | None:
-    """The context saved by the build for this catalog folder, if any; a file of another layout or catalog
-    is refused with one line on stderr (the context is then computed afresh)."""
-    path = os.environ.get(SNAPSHOT_VAR)
-    if not path or not Path(path).is_file():
-        return None
+def load_saved(path: Path, catalog_dir: Path) -> SiteContext | None:
+    """The context :func:`save_context` wrote to ``path``, when it was computed from a catalog with the same
+    files as ``catalog_dir`` (its ``catalog_dir`` then reads ``catalog_dir``, resolved). A file of another
+    layout or catalog is refused with one line on stderr and None."""
+    resolved = Path(catalog_dir).resolve()
     try:
         payload = pickle.loads(Path(path).read_bytes())  # noqa: S301 - our own file, written by save_context
     except (pickle.UnpicklingError, EOFError, AttributeError, ImportError, TypeError, ValueError) as exc:
         payload = f"unreadable ({type(exc).__name__})"
-    why = payload if isinstance(payload, str) else _stale(payload, Path(resolved))
+    why = payload if isinstance(payload, str) else _stale(payload, resolved)
     if why:
         print(f"{SNAPSHOT_VAR}={path}: ignored, {why}", file=sys.stderr)
         return None
-    return SiteContext(**{name: _frozen(value) for name, value in payload["fields"].items()})
+    fields = {name: _frozen(value) for name, value in payload["fields"].items()}
+    return SiteContext(**{**fields, "catalog_dir": resolved})
+
+
+def _saved(resolved: str) -> SiteContext | None:
+    """The context saved by the build (``$SIZING_CONTEXT_FILE``) for this catalog folder, if any."""
+    path = os.environ.get(SNAPSHOT_VAR)
+    if not path or not Path(path).is_file():
+        return None
+    return load_saved(Path(path), Path(resolved))
 
 
 @functools.lru_cache(maxsize=4)

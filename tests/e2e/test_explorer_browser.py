@@ -228,11 +228,14 @@ CLIPPED = """async () => {
   const main = document.querySelector('.md-content');
   if (document.documentElement.scrollWidth > window.innerWidth + 1)
     problems.push('the page scrolls sideways');
-  for (const [i, table] of Array.from(document.querySelectorAll('.md-content table')).entries()) {
-    const box = table.closest('.md-typeset__scrollwrap, .sz-heatmap-wrap');
+  const tables = Array.from(document.querySelectorAll('.md-content table'));
+  for (const table of tables) {  // each near the screen for a frame: the observer measures its box
     table.scrollIntoView({block: 'center'});
     await frame();
-    await new Promise(done => setTimeout(done, 120));  // IntersectionObserver callbacks come after the frame
+  }
+  await new Promise(done => setTimeout(done, 120));  // IntersectionObserver callbacks come after the frame
+  for (const [i, table] of tables.entries()) {
+    const box = table.closest('.md-typeset__scrollwrap, .sz-heatmap-wrap');
     if (!box) {
       if (table.getBoundingClientRect().right > main.getBoundingClientRect().right + 1)
         problems.push(`table ${i}`);
@@ -249,7 +252,8 @@ CLIPPED = """async () => {
   window.scrollTo(0, 0);
   return problems;
 }"""
-"""Scrolls each table into view (the hint is added when a table comes near the screen), then checks it."""
+"""Scrolls each table into view for a frame (the hint is added when a table comes near the screen, and
+stays), waits once for the observer's callbacks, then checks every table."""
 
 
 def is_emoji(ch: str) -> bool:

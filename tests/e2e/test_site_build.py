@@ -218,17 +218,19 @@ def _repository_with_a_broken_page(tmp_path: Path) -> Path:
 
 @pytest.mark.site
 @pytest.mark.parametrize("engine", ENGINES)
-def test_failed_build_leaves_the_site_untouched(run_docs, engine: str, tmp_path: Path) -> None:
+def test_failed_build_leaves_the_site_untouched(
+    run_docs, prepared_build_env: dict[str, str], engine: str, tmp_path: Path
+) -> None:
     """Assert a page with an undefined macro fails the build (with either engine), shows why and keeps the
     old site. The macro opens every language's home page, so it stops each language build at its first
-    page."""
+    page. The copy's catalog is the repository's, so its prepare step loads the run's prepared context."""
     repo = _repository_with_a_broken_page(tmp_path)
     site = tmp_path / "published" / "site"
     site.mkdir(parents=True)
     (site / SITE_MARKER).write_text("", encoding="utf-8")  # a site an earlier build wrote
     (site / "index.html").write_text('<html lang="en">previous site</html>', encoding="utf-8")
     before = _snapshot(site)
-    result = run_docs("build", "--engine", engine, "--site", str(site), repo=repo)
+    result = run_docs("build", "--engine", engine, "--site", str(site), repo=repo, env=prepared_build_env)
     assert result.returncode != 0
     assert "sz_no_such_macro" in result.stderr and "left unchanged" in result.stderr
     assert _snapshot(site) == before

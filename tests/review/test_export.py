@@ -18,20 +18,21 @@ GPU = "l40s"
 def test_export_check_fails_when_stale_and_passes_after_export(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Assert --check exits 1 with a diff and the fix after a catalog change, and 0 once exported."""
-    for folder in ("catalog", "generated"):
-        shutil.copytree(ROOT / folder, tmp_path / folder)
-    catalog = str(tmp_path / "catalog")
-    assert run(capsys, "--catalog", catalog, "export", "--check")[0] == 0
+    """Assert --check exits 1 with a diff and the fix after a catalog change, and 0 once exported (the small
+    test catalog; ``test_committed_snapshots_are_up_to_date`` checks the repository's)."""
+    shutil.copytree(ROOT / "tests" / "data" / "site_catalog", tmp_path / "catalog")
+    catalog, generated = str(tmp_path / "catalog"), str(tmp_path / "generated")
+    assert run(capsys, "--catalog", catalog, "export", "--out", generated)[0] == 0
+    assert run(capsys, "--catalog", catalog, "export", "--check", "--out", generated)[0] == 0
     path = tmp_path / "catalog" / "gpus.yaml"
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
     data[GPU]["bandwidth_gbs"] += 1
     path.write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False), encoding="utf-8")
-    status, out, _ = run(capsys, "--catalog", catalog, "export", "--check")
+    status, out, _ = run(capsys, "--catalog", catalog, "export", "--check", "--out", generated)
     assert status == 1
     assert "--- a/generated/catalog-gpus.md" in out and "run `python -m sizing export`" in out.lower()
-    assert run(capsys, "--catalog", catalog, "export")[0] == 0
-    assert run(capsys, "--catalog", catalog, "export", "--check")[0] == 0
+    assert run(capsys, "--catalog", catalog, "export", "--out", generated)[0] == 0
+    assert run(capsys, "--catalog", catalog, "export", "--check", "--out", generated)[0] == 0
 
 
 def test_export_removes_snapshots_of_tables_that_no_longer_exist(tmp_path: Path) -> None:

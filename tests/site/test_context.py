@@ -55,7 +55,18 @@ def test_a_saved_context_of_another_catalog_state_is_ignored(tmp_path, monkeypat
     gpus = catalog / "gpus.yaml"
     gpus.write_text(gpus.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
     assert site._saved(str(catalog)) is None
-    assert site._saved(str(SMALL)) is None
+    assert site._saved(str(SMALL)) is not None  # the files it was computed from, in another folder
+
+
+def test_a_saved_context_serves_a_copy_of_its_catalog_in_another_folder(tmp_path):
+    """Assert a context saved from one folder is loaded for a byte-identical copy of its catalog elsewhere
+    (a build of a copied repository), pointing at the copy."""
+    catalog = Path(shutil.copytree(SMALL, tmp_path / "copy" / "catalog"))
+    ctx = small_context()
+    site.save_context(ctx, tmp_path / "ctx.pickle")
+    loaded = site.load_saved(tmp_path / "ctx.pickle", catalog)
+    assert loaded is not None and loaded.catalog_dir == catalog.resolve()
+    pd.testing.assert_frame_equal(loaded.frame, ctx.frame)
 
 
 def test_saved_chart_series_equal_the_ones_computed_on_demand(tmp_path, monkeypatch, prepared_ctx):
