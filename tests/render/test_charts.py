@@ -32,10 +32,9 @@ SVG = "{http://www.w3.org/2000/svg}"
 
 
 @pytest.fixture(scope="module")
-def real() -> tuple[Catalog, pd.DataFrame]:
-    """The repository catalog and its evaluated matrix."""
-    cat = load_catalog(ROOT / "catalog")
-    return cat, evaluate(cat)
+def real(real_ctx: site.SiteContext) -> tuple[Catalog, pd.DataFrame]:
+    """The repository catalog and its evaluated matrix (the run's :func:`real_ctx`)."""
+    return real_ctx.catalog, real_ctx.frame
 
 
 @pytest.fixture(scope="module")

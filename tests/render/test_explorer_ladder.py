@@ -12,9 +12,9 @@ from sizing.views.throughput import chosen_ladders, ladder_blocks
 
 
 @pytest.fixture(scope="module")
-def ctx() -> site.SiteContext:
-    """The real catalog's site context."""
-    return site.context()
+def ctx(prepared_ctx: site.SiteContext) -> site.SiteContext:
+    """The real catalog's site context, prepared as the build prepares it (the explorer's files too)."""
+    return prepared_ctx
 
 
 def test_every_plan_points_at_its_own_ladder(ctx: site.SiteContext) -> None:

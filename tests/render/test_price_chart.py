@@ -40,7 +40,7 @@ def test_price_chart_with_mixed_or_no_currencies(tmp_path: Path) -> None:
     """Assert mixed currencies keep each bar's own currency (plain-number ticks), and no prices give a
     note."""
     target = tmp_path / "catalog"
-    shutil.copytree(ROOT / "catalog", target)
+    shutil.copytree(ROOT / "tests" / "data" / "site_catalog", target)  # two priced servers, quick to evaluate
     servers_yaml = yaml.safe_load((target / "servers.yaml").read_text(encoding="utf-8"))
     priced = [s for s, v in servers_yaml.items() if v.get("price")]
     if len(priced) < 2:
