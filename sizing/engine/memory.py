@@ -15,7 +15,7 @@ from sizing.engine import kv_band, towers
 from sizing.engine import kvcache as kv
 from sizing.engine import overhead as oh
 from sizing.engine import weights as wt
-from sizing.engine.versions import Rules
+from sizing.engine.versions import PLATFORM_HYBRID_ALIGN_MINOR, Rules
 from sizing.units import GiB, MiB
 
 
@@ -200,7 +200,11 @@ def add_kv_geometry(df: pd.DataFrame, rules: Rules) -> None:
     default_bs = np.where(
         df["block_size_override"] > 0, df["block_size_override"], df["block_size_attention"]
     )
-    df["block_size"] = kv.hybrid_block_size(default_bs, df["linear_state_bytes"], page_per_token)
+    mla_align = (
+        df["is_mla"].to_numpy(bool) & (rules.engine == "v1") & (rules.minor < PLATFORM_HYBRID_ALIGN_MINOR)
+    )
+    floor = np.where(mla_align, kv.MLA_HYBRID_ALIGN, kv.HYBRID_ALIGN)
+    df["block_size"] = kv.hybrid_block_size(default_bs, df["linear_state_bytes"], page_per_token, floor)
     df["block_size_full"], df["block_size_sliding"] = kv.unified_block_sizes(
         df["block_size"], page_per_token, per_full, per_layer
     )
