@@ -235,9 +235,10 @@ def overhead_bases(df: pd.DataFrame, rules: Rules) -> dict[str, np.ndarray]:
     Needs ``profile_tokens``; calibration fits against these, :func:`add_overheads` multiplies them.
     """
     tokens, tp = _col(df, "profile_tokens"), _col(df, "tp")
+    fitted = tokens * (rules.engine != "v0")  # V0's eager forward is a fixed term (eager_forward_bytes)
     bases = {
-        "act_hidden_factor": oh.hidden_activation_basis(tokens, _col(df, "hidden_size")),
-        "act_mlp_factor": oh.dense_mlp_basis(tokens, _col(df, "dense_inter") / tp),
+        "act_hidden_factor": oh.hidden_activation_basis(fitted, _col(df, "hidden_size")),
+        "act_mlp_factor": oh.dense_mlp_basis(fitted, _col(df, "dense_inter") / tp),
     }
     nvls = (_col(df, "arch_sm") >= 90) & _col(df, "nvswitch").astype(bool)
     bases.update(
@@ -247,6 +248,7 @@ def overhead_bases(df: pd.DataFrame, rules: Rules) -> dict[str, np.ndarray]:
             oh.distributed_init_charged(rules.engine, rules.minor),
             oh.free_memory_charged(rules.engine, rules.minor),
             _rocm(df),
+            rules.engine == "v0",
         )
     )
     return bases
@@ -290,10 +292,12 @@ def add_fixed_terms(df: pd.DataFrame, rules: Rules) -> None:
         _col(df, "max_num_seqs"),
         tokens,
         _col(df, "vocab_size"),
-        oh.sampler_bytes_per_logit(rules.minor, v2, _rocm(df)),
+        oh.sampler_bytes_per_logit(rules.minor, v2, _rocm(df) | spec_col(df, "no_flashinfer").astype(bool)),
     )
     charged = v2 & oh.free_memory_charged(rules.engine, rules.minor)
     df["runner_buffers_bytes"] = oh.runner_buffers(_col(df, "max_num_seqs"), _col(df, "vocab_size"), charged)
+    v0 = tokens * (rules.engine == "v0")
+    df["eager_forward_bytes"] = oh.eager_forward(v0, _col(df, "hidden_size"), _col(df, "dense_inter") / tp)
     df["linear_profile_bytes"] = oh.linear_profile(
         tokens, _col(df, "la_value_heads") // tp, _col(df, "la_value_dim"), _col(df, "la_profile_units")
     )
@@ -312,6 +316,7 @@ def add_overheads(df: pd.DataFrame, rules: Rules, coef: oh.Coefficients) -> None
         + term["act_mlp_factor"]
         + _col(df, "mla_prefill_bytes")
         + _col(df, "linear_profile_bytes")
+        + _col(df, "eager_forward_bytes")
     ) * scale
     df["encoder_profile_bytes"] = encoder_profile(df) * scale
     df["sampler_phase_bytes"], peak = oh.profile_peak(
@@ -324,6 +329,7 @@ def add_overheads(df: pd.DataFrame, rules: Rules, coef: oh.Coefficients) -> None
         + term["nvls_mib"]
         + term["consumed_mib"]
         + term["rocm_mib"]
+        + term["v0_profile_mib"]
         + _col(df, "runner_buffers_bytes")
     )
     captured, estimated = (coef.cudagraph_mib_per_capture * basis for basis in graph_bases(df, rules))

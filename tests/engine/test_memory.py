@@ -147,6 +147,37 @@ def test_an_mla_hybrid_aligns_its_block_to_64_before_0_19(version: str, block: i
     assert row["page_bytes"] == block * 1152
 
 
+def llama8b_profile_row(tokens: int) -> pd.DataFrame:
+    """Llama 3.1 8B at TP1 on an RTX 3090 (sm 86), profiled over ``tokens`` tokens with 256 sequences."""
+    return frame(
+        profile_tokens=tokens,
+        tp=1,
+        pp=1,
+        hidden_size=4096,
+        dense_inter=14336,
+        attention_heads=32,
+        vocab_size=128256,
+        max_num_seqs=256,
+        **{"moe_top_k": 0, "moe_inter": 0, "mla_nope_plus_v": 0, "is_moe": False, "linear_layers": 0},
+        **{"la_value_heads": 0, "la_value_dim": 0, "la_profile_units": 0, "arch_sm": 86, "nvswitch": False},
+    )
+
+
+def test_v0_forward_is_a_fixed_term_and_leaves_the_fitted_activations_to_v1() -> None:
+    """V0 (vllm#10517, 29,000 tokens): the eager forward is 29,000 x 110,592 B = 2.99 GiB with no fitted
+    activation basis; V1 keeps the fitted bases and no fixed eager term."""
+    v0, v1 = llama8b_profile_row(29000), llama8b_profile_row(29000)
+    memory.add_fixed_terms(v0, rules_for("0.6.5"))
+    memory.add_fixed_terms(v1, rules_for("0.10.2"))
+    assert round(v0["eager_forward_bytes"][0] / GiB, 2) == 2.99 and v1["eager_forward_bytes"][0] == 0
+    bases_v0, bases_v1 = (
+        memory.overhead_bases(v0, rules_for("0.6.5")),
+        memory.overhead_bases(v1, rules_for("0.10.2")),
+    )
+    assert bases_v0["act_hidden_factor"][0] == 0 and bases_v0["v0_profile_mib"][0] == MiB
+    assert bases_v1["act_hidden_factor"][0] == 29000 * 4096 * 2 and bases_v1["v0_profile_mib"][0] == 0
+
+
 def budget_row(gmu: float, given: int = 0) -> pd.DataFrame:
     """One L40S with Qwen3-0.6B's weights and overheads."""
     return frame(
