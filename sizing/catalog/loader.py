@@ -316,6 +316,7 @@ _ASSUMPTION_TYPES: dict[str, Any] = {
             "nvls_mib",
             "consumed_mib",
             "rocm_mib",
+            "v0_profile_mib",
             "cudagraph_mib_per_capture",
             "cuda_context_mib",
             "extensible_margin_gib",

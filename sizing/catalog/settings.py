@@ -32,7 +32,9 @@ class Settings:
     ``model`` is ``--model``: a catalog model or checkpoint id, a config.json or a folder holding one
     (empty: every model of a frame, for the catalog's own settings). ``checkpoint`` is not a vLLM flag: the
     catalog checkpoint of ``model`` to load, for a worked example that names both (None: the one ``model``
-    names, else one of ``quantization``, else the native one).
+    names, else one of ``quantization``, else the native one). Nor are ``llm_class`` (the ``LLM`` class, not
+    ``vllm serve``) and ``flashinfer_installed`` (False: an install without FlashInfer, whose V1 sampler
+    sorts: :func:`sizing.engine.overhead.sampler_bytes_per_logit`).
     """
 
     model: StrictStr = ""
@@ -55,6 +57,7 @@ class Settings:
     quantization: StrictStr | None = None
     kv_cache_memory_bytes: StrictInt | None = None
     llm_class: StrictBool = False
+    flashinfer_installed: StrictBool = True
     dtype: StrictStr = "auto"
     host: StrictStr | None = None
     port: StrictInt | None = None

@@ -274,6 +274,12 @@ MEMORY = (
         "bytes",
         "linear-attention projections live in the profile run (KDA), per GPU",
     ),
+    _c(
+        "eager_forward_bytes",
+        "float",
+        "bytes",
+        "the V0 engine's eager forward peak of the profile run, per GPU",
+    ),
     _c("encoder_profile_bytes", "float", "bytes", "the vision encoder's share of the profile run, per GPU"),
     _c(
         "available_kv_low_bytes",
@@ -355,6 +361,7 @@ REQUEST_ONLY = (
         "the drafter's own weights per GPU (included in weights_bytes)",
     ),
     _c("prefix_caching", "bool", "flag", "--enable-prefix-caching (Mamba/GDN groups keep one more block)"),
+    _c("no_flashinfer", "bool", "flag", "the install lacks FlashInfer, so V1's sampler sorts (before 0.17)"),
 )
 """Columns only ``estimate`` frames carry (the published matrix runs without speculation)."""
 

@@ -257,6 +257,7 @@ def request_frame(cat: Catalog, req: Settings) -> pd.DataFrame:
         "kv_cache_dtype": req.kv_cache_dtype,
         **spec_columns(req, model, mid, ckpt, spec),
         "prefix_caching": req.enable_prefix_caching,
+        "no_flashinfer": not req.flashinfer_installed,
     }
     config = _config_path(req.model) if ckpt_id is None and mid not in cat.models else None
     if config is not None:  # a local model: vLLM is given the folder that holds its config.json

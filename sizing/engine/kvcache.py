@@ -11,6 +11,14 @@ import numpy as np
 
 ArrayLike = np.ndarray | int | float
 HYBRID_ALIGN = 16
+"""The kernels' block alignment of a hybrid model's attention layers: FlashAttention's multiple of 16."""
+MLA_HYBRID_ALIGN = 64
+"""The same for an MLA hybrid (Kimi-Linear) before the alignment moved to the platform
+(:data:`sizing.engine.versions.PLATFORM_HYBRID_ALIGN_MINOR`): ``vllm/model_executor/models/config.py``
+``HybridAttentionMambaModelConfig.verify_and_update_config`` sets ``kernel_block_alignment_size = 128 if
+use_cutlass_mla else 64`` for ``model_config.use_mla`` ("Other MLA backends: kernel_block_size 64
+alignment"; text at code-index id 10205018). CUTLASS MLA is taken only when ``VLLM_ATTENTION_BACKEND``
+asks for it, so 64."""
 
 
 def cdiv(a: ArrayLike, b: ArrayLike) -> np.ndarray:
@@ -116,17 +124,20 @@ def mamba2_groups(n_groups: ArrayLike, tp: ArrayLike) -> np.ndarray:
     return np.where(g % t == 0, g, g + t - g)
 
 
-def hybrid_block_size(default_bs: ArrayLike, mamba_state: ArrayLike, attn_per_token: ArrayLike) -> np.ndarray:
+def hybrid_block_size(
+    default_bs: ArrayLike, mamba_state: ArrayLike, attn_per_token: ArrayLike, floor: ArrayLike = HYBRID_ALIGN
+) -> np.ndarray:
     """Block size vLLM picks so one attention page covers one linear layer's state (0 state -> default).
 
-    The alignment is the larger of the kernels' 16 and the block size already set (``default_bs``), and
+    The alignment is the larger of the kernels' ``floor`` (16, or :data:`MLA_HYBRID_ALIGN` for an MLA
+    hybrid before 0.19) and the block size already set (``default_bs``), and
     the block is the smallest multiple of it whose page (``attn_per_token`` bytes per token: the
     model's uniform attention layer, MLA's latent for Kimi-Linear) holds ``mamba_state``; the Mamba
     page is then padded to it (``vllm/platforms/interface.py: Platform._align_hybrid_block_size``,
     text at code-index id 52132374917; up to 0.18 ``HybridAttentionMambaModelConfig`` in
     ``vllm/model_executor/models/config.py`` aligned to 16, the same with a 16-token default).
     """
-    align = np.maximum(HYBRID_ALIGN, np.asarray(default_bs))
+    align = np.maximum(np.asarray(floor), np.asarray(default_bs))
     needed = align * cdiv(mamba_state, align * np.maximum(attn_per_token, 1))
     return np.where(np.asarray(mamba_state) > 0, needed, default_bs)
 

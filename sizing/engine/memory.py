@@ -15,7 +15,7 @@ from sizing.engine import kv_band, towers
 from sizing.engine import kvcache as kv
 from sizing.engine import overhead as oh
 from sizing.engine import weights as wt
-from sizing.engine.versions import Rules
+from sizing.engine.versions import PLATFORM_HYBRID_ALIGN_MINOR, Rules
 from sizing.units import GiB, MiB
 
 
@@ -200,7 +200,11 @@ def add_kv_geometry(df: pd.DataFrame, rules: Rules) -> None:
     default_bs = np.where(
         df["block_size_override"] > 0, df["block_size_override"], df["block_size_attention"]
     )
-    df["block_size"] = kv.hybrid_block_size(default_bs, df["linear_state_bytes"], page_per_token)
+    mla_align = (
+        df["is_mla"].to_numpy(bool) & (rules.engine == "v1") & (rules.minor < PLATFORM_HYBRID_ALIGN_MINOR)
+    )
+    floor = np.where(mla_align, kv.MLA_HYBRID_ALIGN, kv.HYBRID_ALIGN)
+    df["block_size"] = kv.hybrid_block_size(default_bs, df["linear_state_bytes"], page_per_token, floor)
     df["block_size_full"], df["block_size_sliding"] = kv.unified_block_sizes(
         df["block_size"], page_per_token, per_full, per_layer
     )
@@ -231,9 +235,10 @@ def overhead_bases(df: pd.DataFrame, rules: Rules) -> dict[str, np.ndarray]:
     Needs ``profile_tokens``; calibration fits against these, :func:`add_overheads` multiplies them.
     """
     tokens, tp = _col(df, "profile_tokens"), _col(df, "tp")
+    fitted = tokens * (rules.engine != "v0")  # V0's eager forward is a fixed term (eager_forward_bytes)
     bases = {
-        "act_hidden_factor": oh.hidden_activation_basis(tokens, _col(df, "hidden_size")),
-        "act_mlp_factor": oh.dense_mlp_basis(tokens, _col(df, "dense_inter") / tp),
+        "act_hidden_factor": oh.hidden_activation_basis(fitted, _col(df, "hidden_size")),
+        "act_mlp_factor": oh.dense_mlp_basis(fitted, _col(df, "dense_inter") / tp),
     }
     nvls = (_col(df, "arch_sm") >= 90) & _col(df, "nvswitch").astype(bool)
     bases.update(
@@ -243,6 +248,7 @@ def overhead_bases(df: pd.DataFrame, rules: Rules) -> dict[str, np.ndarray]:
             oh.distributed_init_charged(rules.engine, rules.minor),
             oh.free_memory_charged(rules.engine, rules.minor),
             _rocm(df),
+            rules.engine == "v0",
         )
     )
     return bases
@@ -286,10 +292,12 @@ def add_fixed_terms(df: pd.DataFrame, rules: Rules) -> None:
         _col(df, "max_num_seqs"),
         tokens,
         _col(df, "vocab_size"),
-        oh.sampler_bytes_per_logit(rules.minor, v2, _rocm(df)),
+        oh.sampler_bytes_per_logit(rules.minor, v2, _rocm(df) | spec_col(df, "no_flashinfer").astype(bool)),
     )
     charged = v2 & oh.free_memory_charged(rules.engine, rules.minor)
     df["runner_buffers_bytes"] = oh.runner_buffers(_col(df, "max_num_seqs"), _col(df, "vocab_size"), charged)
+    v0 = tokens * (rules.engine == "v0")
+    df["eager_forward_bytes"] = oh.eager_forward(v0, _col(df, "hidden_size"), _col(df, "dense_inter") / tp)
     df["linear_profile_bytes"] = oh.linear_profile(
         tokens, _col(df, "la_value_heads") // tp, _col(df, "la_value_dim"), _col(df, "la_profile_units")
     )
@@ -308,6 +316,7 @@ def add_overheads(df: pd.DataFrame, rules: Rules, coef: oh.Coefficients) -> None
         + term["act_mlp_factor"]
         + _col(df, "mla_prefill_bytes")
         + _col(df, "linear_profile_bytes")
+        + _col(df, "eager_forward_bytes")
     ) * scale
     df["encoder_profile_bytes"] = encoder_profile(df) * scale
     df["sampler_phase_bytes"], peak = oh.profile_peak(
@@ -320,6 +329,7 @@ def add_overheads(df: pd.DataFrame, rules: Rules, coef: oh.Coefficients) -> None
         + term["nvls_mib"]
         + term["consumed_mib"]
         + term["rocm_mib"]
+        + term["v0_profile_mib"]
         + _col(df, "runner_buffers_bytes")
     )
     captured, estimated = (coef.cudagraph_mib_per_capture * basis for basis in graph_bases(df, rules))

@@ -68,6 +68,7 @@ FITTED = (
     "nvls_mib",
     "consumed_mib",
     "rocm_mib",
+    "v0_profile_mib",
 )
 """The residual coefficients ``scripts/calibrate.py`` fits on the logged available KV memory; each multiplies
 one basis of its term."""
@@ -96,6 +97,7 @@ class Coefficients:
     class_bands: tuple[tuple[float, float], ...] = ()
     """(optimistic, pessimistic) per class of :data:`BAND_CLASSES`; empty: the scalar band for every class."""
     rocm_mib: float = 0.0
+    v0_profile_mib: float = 0.0
 
     @classmethod
     def from_assumptions(cls, values: dict[str, float]) -> "Coefficients":
@@ -201,6 +203,21 @@ def dense_mlp_basis(tokens: np.ndarray, inter_per_rank: np.ndarray) -> np.ndarra
     return np.asarray(tokens, dtype=np.float64) * 3 * np.asarray(inter_per_rank) * ACT_BYTES
 
 
+def eager_forward(tokens: np.ndarray, hidden: np.ndarray, inter_per_rank: np.ndarray) -> np.ndarray:
+    """The V0 engine's eager forward peak, bytes: ``tokens x (3 hidden + 3 I/TP) x 2 B``.
+
+    Source: the V0 profile run (``vllm-project/vllm@v0.6.5:vllm/worker/model_runner.py``
+    ``GPUModelRunnerBase.profile_run``) runs the model eagerly (no ``torch.compile``). In
+    ``vllm/model_executor/models/llama.py`` ``LlamaDecoderLayer.forward`` the residual and the normed hidden
+    states (``fused_add_rms_norm`` works in place) stay referenced while ``LlamaMLP.forward`` holds its local
+    ``gate_up`` ``[tokens, 2 I/TP]`` and the ``SiluAndMul`` output ``[tokens, I/TP]`` as ``down_proj``
+    writes ``[tokens, hidden]``. Both V0 logs of Llama 3.1 8B (vllm#10517) print this torch peak to within
+    0.01 GiB: 17.06 - 14.99 = 2.07 GiB at 20,000 tokens, 17.98 - 14.99 = 2.99 GiB at 29,000.
+    """
+    width = 3 * np.asarray(hidden, dtype=np.float64) + 3 * np.asarray(inter_per_rank)
+    return np.asarray(tokens, dtype=np.float64) * width * ACT_BYTES
+
+
 def moe_workspace(
     tokens: np.ndarray,
     top_k: np.ndarray,
@@ -271,7 +288,9 @@ def runner_v2(engine: str, minor: int, is_moe: np.ndarray, linear_layers: np.nda
     return ~moe if minor < V2_ALL_MINOR else np.ones(moe.shape, dtype=bool)
 
 
-def sampler_bytes_per_logit(minor: int, v2: np.ndarray, rocm: np.ndarray | bool = False) -> np.ndarray:
+def sampler_bytes_per_logit(
+    minor: int, v2: np.ndarray, no_flashinfer: np.ndarray | bool = False
+) -> np.ndarray:
     """Bytes per logit live at the sampler dummy run's peak, by release and model runner.
 
     Source, V1: ``vllm/v1/worker/gpu_model_runner.py`` ``GPUModelRunner._dummy_sampler_run`` asks for
@@ -294,12 +313,17 @@ def sampler_bytes_per_logit(minor: int, v2: np.ndarray, rocm: np.ndarray | bool 
     value (int64) buffers from the temporary storage, both from PyTorch's caching allocator, so the
     profiler's torch peak counts them: 8 + 4 + 8 B on top of the 18 B of logits and sort outputs.
 
-    ROCm (``rocm``) has no FlashInfer sampler: ``TopKTopPSampler.__init__`` picks ``forward_cuda`` only
-    under ``current_platform.is_cuda()``, and on ROCm ``forward_native`` (the aiter sampler needs
-    ``VLLM_ROCM_USE_AITER``, off by default), so V1 sorts there in every release before the Triton
-    kernel (:data:`ROCM_SORT_BEFORE_MINOR`).
+    Without a FlashInfer sampler (``no_flashinfer``) V1 sorts in every release before the Triton kernel
+    (:data:`ROCM_SORT_BEFORE_MINOR`): ``TopKTopPSampler.__init__`` takes ``forward_cuda`` only on CUDA with
+    FlashInfer installed, else ``forward_native`` ("FlashInfer is not available. Falling back to the
+    PyTorch-native implementation"): on ROCm (the aiter sampler needs ``VLLM_ROCM_USE_AITER``, off by
+    default) and in a pip install of 0.10.1–0.11.0 (vllm-project/vllm#21959 moved ``flashinfer-python`` to
+    the ``vllm[flashinfer]`` extra, #26443 made it a dependency again; the Docker images ship it). The
+    Qwen3-8B-FP8 DEBUG log (0.10.2, ``vllm serve``) prints this peak: 256 x 151,936 x 38 B + 2,048 hidden
+    states = 1.39 GiB for "torch peak memory increase: 1.40GiB".
     """
-    sort = (minor in SORT_SAMPLER_MINORS) | (np.asarray(rocm, dtype=bool) & (minor < ROCM_SORT_BEFORE_MINOR))
+    no_fi = np.asarray(no_flashinfer, dtype=bool)
+    sort = (minor in SORT_SAMPLER_MINORS) | (no_fi & (minor < ROCM_SORT_BEFORE_MINOR))
     v1 = np.where(sort, SORT_SAMPLER_BYTES_PER_LOGIT, SAMPLER_BYTES_PER_LOGIT)
     v2_bytes = (
         V2_SAMPLER_WARMUP_BYTES_PER_LOGIT if minor >= V2_SAMPLER_WARMUP_MINOR else V2_SAMPLER_BYTES_PER_LOGIT
@@ -412,6 +436,7 @@ def nontorch_basis(
     init_charged: bool = True,
     free_charged: bool = False,
     rocm: np.ndarray | bool = False,
+    v0: bool = False,
 ) -> dict[str, np.ndarray]:
     """Bases (bytes per coefficient MiB) of the non-torch growth during the profile run.
 
@@ -428,12 +453,12 @@ def nontorch_basis(
     Where the drop in free memory is charged (``free_charged``, :func:`free_memory_charged`), what it
     counts beyond those is ``consumed_mib`` on every GPU.
 
-    vLLM's ROCm build (``rocm``) charges more than the CUDA one besides the weights and the activation
-    peak (``rocm_mib``, on every AMD GPU): its "Model loading took" is the drop in free device memory
-    (``vllm/platforms/rocm.py`` ``RocmPlatform.get_current_memory_usage`` returns ``mem_get_info`` total −
-    free, where CUDA reads the torch allocator's peak), so it holds the allocator slack of the weights'
-    post-load copies (ROCm's MoE padding), and hipBLASLt and RCCL workspaces are not torch's. No source
-    fixes their size: the MI300X logs do.
+    vLLM's ROCm build (``rocm``) charges more besides the weights and the activation peak (``rocm_mib``):
+    its "Model loading took" is the drop in free memory (``vllm/platforms/rocm.py``
+    ``RocmPlatform.get_current_memory_usage``), so it holds the slack of the weights' post-load copies, and
+    hipBLASLt and RCCL workspaces are not torch's; the MI300X logs size them. The V0 engine (``v0``,
+    ``v0_profile_mib``) runs attention in its profile run (V1 skips it), so the attention kernels and
+    workspaces load there: vllm#10517 prints "non_torch_memory=0.35GiB" at 20,000 and at 29,000 tokens.
     """
     multi = np.asarray(world) > 1
     nvls_on = np.asarray(world) > NVLS_MIN_RANKS - 1
@@ -443,6 +468,7 @@ def nontorch_basis(
         "nvls_mib": np.where(nvls_on & np.asarray(nvls, dtype=bool), float(MiB), 0.0),
         "consumed_mib": np.full(np.shape(world), float(MiB) if free_charged else 0.0),
         "rocm_mib": np.where(np.asarray(rocm, dtype=bool), float(MiB), 0.0) * np.ones(np.shape(world)),
+        "v0_profile_mib": np.full(np.shape(world), float(MiB) if v0 else 0.0),
     }
 
 

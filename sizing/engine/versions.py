@@ -74,6 +74,10 @@ SNAPSHOT_AFTER_DISTRIBUTED_MINOR = 11
 MXFP4_HOPPER_TRITON_MINOR = 12
 """From vLLM 0.12 an MXFP4 MoE on Hopper takes the Triton-kernels path, not Marlin
 (:data:`sizing.engine.weights.MXFP4_TRITON`)."""
+PLATFORM_HYBRID_ALIGN_MINOR = 19
+"""From vLLM 0.19 a hybrid model's attention block is aligned by ``Platform._align_hybrid_block_size`` to the
+backend's smallest kernel block; before it ``HybridAttentionMambaModelConfig`` aligned an MLA hybrid to 64
+tokens (:data:`sizing.engine.kvcache.MLA_HYBRID_ALIGN`)."""
 SCOPED_SPLIT_MINOR = 21
 """From vLLM 0.21 the worker loads the weights with the allocator's ``max_split_size_mb`` set to 20."""
 FREE_MEMORY_PROFILER_MINOR = 27

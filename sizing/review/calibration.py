@@ -144,6 +144,7 @@ def request(log: dict[str, Any], spec: dict[str, Any], kv_bytes: int | None = No
         enable_expert_parallel=bool(spec.get("enable_expert_parallel")),
         kv_cache_memory_bytes=kv_bytes,
         llm_class=spec.get("entrypoint") == "llm",
+        flashinfer_installed=bool(spec.get("flashinfer", True)),
         enable_prefix_caching=bool(spec.get("enable_prefix_caching")),
         speculative_config=parse_speculative_config(spec["speculative_config"])
         if spec.get("speculative_config")

@@ -64,7 +64,7 @@ class FitCase:
 FIXED_TERMS = ("moe_workspace_bytes", "encoder_profile_bytes", "runner_buffers_bytes")
 """Terms whose shape the source fixes (no fitted coefficient) and that add to the activation peak whichever
 phase sets it: subtracted before the fit, as the engine does."""
-FORWARD_FIXED = ("mla_prefill_bytes", "linear_profile_bytes")
+FORWARD_FIXED = ("mla_prefill_bytes", "linear_profile_bytes", "eager_forward_bytes")
 """Fixed terms of the forward pass, which competes with the sampler phase
 (:func:`sizing.engine.overhead.profile_peak`)."""
 

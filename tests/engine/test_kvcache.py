@@ -98,6 +98,12 @@ def test_kimi_linear_block_size_makes_one_mla_page_cover_a_kda_state():
     assert int(kv.hybrid_block_size(16, 1_085_440, 1152)) == 944
 
 
+def test_an_mla_hybrid_aligns_its_block_to_64_tokens():
+    # vllm-project/vllm#28228 (Kimi-Linear AWQ, TP2, 0.11.x): 64 x cdiv(1,085,440, 64 x 1,152) = 960 tokens,
+    # which its log's 75,840 tokens (79 x 960) and 2.48x (318 / (125 + 3) blocks) confirm
+    assert int(kv.hybrid_block_size(16, 1_085_440, 1152, kv.MLA_HYBRID_ALIGN)) == 960
+
+
 def test_hybrid_block_is_a_multiple_of_the_block_size_already_set():
     # Granite-4.0-H-Tiny at TP1: (3328 x 3 + 48 x 64 x 128) x 2 B = 806,400 B of state, 2,048 B per token:
     # 16-aligned 400 tokens with a 16-token default, 64-aligned 448 with 0.34's 64

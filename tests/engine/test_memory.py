@@ -112,6 +112,72 @@ def test_kv_geometry_of_a_gqa_model(tp: int, per_layer: int) -> None:
     assert row["page_bytes"] == 64 * per_layer and row["bytes_per_block"] == 28 * 64 * per_layer
 
 
+def kimi_linear_row() -> pd.DataFrame:
+    """Kimi-Linear at TP2: 7 MLA layers (576-wide bf16 latent) and 20 KDA layers (16 heads of 128 per rank,
+    conv kernel 4, fp32 temporal state: 1,085,440 B), on a GPU whose MLA backend keeps 16-token blocks."""
+    mla = {
+        "full_layers": 7,
+        "linear_layers": 20,
+        "is_mla": True,
+        "kv_heads": 1,
+        "head_dim": 576,
+        "mla_dim": 576,
+    }
+    kda = {
+        "la_key_heads": 32,
+        "la_value_heads": 32,
+        "la_key_dim": 128,
+        "la_value_dim": 128,
+        "la_conv_kernel": 4,
+    }
+    rest = {"full_kv_heads": 1, "full_head_dim": 576, "la_ssm_bytes": 4, "block_size_attention": 16}
+    return frame(**{**gqa_row(2).iloc[0].to_dict(), **mla, **kda, **rest})
+
+
+@pytest.mark.parametrize(("version", "block"), [("0.11.1", 960), ("0.20.2", 944)])
+def test_an_mla_hybrid_aligns_its_block_to_64_before_0_19(version: str, block: int) -> None:
+    """Kimi-Linear's 1,085,440 B KDA state in 1,152 B MLA pages: 960 tokens where
+    ``HybridAttentionMambaModelConfig`` aligns MLA to 64 (vllm#28228 prints 75,840 = 79 x 960 tokens),
+    944 with 16 once the platform aligns to the backend's block; 4 groups of 7 layers either way."""
+    df = kimi_linear_row()
+    memory.add_kv_geometry(df, rules_for(version))
+    row = df.iloc[0]
+    assert (row["linear_state_bytes"], row["kv_bytes_per_token_layer"]) == (1_085_440, 1152)
+    assert (row["block_size"], row["group_size"], row["kv_groups"]) == (block, 7, 4)
+    assert row["page_bytes"] == block * 1152
+
+
+def llama8b_profile_row(tokens: int) -> pd.DataFrame:
+    """Llama 3.1 8B at TP1 on an RTX 3090 (sm 86), profiled over ``tokens`` tokens with 256 sequences."""
+    return frame(
+        profile_tokens=tokens,
+        tp=1,
+        pp=1,
+        hidden_size=4096,
+        dense_inter=14336,
+        attention_heads=32,
+        vocab_size=128256,
+        max_num_seqs=256,
+        **{"moe_top_k": 0, "moe_inter": 0, "mla_nope_plus_v": 0, "is_moe": False, "linear_layers": 0},
+        **{"la_value_heads": 0, "la_value_dim": 0, "la_profile_units": 0, "arch_sm": 86, "nvswitch": False},
+    )
+
+
+def test_v0_forward_is_a_fixed_term_and_leaves_the_fitted_activations_to_v1() -> None:
+    """V0 (vllm#10517, 29,000 tokens): the eager forward is 29,000 x 110,592 B = 2.99 GiB with no fitted
+    activation basis; V1 keeps the fitted bases and no fixed eager term."""
+    v0, v1 = llama8b_profile_row(29000), llama8b_profile_row(29000)
+    memory.add_fixed_terms(v0, rules_for("0.6.5"))
+    memory.add_fixed_terms(v1, rules_for("0.10.2"))
+    assert round(v0["eager_forward_bytes"][0] / GiB, 2) == 2.99 and v1["eager_forward_bytes"][0] == 0
+    bases_v0, bases_v1 = (
+        memory.overhead_bases(v0, rules_for("0.6.5")),
+        memory.overhead_bases(v1, rules_for("0.10.2")),
+    )
+    assert bases_v0["act_hidden_factor"][0] == 0 and bases_v0["v0_profile_mib"][0] == MiB
+    assert bases_v1["act_hidden_factor"][0] == 29000 * 4096 * 2 and bases_v1["v0_profile_mib"][0] == 0
+
+
 def budget_row(gmu: float, given: int = 0) -> pd.DataFrame:
     """One L40S with Qwen3-0.6B's weights and overheads."""
     return frame(

@@ -195,6 +195,36 @@ def test_the_sort_sampler_peaks_inside_the_sort():
     assert got[0] == 1024 * 151936 * 38  # 5.57 GiB
 
 
+def test_an_install_without_flashinfer_sorts_until_the_triton_kernel():
+    """A pip install of 0.10.1-0.11.0 lacks FlashInfer (vllm#21959): its sampler sorts, 38 B a logit. The
+    Qwen3-8B-FP8 DEBUG log (0.10.2, vllm serve, 256 sequences) prints the 1.40 GiB torch peak this gives."""
+    v1 = np.array([False, False])
+    assert oh.sampler_bytes_per_logit(10, v1, np.array([False, True])).tolist() == [14, 38]
+    assert oh.sampler_bytes_per_logit(17, v1, np.array([False, True])).tolist() == [14, 14]
+    per_logit = oh.sampler_bytes_per_logit(10, np.array([False]), True)
+    peak = oh.sampler_peak(np.array([256]), np.array([2048]), np.array([151936]), per_logit)
+    phase, _ = oh.profile_peak(np.array([0.0]), peak, np.array([2048]), np.array([4096]))
+    assert round(phase[0] / GiB, 2) == 1.39  # 256 x 151,936 x 38 B + 2,048 x 4,096 x 2 B
+
+
+def test_the_v0_eager_forward_holds_three_hidden_and_three_intermediate_tensors():
+    """Llama 3.1 8B on V0 (vllm#10517): 20,000 and 29,000 profiled tokens x (3 x 4,096 + 3 x 14,336) x 2 B
+    = 2.06 and 2.99 GiB; the logs print torch peaks of 17.06 and 17.98 GiB over 14.99 GiB of weights."""
+    got = oh.eager_forward(np.array([20000, 29000]), np.array([4096, 4096]), np.array([14336, 14336]))
+    assert got.tolist() == [20000 * 110592 * 1.0, 29000 * 110592 * 1.0]
+    assert [round(g / GiB, 2) for g in got] == [2.06, 2.99]
+
+
+def test_v0_profile_term_is_charged_on_the_v0_engine_only():
+    assert oh.nontorch_basis(np.array([1, 2]), np.array([False, False]), v0=True)[
+        "v0_profile_mib"
+    ].tolist() == [
+        MiB,
+        MiB,
+    ]
+    assert oh.nontorch_basis(np.array([1]), np.array([False]))["v0_profile_mib"].tolist() == [0]
+
+
 def test_rocm_samples_by_sorting_until_the_triton_kernel():
     """ROCm has no FlashInfer sampler (topk_topp_sampler.py: forward_cuda on CUDA only): V1 sorts to 0.16."""
     v2, rocm = np.array([False, False]), np.array([False, True])

@@ -32,15 +32,15 @@ def test_nnls_clips_what_would_fit_negative():
     assert nnls(a, np.array([3.0, -1.0])).tolist() == pytest.approx([3.0, 0.0])
 
 
-COEF = dict(zip(FITTED, [3.0, 0.5, 0.0, 1.0, 2.0, 0.25, 0.75], strict=True))
+COEF = dict(zip(FITTED, [3.0, 0.5, 0.0, 1.0, 2.0, 0.25, 0.75, 1.5], strict=True))
 
 
 def _cases(coef: dict[str, float], graph_mib: float = 12.0) -> list[FitCase]:
-    """Eight logs that follow ``coef`` exactly, the last five budgeting graphs (0.20+), three printing
+    """Ten logs that follow ``coef`` exactly, the last seven budgeting graphs (0.20+), four printing
     them."""
     rng = np.random.default_rng(1)
     out = []
-    for i in range(8):
+    for i in range(10):
         basis = tuple(rng.uniform(1e8, 1e9, size=len(FITTED)))
         graph = 51.0 * 2**20
         budgeted = graph if i >= 3 else 0.0
