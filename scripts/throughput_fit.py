@@ -145,11 +145,16 @@ def error_stats(errors: np.ndarray, quantiles: tuple[float, float]) -> dict[str,
 def class_entry(
     constants: dict[str, float], errors: pd.DataFrame, sub: pd.DataFrame, quantiles: tuple[float, float]
 ) -> dict:
-    """One class's entry of ``calibration/throughput.yaml``: constants, band, error statistics, counts."""
+    """One class's entry of ``calibration/throughput.yaml``: constants, band, error statistics, counts. The
+    statistics cover every run; the band only the runs of the V1 engine (vLLM 0.8 and later), the scheduler
+    the site models: a V0 run is scored, not fitted, and does not widen the band (where a class has
+    no V1 run, all its runs)."""
     stats = {m: error_stats(errors[m].to_numpy(), quantiles) for m in METRICS}
+    v1 = sub["v1"].to_numpy(bool)
+    band = {m: error_stats(errors[m].to_numpy()[v1], quantiles) for m in METRICS} if v1.any() else stats
     return {
         **{k: float(f"{v:.4g}") for k, v in constants.items()},
-        "band": {m: [stats[m]["low"], stats[m]["high"]] for m in METRICS},
+        "band": {m: [band[m]["low"], band[m]["high"]] for m in METRICS},
         "errors": stats,
         "runs": len(sub),
         "sources": int(sub["publisher"].nunique()),

@@ -115,7 +115,8 @@ def intro(scored: pd.DataFrame, quantiles: Quantiles) -> list[str]:
         f"concurrency) once, and leaves out the {len(old)} runs of vLLM releases before 0.8, whose default "
         "engine (V0) schedules differently from the V1 scheduler the model follows; they are scored all "
         f"the same. The band of a published figure is its class's [{_q(quantiles[0])}, {_q(quantiles[1])}] "
-        "of the leave-one-source-out errors (`throughput_band_quantiles` in `catalog/assumptions.yaml`); "
+        "of the leave-one-source-out errors of its V1 runs, the engine the site models "
+        "(`throughput_band_quantiles` in `catalog/assumptions.yaml`); "
         "the site's headline is the cautious end (lower tokens/s, higher TPOT, TTFT and cost).",
     ]
 

@@ -47,7 +47,13 @@ CHECKPOINTS = {
 """(model_path, gemm_quant_mode) -> the catalog checkpoint of that model and format (Llama 3.1 70B is
 served as 3.3 70B: the same architecture and sizes). MiniMax-M2.5 NVFP4 has no catalog checkpoint: skipped."""
 
-GPUS = {"h100_sxm": "h100-80gb", "h200_sxm": "h200", "b200_sxm": "b200", "b300_sxm": "b300"}
+GPUS = {
+    "h100_sxm": "h100-80gb",
+    "h200_sxm": "h200",
+    "b200_sxm": "b200",
+    "b300_sxm": "b300",
+    "mi300x": "mi300x",
+}
 
 
 @dataclass(frozen=True)

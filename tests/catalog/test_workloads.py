@@ -33,6 +33,13 @@ def test_peaks_are_optional_and_dense() -> None:
     assert gpus["h100-80gb"].tflops_dense is not None and gpus["h100-80gb"].tflops_dense.fp8 == 1978
     assert gpus["a100-80gb"].tflops_dense is not None and gpus["a100-80gb"].tflops_dense.fp8 is None
     assert gpus["rtx-3090"].tflops_dense is None  # no primary source: the estimate refuses it by name
+    mi300x, mi355x = gpus["mi300x"].tflops_dense, gpus["mi355x"].tflops_dense
+    assert mi300x is not None and (mi300x.bf16, mi300x.fp8, mi300x.fp4) == (
+        1307.4,
+        2614.9,
+        None,
+    )  # not sparse
+    assert mi355x is not None and (mi355x.bf16, mi355x.fp8, mi355x.fp4) == (2516.6, 5033.2, 10066.3)
 
 
 def test_constants_missing_file_is_empty_and_bad_file_names_entry(tmp_path: Path) -> None:

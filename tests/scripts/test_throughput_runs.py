@@ -50,3 +50,12 @@ def test_every_committed_source_names_where_its_numbers_are() -> None:
     runs = read_runs(RUNS)
     assert runs["publisher"].nunique() >= 3 and len(runs) >= 200
     assert runs["source_url"].str.startswith("https://").all()
+
+
+def test_the_mi300x_runs_map_to_the_catalog_gpu_and_are_scored_not_fitted() -> None:
+    runs = read_runs(RUNS)
+    amd = runs[runs["system"] == "mi300x"]
+    assert len(amd) == 9 and set(amd["gpu"]) == {"mi300x"}
+    assert not amd["v1"].any()  # vLLM 0.7.3 runs the V0 engine: scored, left out of the fit
+    c128 = amd[amd["id"] == "dstack_deepseek_r1_mi300x_vllm_fp8_3200x800_c128"].iloc[0]
+    assert c128["output_tps"] == pytest.approx(128 * 800 / (22.24564614 + 799 * 0.1090719536))
