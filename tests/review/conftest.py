@@ -7,16 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from sizing.catalog.loader import load_catalog
-from sizing.views.bundle import SiteContext, build_context
+from sizing.views.bundle import SiteContext
 from tests.review.gitrepo import ROOT, git
 
 
 @pytest.fixture(scope="session")
-def repo_ctx() -> SiteContext:
-    """``build_context`` of this repository's catalog, as ``export`` and the downloads compute it: built once
-    for the tests that only read it (a context is read-only)."""
-    return build_context(load_catalog(ROOT / "catalog"), ROOT / "catalog")
+def repo_ctx(real_ctx: SiteContext) -> SiteContext:
+    """``build_context`` of this repository's catalog, as ``export`` and the downloads compute it: the run's
+    :func:`real_ctx` (the same context plus chart series, which neither reads; a context is read-only)."""
+    return real_ctx
 
 
 @pytest.fixture(scope="module")
