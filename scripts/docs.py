@@ -19,6 +19,7 @@ import argparse
 import contextlib
 import fcntl
 import functools
+import json
 import os
 import shutil
 import signal
@@ -221,6 +222,17 @@ def _drop_unused_lunr(work: Path) -> None:
                 path.unlink()
 
 
+def _compact_search_indexes(work: Path) -> None:
+    """Rewrite each language's Material search index as UTF-8 text (MkDocs writes every non-ASCII
+    character as a ``\\uXXXX`` escape: the Russian index is 2.5 times, the Chinese 1.8 times its UTF-8
+    size); the same JSON value, parsed the same by the search worker. Zensical's index is UTF-8 already."""
+    for lang in CONFIGS:
+        index = work / lang / "search" / "search_index.json"
+        if index.is_file():
+            data = safeio.read_json(index, finite=False)
+            index.write_text(json.dumps(data, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
+
+
 def _assemble(work: Path) -> Path:
     """Put English at the root of ``work/site`` and every other language in its subfolder."""
     site = work / "site"
@@ -281,6 +293,7 @@ def _assemble_into(work: Path, site: Path) -> None:
     _place_shared(work)
     _drop_source_maps(work)
     _drop_unused_lunr(work)
+    _compact_search_indexes(work)
     new = _assemble(work)
     (new / SITE_MARKER).write_text(MARKER_TEXT, encoding="utf-8")
     with _signals_deferred(site.parent):

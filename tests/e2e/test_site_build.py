@@ -174,6 +174,15 @@ def test_whole_site_weighs_under_its_target(built_site: Path) -> None:
     )
 
 
+@pytest.mark.parametrize("lang", ["zh", "ru"])
+def test_search_indexes_are_utf8_text(built_site: Path, lang: str) -> None:
+    """Assert Material's search index of a language keeps its script as UTF-8 text, not ``\\u`` escapes
+    (scripts/docs.py rewrites it; the search test proves the worker still reads it)."""
+    text = (built_site / lang / "search" / "search_index.json").read_text(encoding="utf-8")
+    word = {"zh": "显存", "ru": "память"}[lang]
+    assert word in text and not re.search(r"(?<!\\)\\u(?!00)[0-9a-fA-F]{4}", text)  # control characters only
+
+
 def test_lunr_files_follow_the_search_languages() -> None:
     """Assert the build keeps only what Material's search worker loads for an index's languages."""
     assert lunr_files(["en"]) == set()

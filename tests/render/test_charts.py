@@ -32,9 +32,9 @@ SVG = "{http://www.w3.org/2000/svg}"
 
 
 @pytest.fixture(scope="module")
-def real(real_ctx: site.SiteContext) -> tuple[Catalog, pd.DataFrame]:
-    """The repository catalog and its evaluated matrix (the run's :func:`real_ctx`)."""
-    return real_ctx.catalog, real_ctx.frame
+def real(catalog: Catalog, matrix: pd.DataFrame) -> tuple[Catalog, pd.DataFrame]:
+    """The repository catalog and its evaluated matrix (the run's session fixtures)."""
+    return catalog, matrix
 
 
 @pytest.fixture(scope="module")
