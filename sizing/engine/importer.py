@@ -52,21 +52,24 @@ UNTIED_TYPES = {
 }
 
 REFUSED_TYPES = {
-    "deepseek_v4": "DeepSeek-V4 is not modelled: vLLM gives each layer a sliding-window cache "
-    "(sliding_window) plus, by compress_ratios, a 4x-compressed cache with a sparse indexer or a "
-    "128x-compressed one, each with a compressor state (a KV layout the engine's cache groups cannot "
-    "express); its hyper-connections (hc_mult), grouped low-rank output (o_lora_rank, o_groups), "
-    "hash-routed MoE layers (num_hash_layers) and MXFP4 experts in an FP8 checkpoint (expert_dtype) are "
-    "not modelled either",
+    "deepseek_v4": "DeepSeek-V4 is not modelled: the engine does not count its weights per GPU "
+    "(hyper-connections hc_mult, grouped low-rank output o_lora_rank/o_groups, hash-routed MoE layers "
+    "num_hash_layers, MXFP4 experts in an FP8 checkpoint expert_dtype, compressors and indexer), so its "
+    "KV layout (sliding-window, compressed and indexer caches with compressor states) is not used either",
 }
 """Model types refused by name: public, served by vLLM, and not modelled.
 
-DeepSeek-V4: ``vllm-project/vllm:vllm/model_executor/models/deepseek_v4.py`` (``DeepseekV4Attention``:
-``compress_ratio`` per layer, an indexer only where it is 4; ``DeepseekV4DecoderLayer``: ``hc_mult``
-residual streams with fp32 mixing weights; ``wo_a``/``wo_b`` grouped low-rank output; ``DeepseekV4FP8Config``:
-MXFP4 experts when ``expert_dtype`` is fp4) and ``vllm/model_executor/layers/deepseek_v4_attention.py``
-(``DeepseekV4SWACache`` over ``window_size`` tokens, 584-byte FP8 rows; ``DeepseekCompressor`` for
-compressed layers). Modelling it needs a KV kind with per-layer compression rates and its own state."""
+DeepSeek-V4, as the supported release (``versions.SUPPORTED``) builds it; paths inside the ``vllm`` package
+of the PyPI wheel ``vllm-0.34.0-cp38-abi3-manylinux_2_28_x86_64.whl`` (the model moved out of
+``model_executor/models/deepseek_v4.py`` into ``models/deepseek_v4/``). Weights, not modelled:
+``models/deepseek_v4/nvidia/model.py:587-667`` ``DeepseekV4DecoderLayer`` (fp32 ``hc_attn_fn``/``hc_ffn_fn``
+of ``(2 + hc_mult) x hc_mult`` by ``hc_mult x hidden_size``, plus bases and scales), ``:207-316``
+``DeepseekV4MoE`` (a ``tid2eid`` table instead of a routing bias on the ``hash_moe`` layers),
+``models/deepseek_v4/quant_config.py:60-228`` ``DeepseekV4FP8Config`` (MXFP4 experts when ``expert_dtype``
+is fp4), ``models/deepseek_v4/attention.py`` (``wo_a``/``wo_b`` grouped low-rank output, the indexer's
+``wq_b``/``weights_proj``) and ``models/deepseek_v4/compressor.py`` (``fused_wkv_wgate``, fp32 ``ape``).
+The KV layout is modelled in :mod:`sizing.engine.dsv4_kv` (five groups, 1,002,240 bytes a block for
+DeepSeek-V4-Flash on the FlashMLA path), to be wired in once the weights are."""
 
 MODEL_DTYPES = ("bfloat16", "float16", "float32")
 """Checkpoint dtypes vLLM loads in 2 bytes a weight by default (``--dtype auto`` runs float32

@@ -457,7 +457,7 @@ def test_deepseek_v4_is_refused_by_name(capsys):
     assert main(["import-config", str(path)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and str(path) in err and "model_type: deepseek_v4: DeepSeek-V4" in err
-    for feature in ("sliding-window cache", "compress_ratios", "hc_mult", "o_lora_rank", "num_hash_layers"):
+    for feature in ("weights per GPU", "hc_mult", "o_lora_rank", "num_hash_layers", "expert_dtype"):
         assert feature in err
 
 
