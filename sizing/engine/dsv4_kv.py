@@ -14,6 +14,11 @@ layer adds caches of its own), no decode context parallelism, no hisparse host c
 Sources, all in the PyPI wheel ``vllm-0.34.0-cp38-abi3-manylinux_2_28_x86_64.whl`` (the GitHub snapshot
 is over the size the search tool fetches), paths inside the ``vllm`` package:
 
+- Which layer compresses: vLLM reads ``layer_types`` from transformers' ``DeepseekV4Config`` (the wheel
+  requires transformers >=5.16.1,<5.23; 5.22.0 ``models/deepseek_v4/configuration_deepseek_v4.py:28-32,
+  265-275`` maps the legacy ``compress_ratios`` 0/4/128 to sliding, compressed-sparse and heavily-compressed
+  layers and keeps the first ``num_hidden_layers``), ``models/deepseek_v4/attention.py:234-238`` turns it
+  back into a ratio (1: sliding-window cache only).
 - ``models/deepseek_v4/nvidia/model.py:539-584`` ``_select_dsv4_attn_cls``: FlashMLA on every CUDA
   capability but 12; ``models/deepseek_v4/sparse_mla.py:59-61,95-96``: kernel block 256, capability 9/10.
 - ``models/deepseek_v4/attention.py:95-130`` fp8 becomes ``fp8_ds_mla``; ``:817-840`` the compressed cache
