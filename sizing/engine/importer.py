@@ -52,24 +52,20 @@ UNTIED_TYPES = {
 }
 
 REFUSED_TYPES = {
-    "deepseek_v4": "DeepSeek-V4 is not modelled: the engine does not count its weights per GPU "
-    "(hyper-connections hc_mult, grouped low-rank output o_lora_rank/o_groups, hash-routed MoE layers "
-    "num_hash_layers, MXFP4 experts in an FP8 checkpoint expert_dtype, compressors and indexer), so its "
-    "KV layout (sliding-window, compressed and indexer caches with compressor states) is not used either",
+    "deepseek_v4": "DeepSeek-V4 is not modelled: its weights per GPU (engine/dsv4_weights.py) and KV "
+    "layout (engine/dsv4_kv.py: sliding-window, compressed and indexer caches with compressor states) are "
+    "counted but not wired into the estimate, its columns or the worked-example steps",
 }
 """Model types refused by name: public, served by vLLM, and not modelled.
 
-DeepSeek-V4, as the supported release (``versions.SUPPORTED``) builds it; paths inside the ``vllm`` package
-of the PyPI wheel ``vllm-0.34.0-cp38-abi3-manylinux_2_28_x86_64.whl`` (the model moved out of
-``model_executor/models/deepseek_v4.py`` into ``models/deepseek_v4/``). Weights, not modelled:
-``models/deepseek_v4/nvidia/model.py:587-667`` ``DeepseekV4DecoderLayer`` (fp32 ``hc_attn_fn``/``hc_ffn_fn``
-of ``(2 + hc_mult) x hc_mult`` by ``hc_mult x hidden_size``, plus bases and scales), ``:207-316``
-``DeepseekV4MoE`` (a ``tid2eid`` table instead of a routing bias on the ``hash_moe`` layers),
-``models/deepseek_v4/quant_config.py:60-228`` ``DeepseekV4FP8Config`` (MXFP4 experts when ``expert_dtype``
-is fp4), ``models/deepseek_v4/attention.py`` (``wo_a``/``wo_b`` grouped low-rank output, the indexer's
-``wq_b``/``weights_proj``) and ``models/deepseek_v4/compressor.py`` (``fused_wkv_wgate``, fp32 ``ape``).
-The KV layout is modelled in :mod:`sizing.engine.dsv4_kv` (five groups, 1,002,240 bytes a block for
-DeepSeek-V4-Flash on the FlashMLA path), to be wired in once the weights are."""
+DeepSeek-V4, as the supported release (``versions.SUPPORTED``) builds it (paths inside the ``vllm`` package
+of the PyPI wheel ``vllm-0.34.0-cp38-abi3-manylinux_2_28_x86_64.whl``; the model moved out of
+``model_executor/models/deepseek_v4.py`` into ``models/deepseek_v4/``): :mod:`sizing.engine.dsv4_weights`
+counts every tensor on one GPU (hyper-connections, grouped low-rank output, hash-routed MoE, MXFP4 experts
+in an FP8 block-scaled checkpoint, compressors and indexer, fp32 parts; 284.33B parameters, 20,644,900,892
+bytes a GPU at TP 8 for DeepSeek-V4-Flash) and :mod:`sizing.engine.dsv4_kv` its KV layout (five groups,
+1,002,240 bytes a block on the FlashMLA path). Neither is wired in yet: the catalog schema has no fields
+for them, ``estimate`` and its columns do not take a per-block KV pool, and the steps have no words for it."""
 
 MODEL_DTYPES = ("bfloat16", "float16", "float32")
 """Checkpoint dtypes vLLM loads in 2 bytes a weight by default (``--dtype auto`` runs float32
