@@ -8,10 +8,10 @@ and attention sinks, int32 hash-routing tables). Not yet wired into ``estimate``
 refuses ``deepseek_v4`` (see ``importer.REFUSED_TYPES``); the KV side is :mod:`sizing.engine.dsv4_kv`.
 
 Scope: the NVIDIA path (compute capability 9 and 10), tensor parallelism 1, 2, 4 or 8 without expert
-parallelism (``num_attention_heads`` and ``o_groups`` must divide by it: ``attention.py:219,225`` and
-``common/grouped_wo_a.py:25``), no pipeline parallelism, no speculative decoding (the checkpoint's MTP
-layer is then dropped by the loader's ``"mtp.": None``, ``nvidia/model.py:1277``), a text checkpoint
-(no ``vision_n_layers``).
+parallelism (``num_attention_heads`` and ``o_groups`` must divide by it:
+``models/deepseek_v4/attention.py:219`` and ``common/grouped_wo_a.py:25``), no pipeline parallelism, no
+speculative decoding (the checkpoint's MTP layer is then dropped by the loader's ``"mtp.": None``,
+``nvidia/model.py:1277``), a text checkpoint (no ``vision_n_layers``).
 
 Sources, all in the PyPI wheel ``vllm-0.34.0-cp38-abi3-manylinux_2_28_x86_64.whl``, paths inside the
 ``vllm`` package (``M`` = ``models/deepseek_v4/``):
@@ -31,20 +31,22 @@ Sources, all in the PyPI wheel ``vllm-0.34.0-cp38-abi3-manylinux_2_28_x86_64.whl
 - ``M/attention.py:362-372`` a compressor on every layer of ratio 4 or 128, and ``:304-323`` an indexer on
   ratio 4 with ``:947-960`` ``wq_b`` (``q_lora_rank`` to ``index_n_heads x index_head_dim``, FP8,
   replicated), ``weights_proj`` (hidden to ``index_n_heads``, bf16: no quant config, replicated) and
-  ``:998-1007`` its own compressor of ``index_head_dim``. ``M/compressor.py:247-248`` ``coff`` 2 at ratio
-  4, else 1; ``:270-277`` fp32 ``ape`` of ``ratio x coff x head``; ``:280-294`` ``fused_wkv_wgate`` (hidden
+  ``:994-1003`` its own compressor of ``index_head_dim``. ``M/compressor.py:247-248`` ``coff`` 2 at ratio
+  4, else 1; ``:270-277`` fp32 ``ape`` of ``ratio x coff x head``; ``:286-294`` ``fused_wkv_wgate`` (hidden
   to ``2 x coff x head``, bf16: no quant config, replicated); ``:295`` its norm.
 - ``M/nvidia/model.py:270-276`` the router ``GateLinear`` (bf16, replicated,
   ``model_executor/layers/fused_moe/router/gate_linear.py:26``); ``:287-302`` the first ``num_hash_layers``
   layers hold an int32 ``tid2eid`` of ``vocab x num_experts_per_tok`` instead of ``:303-311`` the fp32
   ``e_score_correction_bias``; ``:322-336`` the shared expert, ``DeepseekV4MLP`` ``:128-170`` (FP8,
   column/row-split, its width rounded so each rank holds whole 128-blocks, ``:150-154``).
-- ``M/nvidia/model.py:424-447`` routed experts, split by TP on their width; ``M/quant_config.py:205-230``
-  ``Mxfp4MoEMethod`` when ``expert_dtype`` is fp4 and ``:101-105`` UE8M0 linear scales then (fp32 scales
+- ``M/nvidia/model.py:424-447`` routed experts, split by TP on their width; ``M/quant_config.py:209-230``
+  ``Mxfp4MoEMethod`` when ``expert_dtype`` is fp4 and ``:111-115`` UE8M0 linear scales then (fp32 scales
   with fp8 experts); ``model_executor/layers/quantization/mxfp4.py:765-840`` uint8 weights of two values a
   byte and a uint8 scale per 32 values; ``model_executor/layers/fused_moe/oracle/mxfp4.py:461-485`` the
-  backends tried on CUDA (TRT-LLM MXFP8, DeepGEMM, Marlin) and ``:822-862`` their padding, width to 128 and
-  hidden to 128 or 256, which :func:`expert_width` applies.
+  backends tried on CUDA (TRT-LLM MXFP8 and DeepGEMM on capability 10; Humming, moved ahead of Marlin on
+  capability 9 by ``quantization/utils/humming/priority.py:11,26-48``) and ``:822-902`` their padding: the
+  width to 128 (TRT-LLM, DeepGEMM, Marlin) or 64 (Humming), the hidden size to 128 or 256;
+  :func:`expert_width` applies the strictest (none for DeepSeek-V4-Flash at TP 1 to 8).
 - ``model_executor/layers/quantization/fp8.py:333-343`` and ``utils/fp8_utils.py:1396-1425``: one scale per
   ``cdiv(out, 128) x cdiv(in, 128)`` block of each rank's slice.
 - ``M/common/rope.py:9-52`` two rotary embeddings (sliding layers: ``rope_theta``, factor 1 over
@@ -55,7 +57,8 @@ Sources, all in the PyPI wheel ``vllm-0.34.0-cp38-abi3-manylinux_2_28_x86_64.whl
   ``topk_indices_buffer`` of ``max_num_batched_tokens x index_topk``. Both are built with the model, so
   "Model loading took" counts them on every GPU.
 
-Not counted: DeepGEMM's or Marlin's re-layout of scales after loading (same values, small alignment pads).
+Not counted: the re-layout of weights and scales after loading (DeepGEMM, Humming, Marlin; Marlin keeps
+UE8M0 scales, ``quantization/utils/marlin_utils_fp4.py:125-130``), the same values with small alignment pads.
 """
 
 from __future__ import annotations
