@@ -4,15 +4,16 @@ Each DeepSeek-V4 layer keeps several caches, not one: a sliding-window cache of 
 tokens, and, by ``compress_ratios[layer]``, a cache of one compressed entry per 4 tokens (with a lightning
 indexer's key cache) or per 128 tokens, each fed by a compressor whose fp32 state is a cache of its own.
 vLLM packs these pages side by side inside one block id (a block-outermost layout), groups the layers by
-block size and window, and every group draws its blocks from one shared pool. Not yet wired into
-``estimate``: the importer still refuses ``deepseek_v4`` (see ``importer.REFUSED_TYPES``).
+block size and window, and every group draws its blocks from one shared pool. The estimate takes it
+through the ``csa_*`` columns (:func:`layout_columns`, :func:`column_blocks`; ``memory.compressed_geometry``).
 
 Scope, the FlashMLA path (compute capability 9 and 10, ``--kv-cache-dtype auto``/``fp8``, which vLLM
 turns into ``fp8_ds_mla``), FP8 indexer keys (``indexer_kv_dtype`` auto), no speculative decoding (an MTP
 layer adds caches of its own), no decode context parallelism, no hisparse host cache.
 
-Sources, all in the PyPI wheel ``vllm-0.34.0-cp38-abi3-manylinux_2_28_x86_64.whl`` (the GitHub snapshot
-is over the size the search tool fetches), paths inside the ``vllm`` package:
+Sources, all in the PyPI wheel of the supported release
+(``vllm-<SUPPORTED>-cp38-abi3-manylinux_2_28_x86_64.whl``;
+the GitHub snapshot is over the size the search tool fetches), paths inside the ``vllm`` package:
 
 - Which layer compresses: vLLM reads ``layer_types`` from transformers' ``DeepseekV4Config`` (the wheel
   requires transformers >=5.16.1,<5.23; 5.22.0 ``models/deepseek_v4/configuration_deepseek_v4.py:28-32,
@@ -49,7 +50,9 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sizing.engine.kvcache import cdiv
+import numpy as np
+
+from sizing.engine.kvcache import ArrayLike, cdiv
 
 ROW_BYTES = 584
 """One ``fp8_ds_mla`` row: 448 fp8 NoPE values, 64 bf16 RoPE values, 7 UE8M0 scales and 1 pad byte."""
@@ -235,3 +238,49 @@ def max_concurrency(available: int, groups: Sequence[Group], context: int, in_fl
     blocks one request needs."""
     blocks = available // bytes_per_block(groups)
     return blocks / blocks_per_request(groups, context, in_flight)
+
+
+GROUP_KINDS = ("full", "swa", "c4_state", "c128_state")
+"""DeepSeek-V4's kinds of KV group, as the ``csa_<kind>_groups`` columns count them."""
+STATE_GROUPS = {ratio: (STATE_BLOCK[ratio], (2 if ratio == 4 else 1) * ratio) for ratio in STATE_BLOCK}
+"""(block, window) of the compressor-state groups by compression ratio (:func:`state_kind`)."""
+
+
+def layout_columns(ratios: Sequence[int], window: int, index_head_dim: int) -> dict[str, int]:
+    """The frame columns of a DeepSeek-V4 layout: bytes per block, the pages of one block of the groups that
+    span the whole context (compressed and indexer caches, 256 tokens a block), and the groups by kind
+    (full, sliding window, C4 and C128 compressor states), which :func:`column_blocks` turns into blocks
+    per request."""
+    groups = kv_groups(cache_kinds(ratios, window, index_head_dim))
+    by = Counter((g.block_size, g.window) for g in groups)
+    full = [g for g in groups if not g.window]
+    columns = {
+        "csa_bytes_per_block": bytes_per_block(groups),
+        "csa_full_page_bytes": sum(g.page_bytes for g in full),
+        "csa_full_groups": len(full),
+        "csa_swa_groups": by[(SWA_BLOCK, window)],
+        "csa_c4_state_groups": by[STATE_GROUPS[4]],
+        "csa_c128_state_groups": by[STATE_GROUPS[128]],
+    }
+    if sum(v for k, v in columns.items() if k.endswith("_groups")) != len(groups):
+        raise ValueError(f"a {window}-token window shares its block size with a compressor state")
+    return columns
+
+
+def column_blocks(
+    context: ArrayLike, in_flight: ArrayLike, window: ArrayLike, groups: dict[str, ArrayLike]
+) -> np.ndarray:
+    """Blocks one request of ``context`` tokens holds over every group, column-wise (as
+    :func:`blocks_per_request`); ``groups``: the ``csa_*_groups`` columns of :func:`layout_columns`."""
+    ctx, flight = np.asarray(context, dtype=np.int64), np.asarray(in_flight, dtype=np.int64)
+
+    def sliding(w: ArrayLike, block: int) -> np.ndarray:
+        return cdiv(np.minimum(np.asarray(w) - 1 + flight, ctx), block) + 1
+
+    c4, c128 = STATE_GROUPS[4], STATE_GROUPS[128]
+    return (
+        np.asarray(groups["csa_full_groups"]) * cdiv(ctx, KV_BLOCK)
+        + np.asarray(groups["csa_swa_groups"]) * sliding(window, SWA_BLOCK)
+        + np.asarray(groups["csa_c4_state_groups"]) * sliding(c4[1], c4[0])
+        + np.asarray(groups["csa_c128_state_groups"]) * sliding(c128[1], c128[0])
+    )

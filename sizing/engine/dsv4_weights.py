@@ -4,8 +4,8 @@ Every tensor vLLM builds for ``DeepseekV4ForCausalLM``, counted from the config:
 every GPU and which tensor parallelism splits, in the dtype vLLM keeps them (FP8 block-scaled linears with
 one UE8M0 scale byte per 128 x 128 block, MXFP4 routed experts with one UE8M0 byte per 32 values, bf16
 embeddings, norms, router and compressor projections, fp32 hyper-connections, compressor position biases
-and attention sinks, int32 hash-routing tables). Not yet wired into ``estimate``: the importer still
-refuses ``deepseek_v4`` (see ``importer.REFUSED_TYPES``); the KV side is :mod:`sizing.engine.dsv4_kv`.
+and attention sinks, int32 hash-routing tables). The estimate takes them through
+:mod:`sizing.engine.weights` (``dsv4_parts``); the KV side is :mod:`sizing.engine.dsv4_kv`.
 
 Scope: the NVIDIA path (compute capability 9 and 10), tensor parallelism 1, 2, 4 or 8 without expert
 parallelism (``num_attention_heads`` and ``o_groups`` must divide by it:
@@ -13,8 +13,9 @@ parallelism (``num_attention_heads`` and ``o_groups`` must divide by it:
 speculative decoding (the checkpoint's MTP layer is then dropped by the loader's ``"mtp.": None``,
 ``nvidia/model.py:1277``), a text checkpoint (no ``vision_n_layers``).
 
-Sources, all in the PyPI wheel ``vllm-0.34.0-cp38-abi3-manylinux_2_28_x86_64.whl``, paths inside the
-``vllm`` package (``M`` = ``models/deepseek_v4/``):
+Sources, all in the PyPI wheel of the supported release
+(``vllm-<SUPPORTED>-cp38-abi3-manylinux_2_28_x86_64.whl``), paths inside the ``vllm`` package
+(``M`` = ``models/deepseek_v4/``):
 
 - ``M/nvidia/model.py:866-872`` ``embed_tokens`` and ``:1354-1358`` ``lm_head``: vocabulary-parallel, bf16
   (no quant config on the head; ``Fp8Config`` quantizes linear layers only), vocabulary padded to 64
@@ -64,8 +65,8 @@ UE8M0 scales, ``quantization/utils/marlin_utils_fp4.py:125-130``), the same valu
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
+from sizing.catalog.schema import Model
 from sizing.engine.kvcache import cdiv
 
 BF16, FP32, INT32 = 2, 4, 4
@@ -104,49 +105,47 @@ class Shape:
     rope_positions: tuple[int, int]
 
 
-def shape(cfg: dict[str, Any]) -> Shape:
-    """The fields of a DeepSeek-V4 config.json; ``compress_ratios`` cut to ``num_hidden_layers``."""
-    rope = cfg.get("rope_scaling") or {}
-    compressed = int(rope.get("original_max_position_embeddings", 0) * rope.get("factor", 1))
+def shape_of(m: Model) -> Shape:
+    """The :class:`Shape` of a catalog model with ``compressed_attention`` (DeepSeek-V4) and MoE."""
+    ca, moe = m.compressed_attention, m.moe
+    if ca is None or moe is None:
+        raise ValueError(f"{m.name}: not a DeepSeek-V4 model (no compressed_attention or moe)")
     return Shape(
-        **{
-            k: int(cfg[v])
-            for k, v in (
-                ("hidden", "hidden_size"),
-                ("vocab", "vocab_size"),
-                ("heads", "num_attention_heads"),
-                ("head_dim", "head_dim"),
-                ("rope_dim", "qk_rope_head_dim"),
-                ("q_lora", "q_lora_rank"),
-                ("o_lora", "o_lora_rank"),
-                ("o_groups", "o_groups"),
-                ("index_heads", "index_n_heads"),
-                ("index_head_dim", "index_head_dim"),
-                ("index_topk", "index_topk"),
-                ("experts", "n_routed_experts"),
-                ("top_k", "num_experts_per_tok"),
-                ("expert_width", "moe_intermediate_size"),
-                ("shared", "n_shared_experts"),
-                ("hc_mult", "hc_mult"),
-                ("hash_layers", "num_hash_layers"),
-            )
-        },
-        ratios=tuple(cfg["compress_ratios"][: cfg["num_hidden_layers"]]),
-        fp4_experts=cfg.get("expert_dtype", "fp4") == "fp4",
-        rope_positions=(
-            int(cfg["max_position_embeddings"]),
-            compressed or int(cfg["max_position_embeddings"]),
-        ),
+        hidden=m.hidden_size,
+        vocab=m.vocab_size,
+        heads=m.attention_heads,
+        head_dim=m.head_dim,
+        rope_dim=ca.rope_dim,
+        q_lora=ca.q_lora_rank,
+        o_lora=ca.o_lora_rank,
+        o_groups=ca.o_groups,
+        index_heads=ca.index_heads,
+        index_head_dim=ca.index_head_dim,
+        index_topk=ca.index_topk,
+        experts=moe.experts,
+        top_k=moe.experts_per_token,
+        expert_width=moe.expert_intermediate_size,
+        shared=moe.shared_experts,
+        hc_mult=ca.hc_mult,
+        hash_layers=ca.hash_layers,
+        ratios=tuple(ca.compress_ratios),
+        fp4_experts=ca.fp4_experts,
+        rope_positions=(m.max_context, ca.compressed_rope_positions),
     )
 
 
 @dataclass(frozen=True)
 class Term:
-    """One group of tensors: its weights over the whole model (no scales) and the bytes one GPU holds."""
+    """One group of tensors: its weights over the whole model (no scales) and the bytes one GPU holds.
+
+    Names follow :mod:`sizing.engine.weights` (``embeddings``, ``lm_head``, ``attention``,
+    ``attention_replicated``, ``experts``, ...), which places them by the same names."""
 
     name: str
     params: int
     gpu_bytes: int
+    sharded: bool = False
+    """True when tensor parallelism splits it: each rank holds exactly 1/tp of the TP-1 bytes."""
 
 
 def fp8_linear(out: int, inp: int, scale_bytes: int) -> int:
@@ -164,10 +163,11 @@ def scale_bytes(s: Shape) -> int:
     return 1 if s.fp4_experts else FP32
 
 
-def embeddings(s: Shape, tp: int) -> Term:
+def embeddings(s: Shape, tp: int) -> list[Term]:
     """``embed_tokens`` and ``lm_head``: bf16, each rank a 1/tp slice of the vocabulary padded to 64."""
     rows = cdiv(cdiv(s.vocab, VOCAB_PAD).item() * VOCAB_PAD, tp).item()
-    return Term("embeddings", 2 * s.vocab * s.hidden, 2 * rows * s.hidden * BF16)
+    params, size = s.vocab * s.hidden, rows * s.hidden * BF16
+    return [Term("embeddings", params, size, True), Term("lm_head", params, size, True)]
 
 
 def hyper_connections(s: Shape) -> Term:
@@ -185,20 +185,28 @@ def norms(s: Shape) -> Term:
     return Term("norms", params, params * BF16)
 
 
-def attention(s: Shape, tp: int) -> Term:
-    """FP8 attention projections of every layer: ``fused_wqa_wkv`` replicated, ``wq_b``/``wo_a``
-    column-split, ``wo_b`` row-split; plus the fp32 attention sink of 64 or 128 padded heads a rank."""
-    sb, hd = scale_bytes(s), s.heads * s.head_dim
+def attention(s: Shape, tp: int) -> list[Term]:
+    """FP8 attention projections of every layer: ``wq_b``/``wo_a`` column-split and ``wo_b`` row-split
+    (``attention``); ``fused_wqa_wkv`` and the fp32 attention sink of 64 or 128 padded heads replicated
+    (``attention_replicated``; the sink counted at the TP-1 padding)."""
+    sb, hd, layers = scale_bytes(s), s.heads * s.head_dim, len(s.ratios)
     low = s.o_groups * s.o_lora
-    per_layer = (
-        fp8_linear(s.q_lora + s.head_dim, s.hidden, sb)
-        + fp8_linear(hd // tp, s.q_lora, sb)
+    split = (
+        fp8_linear(hd // tp, s.q_lora, sb)
         + fp8_linear(low // tp, hd // s.o_groups, sb)
         + fp8_linear(s.hidden, low // tp, sb)
-        + next(p for p in SINK_HEADS if p >= s.heads // tp) * FP32
     )
-    params = s.hidden * (s.q_lora + s.head_dim) + s.q_lora * hd + hd // s.o_groups * low + low * s.hidden
-    return Term("attention", len(s.ratios) * (params + s.heads), len(s.ratios) * per_layer)
+    sink = next(p for p in SINK_HEADS if p >= s.heads)
+    whole = fp8_linear(s.q_lora + s.head_dim, s.hidden, sb) + sink * FP32
+    return [
+        Term(
+            "attention",
+            layers * (s.q_lora * hd + hd // s.o_groups * low + low * s.hidden),
+            layers * split,
+            True,
+        ),
+        Term("attention_replicated", layers * (s.hidden * (s.q_lora + s.head_dim) + s.heads), layers * whole),
+    ]
 
 
 def compressor(s: Shape, ratio: int, head: int) -> tuple[int, int]:
@@ -238,7 +246,7 @@ def shared_experts(s: Shape, tp: int) -> Term:
     local = cdiv(width // FP8_BLOCK, tp).item() * FP8_BLOCK
     sb = scale_bytes(s)
     per_layer = fp8_linear(2 * local, s.hidden, sb) + fp8_linear(s.hidden, local, sb)
-    return Term("shared_experts", len(s.ratios) * 3 * width * s.hidden, len(s.ratios) * per_layer)
+    return Term("shared_experts", len(s.ratios) * 3 * width * s.hidden, len(s.ratios) * per_layer, True)
 
 
 def expert_width(s: Shape, tp: int) -> tuple[int, int]:
@@ -249,7 +257,7 @@ def expert_width(s: Shape, tp: int) -> tuple[int, int]:
     )
 
 
-def routed_experts(s: Shape, tp: int) -> Term:
+def experts(s: Shape, tp: int) -> Term:
     """MXFP4 routed experts of every layer: ``w13`` (2 x width by hidden) and ``w2`` (hidden by width)
     with their scales, each rank a 1/tp slice of the width (FP8 block-scaled when ``expert_dtype`` is fp8)."""
     hidden, width = expert_width(s, tp)
@@ -258,21 +266,35 @@ def routed_experts(s: Shape, tp: int) -> Term:
     else:
         per_expert = fp8_linear(2 * width, hidden, FP32) + fp8_linear(hidden, width, FP32)
     params = len(s.ratios) * s.experts * 3 * s.expert_width * s.hidden
-    return Term("routed_experts", params, len(s.ratios) * s.experts * per_expert)
+    return Term("experts", params, len(s.ratios) * s.experts * per_expert, True)
+
+
+def tp_problem(s: Shape, tp: int) -> str | None:
+    """Why tensor parallelism ``tp`` is outside what is modelled (None when it is not): it must divide the
+    heads, ``o_groups`` and the expert width, and each rank's slices must need no padding (whole FP8 blocks
+    of the shared expert, MXFP4 expert slices the backends take as they are), so that every split term
+    holds exactly 1/tp of its bytes on each rank."""
+    if s.heads % tp or s.o_groups % tp or s.expert_width % tp:
+        return f"tensor parallel {tp} does not divide the heads, o_groups or expert width"
+    padded = expert_width(s, tp) != (s.hidden, s.expert_width // tp)
+    if padded or (s.expert_width * s.shared // FP8_BLOCK) % tp:
+        return f"tensor parallel {tp} pads the experts' slices, which is not modelled"
+    return None
 
 
 def terms(s: Shape, tp: int) -> list[Term]:
     """Every checkpoint tensor group vLLM loads onto one GPU at tensor parallelism ``tp``."""
-    if s.heads % tp or s.o_groups % tp or s.expert_width % tp:
-        raise ValueError(f"tensor parallel {tp} does not divide the heads, o_groups or expert width")
+    problem = tp_problem(s, tp)
+    if problem:
+        raise ValueError(problem)
     return [
-        embeddings(s, tp),
-        attention(s, tp),
+        *embeddings(s, tp),
+        *attention(s, tp),
         indexer(s),
         compressors(s),
         router(s),
         shared_experts(s, tp),
-        routed_experts(s, tp),
+        experts(s, tp),
         hyper_connections(s),
         norms(s),
     ]
@@ -288,11 +310,19 @@ def weight_bytes(s: Shape, tp: int) -> int:
     return sum(t.gpu_bytes for t in terms(s, tp))
 
 
-def buffer_bytes(s: Shape, max_num_batched_tokens: int) -> int:
-    """Bytes built with the model besides weights, on every GPU: an fp32 RoPE ``cos_sin_cache`` for the
-    sliding layers and one for the compressed layers (each if present), and the int32
-    ``topk_indices_buffer``."""
+def rope_bytes(s: Shape) -> int:
+    """Bytes of the fp32 RoPE ``cos_sin_cache`` tables every GPU holds: one for the sliding-only layers and
+    one for the compressed layers, each where such layers exist."""
     sliding, compressed = s.rope_positions
     positions = sliding * (0 in s.ratios) + compressed * any(s.ratios)
-    rope = positions * s.rope_dim * FP32
-    return rope + max_num_batched_tokens * s.index_topk * INT32
+    return positions * s.rope_dim * FP32
+
+
+def topk_bytes_per_token(s: Shape) -> int:
+    """Bytes of the int32 ``topk_indices_buffer`` per batched token (``index_topk`` indices), every GPU."""
+    return s.index_topk * INT32
+
+
+def buffer_bytes(s: Shape, max_num_batched_tokens: int) -> int:
+    """Bytes built with the model besides weights, on every GPU: the RoPE tables and the top-k indices."""
+    return rope_bytes(s) + max_num_batched_tokens * topk_bytes_per_token(s)

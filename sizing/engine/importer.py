@@ -51,21 +51,9 @@ UNTIED_TYPES = {
     "phi3",
 }
 
-REFUSED_TYPES = {
-    "deepseek_v4": "DeepSeek-V4 is not modelled: its weights per GPU (engine/dsv4_weights.py) and KV "
-    "layout (engine/dsv4_kv.py: sliding-window, compressed and indexer caches with compressor states) are "
-    "counted but not wired into the estimate, its columns or the worked-example steps",
-}
-"""Model types refused by name: public, served by vLLM, and not modelled.
-
-DeepSeek-V4, as the supported release (``versions.SUPPORTED``) builds it (paths inside the ``vllm`` package
-of the PyPI wheel ``vllm-0.34.0-cp38-abi3-manylinux_2_28_x86_64.whl``; the model moved out of
-``model_executor/models/deepseek_v4.py`` into ``models/deepseek_v4/``): :mod:`sizing.engine.dsv4_weights`
-counts every tensor on one GPU (hyper-connections, grouped low-rank output, hash-routed MoE, MXFP4 experts
-in an FP8 block-scaled checkpoint, compressors and indexer, fp32 parts; 284.33B parameters, 20,644,900,892
-bytes a GPU at TP 8 for DeepSeek-V4-Flash) and :mod:`sizing.engine.dsv4_kv` its KV layout (five groups,
-1,002,240 bytes a block on the FlashMLA path). Neither is wired in yet: the catalog schema has no fields
-for them, ``estimate`` and its columns do not take a per-block KV pool, and the steps have no words for it."""
+REFUSED_TYPES: dict[str, str] = {}
+"""Model types refused by name, with the reason: public, served by vLLM, and not modelled (none at
+present; DeepSeek-V4, once here, is modelled through ``compressed_attention``)."""
 
 MODEL_DTYPES = ("bfloat16", "float16", "float32")
 """Checkpoint dtypes vLLM loads in 2 bytes a weight by default (``--dtype auto`` runs float32
@@ -170,6 +158,40 @@ def mtp_layers(cfg: Config) -> int:
     """MTP (next-n prediction) layers shipped with the checkpoint: ``num_nextn_predict_layers``
     (DeepSeek, GLM, Nemotron-H) or ``mtp_num_hidden_layers`` (Qwen3-Next/3.5/3.6); 0 when neither is set."""
     return cfg.count_or("num_nextn_predict_layers", 0) or cfg.count_or("mtp_num_hidden_layers", 0)
+
+
+def compressed_attention(cfg: Config, layers: int) -> dict[str, Any] | None:
+    """DeepSeek-V4's layout (``compress_ratios``): per-layer compression, indexer, low-rank output,
+    hyper-connections, hash layers, and the compressed layers' RoPE length (``rope_scaling`` original
+    length x factor, as ``models/deepseek_v4/common/rope.py`` builds it). None for other models."""
+    if cfg.get("compress_ratios") is None:
+        return None
+    ratios = check_list(cfg, "compress_ratios")
+    if len(ratios) < layers or set(ratios[:layers]) - {0, 4, 128}:
+        raise cfg.refuse("compress_ratios", f"must give 0, 4 or 128 for each of the {layers} layers")
+    rope = cfg.get("rope_scaling") or {}
+    positions = int(rope.get("original_max_position_embeddings", 0) * rope.get("factor", 1))
+    return {
+        "compress_ratios": ratios[:layers],
+        "window": cfg.count("sliding_window"),
+        "rope_dim": cfg.count("qk_rope_head_dim"),
+        "compressed_rope_positions": positions or cfg.count("max_position_embeddings"),
+        **{k: cfg.count(key) for k, key in DSV4_KEYS.items()},
+        "hash_layers": cfg.count_or("num_hash_layers", 0),
+        "fp4_experts": cfg.get("expert_dtype", "fp4") == "fp4",
+    }
+
+
+DSV4_KEYS = {
+    "q_lora_rank": "q_lora_rank",
+    "o_lora_rank": "o_lora_rank",
+    "o_groups": "o_groups",
+    "index_heads": "index_n_heads",
+    "index_head_dim": "index_head_dim",
+    "index_topk": "index_topk",
+    "hc_mult": "hc_mult",
+}
+"""Fields of :func:`compressed_attention` read as positive integers, by config key."""
 
 
 def global_attention(cfg: Config) -> dict[str, Any] | None:
@@ -349,7 +371,8 @@ def shape_fields(cfg: Config, layers: int) -> dict[str, Any]:
         "max_context": cfg.count("max_position_embeddings", "model_max_length"),
         "attention_bias": cfg.flag("attention_bias"),
         "mla": mla(cfg),
-        "sliding_window": sliding(cfg, layers),
+        "sliding_window": None if cfg.get("compress_ratios") is not None else sliding(cfg, layers),
+        "compressed_attention": compressed_attention(cfg, layers),
         "global_attention": global_attention(cfg),
         "kv_sharing": kv_sharing(cfg),
         "attention_output_gate": cfg.flag("attn_output_gate"),

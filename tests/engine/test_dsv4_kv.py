@@ -101,3 +101,26 @@ def test_without_a_pattern_sliding_buckets_split_to_the_anchor_block():
 def test_other_compress_ratios_are_refused():
     with pytest.raises(ValueError, match=r"\[2\]"):
         d.cache_kinds([0, 2, 4], 128, 128)
+
+
+def test_flash_layout_columns(flash):
+    cfg = json.loads(CONFIG.read_text())
+    columns = d.layout_columns(cfg["compress_ratios"][:43], 128, 128)
+    assert columns == {
+        "csa_bytes_per_block": 1_002_240,
+        "csa_full_page_bytes": 21 * 37440 + 20 * 1728 + 21 * 8640,  # = 1,002,240: the widest group
+        "csa_full_groups": 1,
+        "csa_swa_groups": 2,
+        "csa_c4_state_groups": 1,
+        "csa_c128_state_groups": 1,
+    }
+
+
+def test_column_blocks_agree_with_the_groups(flash):
+    cfg = json.loads(CONFIG.read_text())
+    columns = d.layout_columns(cfg["compress_ratios"][:43], 128, 128)
+    groups = d.kv_groups(flash)
+    contexts, flights = [100, 4096, 131072, 1048576], [8192, 2048, 16384, 8192]
+    got = d.column_blocks(contexts, flights, 128, columns)
+    assert list(got) == [d.blocks_per_request(groups, c, f) for c, f in zip(contexts, flights)]
+    assert list(got[:1]) == [47]
