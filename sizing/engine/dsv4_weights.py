@@ -47,7 +47,8 @@ Sources, all in the PyPI wheel of the supported release
   backends tried on CUDA (TRT-LLM MXFP8 and DeepGEMM on capability 10; Humming, moved ahead of Marlin on
   capability 9 by ``quantization/utils/humming/priority.py:11,26-48``) and ``:822-902`` their padding: the
   width to 128 (TRT-LLM, DeepGEMM, Marlin) or 64 (Humming), the hidden size to 128 or 256;
-  :func:`expert_width` applies the strictest (none for DeepSeek-V4-Flash at TP 1 to 8).
+  :func:`tp_problem` refuses a TP whose slices the strictest would pad (none for DeepSeek-V4-Flash at
+  TP 1 to 8).
 - ``model_executor/layers/quantization/fp8.py:333-343`` and ``utils/fp8_utils.py:1396-1425``: one scale per
   ``cdiv(out, 128) x cdiv(in, 128)`` block of each rank's slice.
 - ``M/common/rope.py:9-52`` two rotary embeddings (sliding layers: ``rope_theta``, factor 1 over
@@ -57,6 +58,9 @@ Sources, all in the PyPI wheel of the supported release
   (``rotary_embedding/deepseek_scaling_rope.py:224-255``); ``M/nvidia/model.py:860-864`` an int32
   ``topk_indices_buffer`` of ``max_num_batched_tokens x index_topk``. Both are built with the model, so
   "Model loading took" counts them on every GPU.
+
+Checked for DeepSeek-V4-Flash: 284,334,567,511 parameters, the model card's 284B; its tensors come to
+156,006,389,980 bytes without the MTP layer (the safetensors file sizes were not listed by the tools).
 
 Not counted: the re-layout of weights and scales after loading (DeepGEMM, Humming, Marlin; Marlin keeps
 UE8M0 scales, ``quantization/utils/marlin_utils_fp4.py:125-130``), the same values with small alignment pads.

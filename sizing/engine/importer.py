@@ -169,17 +169,36 @@ def compressed_attention(cfg: Config, layers: int) -> dict[str, Any] | None:
     ratios = check_list(cfg, "compress_ratios")
     if len(ratios) < layers or set(ratios[:layers]) - {0, 4, 128}:
         raise cfg.refuse("compress_ratios", f"must give 0, 4 or 128 for each of the {layers} layers")
-    rope = cfg.get("rope_scaling") or {}
-    positions = int(rope.get("original_max_position_embeddings", 0) * rope.get("factor", 1))
+    if not any(cfg.get(key) for key in EXPERT_KEYS):
+        raise cfg.refuse(
+            "compress_ratios", "DeepSeek-V4 without routed experts (n_routed_experts) is not modelled"
+        )
     return {
         "compress_ratios": ratios[:layers],
         "window": cfg.count("sliding_window"),
         "rope_dim": cfg.count("qk_rope_head_dim"),
-        "compressed_rope_positions": positions or cfg.count("max_position_embeddings"),
+        "compressed_rope_positions": compressed_rope_positions(cfg),
         **{k: cfg.count(key) for k, key in DSV4_KEYS.items()},
         "hash_layers": cfg.count_or("num_hash_layers", 0),
         "fp4_experts": cfg.get("expert_dtype", "fp4") == "fp4",
     }
+
+
+def compressed_rope_positions(cfg: Config) -> int:
+    """Rows of the compressed layers' RoPE table: ``rope_scaling`` original length x factor (YaRN), else
+    ``max_position_embeddings``."""
+    rope = cfg.get("rope_scaling") or {}
+    if not isinstance(rope, dict):
+        raise cfg.refuse("rope_scaling", "must be a JSON object")
+    if "original_max_position_embeddings" not in rope:
+        return cfg.count("max_position_embeddings")
+    original = as_count(
+        rope["original_max_position_embeddings"], cfg.label, "rope_scaling.original_max_position_embeddings"
+    )
+    factor = rope.get("factor", 1)
+    if isinstance(factor, bool) or not isinstance(factor, (int, float)) or not 1 <= factor <= 10**6:
+        raise cfg.refuse("rope_scaling.factor", f"must be a number of at least 1, got {factor!r}")
+    return int(original * factor)
 
 
 DSV4_KEYS = {

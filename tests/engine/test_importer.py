@@ -517,3 +517,13 @@ def test_mla_qk_head_dim_must_be_nope_plus_rope():
         UsageError, match=r"qk_head_dim: must be qk_nope_head_dim \+ qk_rope_head_dim \(256\)"
     ):
         model_from_config({**raw, "qk_head_dim": 320}, "zai-org/GLM-5.1", "cfg")
+
+
+def test_deepseek_v4_rope_scaling_and_experts_are_checked():
+    raw = json.loads((DATA / "deepseek-ai--DeepSeek-V4-Flash.json").read_text())
+    with pytest.raises(UsageError, match="rope_scaling.factor: must be a number of at least 1"):
+        model_from_config({**raw, "rope_scaling": {**raw["rope_scaling"], "factor": "16"}}, "x/y", "cfg")
+    plain = model_from_config({**raw, "rope_scaling": None}, "x/y", "cfg")
+    assert plain.compressed_attention.compressed_rope_positions == 1048576  # max_position_embeddings
+    with pytest.raises(UsageError, match="without routed experts"):
+        model_from_config({**raw, "n_routed_experts": None}, "x/y", "cfg")
