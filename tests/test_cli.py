@@ -686,3 +686,28 @@ def test_the_verdict_counts_requests_in_the_right_plural_form(capsys, catalog, m
     whole = int(row["max_concurrency"]) * int(row["dp"])
     noun = "request" if whole == 1 else "requests"
     assert status == 0 and f"starts: {whole:,} {noun} of {int(row['max_model_len']):,} tokens at once" in out
+
+
+DSV4_FLASH = str(ROOT / "tests" / "data" / "hf_configs" / "deepseek-ai--DeepSeek-V4-Flash.json")
+
+
+def test_estimate_prints_deepseek_v4s_concurrency_as_vllm_does(capsys, catalog):
+    args = ("--model", DSV4_FLASH, "--gpu", "h200", "--gpus", "8", "--tensor-parallel-size", "8")
+    status, out, err = cli(capsys, "estimate", *args, "--max-model-len", "131072")
+    assert status == 0, err
+    row = estimate(
+        catalog, Settings(model=DSV4_FLASH, gpu="h200", gpus=8, tensor_parallel_size=8, max_model_len=131072)
+    )
+    assert row["blocks_per_request"] == 3866
+    line = next(
+        x for x in out.splitlines() if x.startswith("Maximum concurrency for 131,072 tokens per request")
+    )
+    assert line.split()[-1] == f"{row['max_concurrency']:.2f}x"
+
+
+def test_estimate_refuses_deepseek_v4_on_sm120_in_one_line(capsys):
+    status, _, err = cli(
+        capsys, "estimate", "--model", DSV4_FLASH, "--gpu", "rtx-pro-6000-blackwell", "--gpus", "8"
+    )
+    assert status == 2
+    assert err.count("\n") == 1 and "compute capability 12.0" in err and "DeepSeek-V4" in err

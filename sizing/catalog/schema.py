@@ -139,6 +139,31 @@ class SlidingWindow(Strict):
     layers: PosInt = Field(description="how many layers use the window; the rest are full attention")
 
 
+class CompressedAttention(Strict):
+    """DeepSeek-V4's attention and residual layout (``model_type`` deepseek_v4): per-layer KV compression
+    (0: sliding window only, 4: compressed with a lightning indexer, 128: heavily compressed), grouped
+    low-rank output, hyper-connections and hash-routed MoE layers. Sized by ``engine/dsv4_weights.py``
+    and ``engine/dsv4_kv.py``; ``head_dim`` is the compressed KV row (NoPE + RoPE)."""
+
+    compress_ratios: Annotated[list[Literal[0, 4, 128]], Field(min_length=1)] = Field(
+        description="config.json compress_ratios, one per decoder layer (the MTP layer's cut off)"
+    )
+    window: PosInt = Field(description="sliding_window: every layer keeps its last tokens uncompressed")
+    rope_dim: PosInt = Field(description="qk_rope_head_dim")
+    compressed_rope_positions: PosInt = Field(
+        description="the compressed layers' RoPE table: rope_scaling original length x factor"
+    )
+    q_lora_rank: PosInt
+    o_lora_rank: PosInt
+    o_groups: PosInt
+    index_heads: PosInt
+    index_head_dim: PosInt
+    index_topk: PosInt
+    hc_mult: PosInt = Field(description="hyper-connection residual streams")
+    hash_layers: NonNegInt = Field(description="num_hash_layers: the first MoE layers route by token id")
+    fp4_experts: StrictBool = Field(description="expert_dtype fp4: MXFP4 routed experts, UE8M0 FP8 scales")
+
+
 class GlobalAttention(Strict):
     """The full-attention layers' KV geometry where it differs from the sliding layers' (Gemma 4)."""
 
@@ -279,6 +304,7 @@ class Model(Strict):
     sliding_window: SlidingWindow | None = None
     linear_attention: LinearAttention | None = None
     global_attention: GlobalAttention | None = None
+    compressed_attention: CompressedAttention | None = None
     kv_sharing: KvSharing | None = None
     vision: VisionTower | None = None
     moe: Moe | None = None
@@ -304,6 +330,16 @@ class Model(Strict):
     primary_source: PrimarySource | None = None
     source: Text
     notes: Text | None = None
+
+    @model_validator(mode="after")
+    def _one_ratio_per_layer(self) -> "Model":
+        ca = self.compressed_attention
+        if ca and len(ca.compress_ratios) != self.layers:
+            raise FieldProblem(
+                "compressed_attention.compress_ratios",
+                f"must list one ratio per layer ({self.layers}), got {len(ca.compress_ratios)}",
+            )
+        return self
 
     @model_validator(mode="after")
     def _layers_add_up(self) -> "Model":

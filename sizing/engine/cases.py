@@ -15,6 +15,8 @@ import pandas as pd
 
 from sizing.catalog.loader import Catalog
 from sizing.catalog.schema import Checkpoint, Gpu, Model, PrecisionSpec, Server
+from sizing.engine import dsv4_kv
+from sizing.engine import dsv4_weights as d4
 from sizing.engine.capability import refuses_float16
 from sizing.engine.frames import Grouping
 from sizing.engine.profile_columns import profile_columns
@@ -67,6 +69,33 @@ def model_columns(m: Model) -> dict[str, object]:
         "expert_in_dim": (moe.latent_size or m.hidden_size) if moe else 0,
         **profile_columns(m),
         **vision_columns(m),
+        **compressed_columns(m),
+    }
+
+
+CSA_COLUMNS = (
+    "csa_bytes_per_block",
+    "csa_full_page_bytes",
+    "csa_full_groups",
+    "csa_swa_groups",
+    "csa_c4_state_groups",
+    "csa_c128_state_groups",
+    "csa_window",
+    "csa_topk_bytes_per_token",
+)
+
+
+def compressed_columns(m: Model) -> dict[str, int]:
+    """DeepSeek-V4's KV layout (:func:`sizing.engine.dsv4_kv.layout_columns`), its sliding window and its
+    top-k index buffer per batched token (:func:`sizing.engine.dsv4_weights.topk_bytes_per_token`); all 0
+    for other models."""
+    ca = m.compressed_attention
+    if ca is None:
+        return dict.fromkeys(CSA_COLUMNS, 0)
+    return {
+        **dsv4_kv.layout_columns(ca.compress_ratios, ca.window, ca.index_head_dim),
+        "csa_window": ca.window,
+        "csa_topk_bytes_per_token": d4.topk_bytes_per_token(d4.shape_of(m)),
     }
 
 

@@ -90,6 +90,18 @@ MODELLED = frozenset(
         "intermediate_size_mlp",
         "enable_moe_block",
         "moe_latent_size",
+        # DeepSeek-V4: compressed attention, grouped low-rank output, hyper-connections, hash routing
+        # (importer.compressed_attention; rope_scaling gives its compressed layers' fp32 RoPE table length,
+        # index_n_heads its indexer's projections; DeepSeek-V3.2's indexer projections, about 0.1 % of its
+        # weights, are not counted)
+        "compress_ratios",
+        "o_lora_rank",
+        "o_groups",
+        "index_n_heads",
+        "rope_scaling",
+        "hc_mult",
+        "num_hash_layers",
+        "expert_dtype",
         # MTP layers
         "num_nextn_predict_layers",
         "mtp_num_hidden_layers",
@@ -240,6 +252,9 @@ NO_MEMORY: dict[str, str] = {
             "layer_norm_epsilon",
             "norm_eps",
             "rope_theta",
+            "compress_rope_theta",
+            "hc_eps",
+            "hc_sinkhorn_iters",
             "rope_interleave",
             "indexer_rope_interleave",
             "final_logit_softcapping",
@@ -275,14 +290,11 @@ NO_MEMORY: dict[str, str] = {
     "attn_logit_softcapping": "a cap on attention logits (Gemma 2): no tensor shape depends on it",
     "cache_implementation": "transformers' generation cache class; vLLM allocates its own KV cache",
     "rope_local_base_freq": "the sliding layers' RoPE base (Gemma 3): the cos/sin cache keeps its shape",
-    "rope_scaling": "RoPE frequency scaling: the cos/sin cache keeps its [max_position, rotary_dim] shape",
     "initial_context_length": "gpt-oss's pre-YaRN context: it scales RoPE frequencies, not a tensor",
     "chunk_size": "Mamba-2 scan chunk: a kernel tile, not a cached tensor",
     "expand": "Mamba expansion factor: vLLM's Nemotron-H sizes the mixer by mamba_num_heads x mamba_head_dim",
     "use_bidirectional_attention": "attention mask over image tokens: no tensor depends on it",
     "vocab_size_per_layer_input": "only used with hidden_size_per_layer_input, which must be 0 (see NEUTRAL)",
-    "index_n_heads": "sparse-MLA indexer heads: the indexer's projections (about 0.1 % of DeepSeek-V3.2's "
-    "weights) are not counted; its cache is (index_head_dim)",
     **dict.fromkeys(
         ("num_mtp_modules", "mtp_transformer_layers", "use_mtp", "mtp_hybrid_override_pattern"), _MTP
     ),

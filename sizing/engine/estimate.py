@@ -19,6 +19,7 @@ from sizing.catalog import quantization as quant
 from sizing.catalog.loader import Catalog
 from sizing.catalog.schema import Checkpoint, Model, PrecisionSpec
 from sizing.catalog.settings import Settings
+from sizing.engine import dsv4_weights as d4
 from sizing.engine import memory, speculative
 from sizing.engine.cases import (
     checkpoint_columns,
@@ -36,7 +37,7 @@ from sizing.engine.evaluate import (
     gpu_memory_utilization,
     resolve_plans,
 )
-from sizing.engine.versions import Rules, max_capture_size, rules_for
+from sizing.engine.versions import SUPPORTED, Rules, max_capture_size, rules_for
 from sizing.errors import UsageError
 from sizing.units import MiB
 
@@ -267,7 +268,20 @@ def request_frame(cat: Catalog, req: Settings) -> pd.DataFrame:
     if "explicit" in frame:
         check_plan(frame.iloc[0])
         return frame.drop(columns=["explicit"])
-    return resolve_plans(frame.assign(pp_nodes=frame["plan"] == "tp-pp"))
+    return compressed_plans(resolve_plans(frame.assign(pp_nodes=frame["plan"] == "tp-pp")), model)
+
+
+def compressed_plans(frame: pd.DataFrame, model: Model) -> pd.DataFrame:
+    """The candidate plans kept for DeepSeek-V4 (all of them for other models): tensor parallelism alone
+    (no pipeline stages, no expert parallelism, and no data-parallel replicas, across which vLLM splits
+    the experts of an MoE model without expert parallelism, ``fused_moe/config.py``
+    ``flatten_tp_across_dp_and_pcp``), at sizes modelled (:func:`compressed_problem`)."""
+    if model.compressed_attention is None:
+        return frame
+    shape = d4.shape_of(model)
+    modelled = np.array([d4.tp_problem(shape, int(tp)) is None for tp in frame["tp"]], dtype=bool)
+    single = (frame["pp"] == 1) & (frame["dp"] == 1) & ~frame["expert_parallel"].astype(bool)
+    return frame[single & modelled]
 
 
 def settled(cat: Catalog, req: Settings) -> Settings:
@@ -378,12 +392,50 @@ def refuse_dtype(row: pd.Series, dtype: str) -> None:
         )
 
 
+def compressed_problem(row: pd.Series, req: Settings, m: Model, version: str) -> str | None:
+    """What of a DeepSeek-V4 request is not modelled (None when all of it is, or for other models): the
+    supported release on NVIDIA compute capability 9 or 10 (FlashMLA; 12 and ROCm take other backends
+    and layouts), its FP8 KV cache (``fp8_ds_mla``), tensor parallelism alone (:func:`compressed_plans`)
+    at a size that needs no
+    padding (:func:`sizing.engine.dsv4_weights.tp_problem`), no draft model, the checkpoint's own formats
+    and the kernels' own block sizes (:mod:`sizing.engine.dsv4_kv`)."""
+    if m.compressed_attention is None:
+        return None
+    sm = int(row["arch_sm"])
+    checks = (
+        (version != SUPPORTED, f"vLLM {version} (modelled: the supported release, {SUPPORTED})"),
+        (bool(row.get("rocm", False)), f"AMD GPU {row['gpu']}"),
+        (sm // 10 not in (9, 10), f"compute capability {sm // 10}.{sm % 10} (modelled: 9.x and 10.x)"),
+        (req.kv_cache_dtype in ("bfloat16", "float16"), f"--kv-cache-dtype {req.kv_cache_dtype}"),
+        (req.speculative_config is not None, "speculative decoding"),
+        (int(row["pp"]) > 1, "--pipeline-parallel-size above 1"),
+        (int(row["dp"]) > 1, "--data-parallel-size above 1"),
+        (bool(row.get("expert_parallel", False)), "expert parallelism"),
+        (req.block_size is not None, "--block-size (its kernels fix the block sizes)"),
+        (req.quantization is not None, "--quantization (the checkpoint's FP8 and MXFP4 are modelled)"),
+    )
+    named = next((what for bad, what in checks if bad), None)
+    return named or d4.tp_problem(d4.shape_of(m), int(row["tp"]))
+
+
+def refuse_compressed(row: pd.Series, req: Settings, m: Model, version: str) -> None:
+    """Stop with one line naming what of a DeepSeek-V4 request is not modelled
+    (:func:`compressed_problem`)."""
+    problem = compressed_problem(row, req, m, version)
+    if problem:
+        raise UsageError(
+            f"{row['model']}: DeepSeek-V4 is modelled on NVIDIA H100/H200/B200-class GPUs "
+            f"(compute capability 9 and 10) with the supported release only; not with {problem}"
+        )
+
+
 def estimate(cat: Catalog, req: Settings) -> pd.Series:
     """The recommended row for ``req`` (with ``vllm_version`` attached)."""
     frame = estimate_frame(cat, req)
     row = frame[frame["chosen"]].iloc[0].copy()
     refuse_unsupported(row)
     refuse_dtype(row, req.dtype)
+    refuse_compressed(row, req, find_model(cat, req.model)[1], frame.attrs["vllm_version"])
     row["vllm_version"] = frame.attrs["vllm_version"]
     row["dtype"], row["serve_host"], row["serve_port"] = req.dtype, req.host, req.port
     row["max_num_seqs_set"] = req.max_num_seqs is not None  # printed as given (sizing.launch.commands)

@@ -51,22 +51,9 @@ UNTIED_TYPES = {
     "phi3",
 }
 
-REFUSED_TYPES = {
-    "deepseek_v4": "DeepSeek-V4 is not modelled: vLLM gives each layer a sliding-window cache "
-    "(sliding_window) plus, by compress_ratios, a 4x-compressed cache with a sparse indexer or a "
-    "128x-compressed one, each with a compressor state (a KV layout the engine's cache groups cannot "
-    "express); its hyper-connections (hc_mult), grouped low-rank output (o_lora_rank, o_groups), "
-    "hash-routed MoE layers (num_hash_layers) and MXFP4 experts in an FP8 checkpoint (expert_dtype) are "
-    "not modelled either",
-}
-"""Model types refused by name: public, served by vLLM, and not modelled.
-
-DeepSeek-V4: ``vllm-project/vllm:vllm/model_executor/models/deepseek_v4.py`` (``DeepseekV4Attention``:
-``compress_ratio`` per layer, an indexer only where it is 4; ``DeepseekV4DecoderLayer``: ``hc_mult``
-residual streams with fp32 mixing weights; ``wo_a``/``wo_b`` grouped low-rank output; ``DeepseekV4FP8Config``:
-MXFP4 experts when ``expert_dtype`` is fp4) and ``vllm/model_executor/layers/deepseek_v4_attention.py``
-(``DeepseekV4SWACache`` over ``window_size`` tokens, 584-byte FP8 rows; ``DeepseekCompressor`` for
-compressed layers). Modelling it needs a KV kind with per-layer compression rates and its own state."""
+REFUSED_TYPES: dict[str, str] = {}
+"""Model types refused by name, with the reason: public, served by vLLM, and not modelled (none at
+present; DeepSeek-V4, once here, is modelled through ``compressed_attention``)."""
 
 MODEL_DTYPES = ("bfloat16", "float16", "float32")
 """Checkpoint dtypes vLLM loads in 2 bytes a weight by default (``--dtype auto`` runs float32
@@ -171,6 +158,59 @@ def mtp_layers(cfg: Config) -> int:
     """MTP (next-n prediction) layers shipped with the checkpoint: ``num_nextn_predict_layers``
     (DeepSeek, GLM, Nemotron-H) or ``mtp_num_hidden_layers`` (Qwen3-Next/3.5/3.6); 0 when neither is set."""
     return cfg.count_or("num_nextn_predict_layers", 0) or cfg.count_or("mtp_num_hidden_layers", 0)
+
+
+def compressed_attention(cfg: Config, layers: int) -> dict[str, Any] | None:
+    """DeepSeek-V4's layout (``compress_ratios``): per-layer compression, indexer, low-rank output,
+    hyper-connections, hash layers, and the compressed layers' RoPE length (``rope_scaling`` original
+    length x factor, as ``models/deepseek_v4/common/rope.py`` builds it). None for other models."""
+    if cfg.get("compress_ratios") is None:
+        return None
+    ratios = check_list(cfg, "compress_ratios")
+    if len(ratios) < layers or set(ratios[:layers]) - {0, 4, 128}:
+        raise cfg.refuse("compress_ratios", f"must give 0, 4 or 128 for each of the {layers} layers")
+    if not any(cfg.get(key) for key in EXPERT_KEYS):
+        raise cfg.refuse(
+            "compress_ratios", "DeepSeek-V4 without routed experts (n_routed_experts) is not modelled"
+        )
+    return {
+        "compress_ratios": ratios[:layers],
+        "window": cfg.count("sliding_window"),
+        "rope_dim": cfg.count("qk_rope_head_dim"),
+        "compressed_rope_positions": compressed_rope_positions(cfg),
+        **{k: cfg.count(key) for k, key in DSV4_KEYS.items()},
+        "hash_layers": cfg.count_or("num_hash_layers", 0),
+        "fp4_experts": cfg.get("expert_dtype", "fp4") == "fp4",
+    }
+
+
+def compressed_rope_positions(cfg: Config) -> int:
+    """Rows of the compressed layers' RoPE table: ``rope_scaling`` original length x factor (YaRN), else
+    ``max_position_embeddings``."""
+    rope = cfg.get("rope_scaling") or {}
+    if not isinstance(rope, dict):
+        raise cfg.refuse("rope_scaling", "must be a JSON object")
+    if "original_max_position_embeddings" not in rope:
+        return cfg.count("max_position_embeddings")
+    original = as_count(
+        rope["original_max_position_embeddings"], cfg.label, "rope_scaling.original_max_position_embeddings"
+    )
+    factor = rope.get("factor", 1)
+    if isinstance(factor, bool) or not isinstance(factor, (int, float)) or not 1 <= factor <= 10**6:
+        raise cfg.refuse("rope_scaling.factor", f"must be a number of at least 1, got {factor!r}")
+    return int(original * factor)
+
+
+DSV4_KEYS = {
+    "q_lora_rank": "q_lora_rank",
+    "o_lora_rank": "o_lora_rank",
+    "o_groups": "o_groups",
+    "index_heads": "index_n_heads",
+    "index_head_dim": "index_head_dim",
+    "index_topk": "index_topk",
+    "hc_mult": "hc_mult",
+}
+"""Fields of :func:`compressed_attention` read as positive integers, by config key."""
 
 
 def global_attention(cfg: Config) -> dict[str, Any] | None:
@@ -350,7 +390,8 @@ def shape_fields(cfg: Config, layers: int) -> dict[str, Any]:
         "max_context": cfg.count("max_position_embeddings", "model_max_length"),
         "attention_bias": cfg.flag("attention_bias"),
         "mla": mla(cfg),
-        "sliding_window": sliding(cfg, layers),
+        "sliding_window": None if cfg.get("compress_ratios") is not None else sliding(cfg, layers),
+        "compressed_attention": compressed_attention(cfg, layers),
         "global_attention": global_attention(cfg),
         "kv_sharing": kv_sharing(cfg),
         "attention_output_gate": cfg.flag("attn_output_gate"),

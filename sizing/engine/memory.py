@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from sizing.engine import kv_band, towers
+from sizing.engine import dsv4_kv, kv_band, towers
 from sizing.engine import kvcache as kv
 from sizing.engine import overhead as oh
 from sizing.engine import weights as wt
@@ -105,9 +105,15 @@ def rank_weights(df: pd.DataFrame, *experts: pd.Series) -> np.ndarray:
     ends = np.where(
         df["pp"] > 1, np.maximum(df["w_embeddings"], tied_copy), df["w_embeddings"] + df["w_lm_head"]
     )
-    buffers = df["w_rank_buffers"].to_numpy()
+    buffers = df["w_rank_buffers"].to_numpy() + csa_topk_bytes(df)
     loaded = (layers + ends / df["tp"]).to_numpy() * dtype_scale(df)
     return loaded + spec_col(df, "w_draft") / df["tp"].to_numpy() + buffers
+
+
+def csa_topk_bytes(df: pd.DataFrame) -> np.ndarray:
+    """DeepSeek-V4's int32 top-k index buffer of ``max_num_batched_tokens`` rows, every rank (else 0)."""
+    per_token = spec_col(df, "csa_topk_bytes_per_token")
+    return per_token * _col(df, "max_num_batched_tokens") if per_token.any() else per_token
 
 
 def dtype_scale(df: pd.DataFrame) -> np.ndarray:
@@ -134,12 +140,16 @@ def split_rounding(df: pd.DataFrame, rules: Rules) -> np.ndarray:
         2 * _col(df, "kv_heads") * _col(df, "head_dim"),
     )
     attention = wt.split_rounding(hidden * (q + kv_width) * b / tp) + wt.split_rounding(q * hidden * b / tp)
-    attention_layers = np.where(_col(df, "is_mla"), 0, _col(df, "full_layers") + _col(df, "sliding_layers"))
+    # DeepSeek-V4 (csa): its split projections and expert slices are whole 2 MiB multiples at TP 1 to 8
+    csa = spec_col(df, "csa_bytes_per_block") > 0
+    attention_layers = np.where(
+        _col(df, "is_mla") | csa, 0, _col(df, "full_layers") + _col(df, "sliding_layers")
+    )
     inter = _col(df, "dense_inter") / tp
     ranks = expert_ranks(df).to_numpy()
     per_rank = _col(df, "experts") / ranks * _col(df, "expert_intermediate") / np.where(ranks == tp, tp, 1)
     width = np.where(_col(df, "is_moe"), per_rank, inter) * hidden * b  # gate/up is twice the down projection
-    mlp = wt.split_rounding(2 * width) + wt.split_rounding(width)
+    mlp = np.where(csa, 0.0, wt.split_rounding(2 * width) + wt.split_rounding(width))
     share = np.asarray(kv.stage_count(df["layers"], df["pp"])) / _col(df, "layers")
     heads = wt.split_rounding(_col(df, "vocab_size") * hidden * wt.BF16_BYTES / tp) * np.where(
         _col(df, "w_lm_head") > 0, 2, 1
@@ -214,6 +224,48 @@ def add_kv_geometry(df: pd.DataFrame, rules: Rules) -> None:
     for kind in ("full", "sliding", "linear"):
         df[f"groups_{kind}"] = kv.groups_of(df[f"{kind}_on_stage"], df["group_size"])
     df["kv_groups"] = df["groups_full"] + df["groups_sliding"] + df["groups_linear"]
+    compressed_geometry(df)
+
+
+def compressed_geometry(df: pd.DataFrame) -> None:
+    """DeepSeek-V4's rows (``csa_bytes_per_block`` > 0): one pool of 1,002,240-byte blocks (Flash) shared
+    by its five groups, the same on every GPU (:mod:`sizing.engine.dsv4_kv`), in place of the per-token
+    geometry; ``kv_bytes_per_token`` is what the whole-context groups take per token (their pages of one
+    256-token block over 256), the part of the cache that grows with the context."""
+    csa = spec_col(df, "csa_bytes_per_block") > 0
+    if not csa.any():
+        return
+    groups = sum(spec_col(df, f"csa_{kind}_groups") for kind in dsv4_kv.GROUP_KINDS)
+    for name, value in (
+        ("bytes_per_block", spec_col(df, "csa_bytes_per_block")),
+        ("page_bytes", spec_col(df, "csa_bytes_per_block")),
+        ("kv_bytes_per_token", spec_col(df, "csa_full_page_bytes") // dsv4_kv.KV_BLOCK),
+        ("kv_groups", groups),
+        ("block_size", np.full(len(df), dsv4_kv.KV_BLOCK)),
+    ):
+        df[name] = np.where(csa, value, df[name])
+
+
+def request_blocks(df: pd.DataFrame, context: np.ndarray | int) -> np.ndarray:
+    """Blocks one request of ``context`` tokens holds over every KV group (and Mamba/GDN state), per row;
+    DeepSeek-V4's rows over its own groups (:func:`sizing.engine.dsv4_kv.column_blocks`)."""
+    in_flight = df["max_num_batched_tokens"] * df["pp"]
+    blocks = kv.blocks_per_request(
+        context,
+        df["block_size_full"],
+        df["groups_full"],
+        df["groups_sliding"],
+        mamba_blocks(df),
+        df["window"],
+        in_flight,
+        df["block_size_sliding"],
+    )
+    csa = spec_col(df, "csa_bytes_per_block") > 0
+    if not csa.any():
+        return blocks
+    groups = {f"csa_{kind}_groups": spec_col(df, f"csa_{kind}_groups") for kind in dsv4_kv.GROUP_KINDS}
+    own = dsv4_kv.column_blocks(context, in_flight, spec_col(df, "csa_window"), groups)
+    return np.where(csa, own, blocks)
 
 
 def profile_tokens(df: pd.DataFrame, rules: Rules) -> np.ndarray:
@@ -390,17 +442,7 @@ def concurrency_at(
     blocks = df["num_gpu_blocks"] if blocks is None else blocks
     if rules.concurrency_rule == "tokens":
         return blocks * df["block_size"] / context
-    needed = kv.blocks_per_request(
-        context,
-        df["block_size_full"],
-        df["groups_full"],
-        df["groups_sliding"],
-        mamba_blocks(df),
-        df["window"],
-        df["max_num_batched_tokens"] * df["pp"],
-        df["block_size_sliding"],
-    )
-    return blocks / needed
+    return blocks / request_blocks(df, context)
 
 
 def printed_tokens(df: pd.DataFrame, rules: Rules) -> np.ndarray:
@@ -415,16 +457,7 @@ def printed_tokens(df: pd.DataFrame, rules: Rules) -> np.ndarray:
 def add_capacity(df: pd.DataFrame, rules: Rules) -> None:
     """Blocks, printed tokens, concurrency at max_model_len, and the fit verdict."""
     df["num_gpu_blocks"] = kv.num_blocks(df["kv_cache_bytes"], df["bytes_per_block"])
-    df["blocks_per_request"] = kv.blocks_per_request(
-        df["max_model_len"],
-        df["block_size_full"],
-        df["groups_full"],
-        df["groups_sliding"],
-        mamba_blocks(df),
-        df["window"],
-        df["max_num_batched_tokens"] * df["pp"],
-        df["block_size_sliding"],
-    )
+    df["blocks_per_request"] = request_blocks(df, df["max_model_len"])
     df["max_concurrency"] = concurrency_at(df, rules, df["max_model_len"])
     df["kv_cache_tokens"] = printed_tokens(df, rules)
     df["fits"] = (

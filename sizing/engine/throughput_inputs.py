@@ -225,17 +225,23 @@ def constant_arrays(classes: np.ndarray, constants: dict[str, ClassConstants]) -
 
 
 NO_START = int(np.iinfo(np.int64).max)
+COMPRESSED = NO_START - 1
+"""DeepSeek-V4 (``csa_bytes_per_block`` > 0): its sparse, compressed attention reads what the step model of
+:mod:`sizing.engine.throughput` does not describe (full attention over every cached token)."""
 """The refusal key of an engine that does not start: above every other key, so that key 0 (the row can be
 estimated) sorts first and keeps code 0."""
 
 
 def refusal_codes(df: pd.DataFrame, x: dict[str, np.ndarray]) -> tuple[np.ndarray, list[str]]:
     """Why each row cannot be estimated, as (a code per row, the reasons; code 0 is "": it can): no dense
-    peak for its GPU and compute dtype, or an engine that does not start (no KV cache)."""
+    peak for its GPU and compute dtype, an engine that does not start (no KV cache), or DeepSeek-V4
+    (:data:`COMPRESSED`)."""
     gpu_codes, gpus = id_codes(df["gpu"])
     no_peak = np.isnan(x["peak_flops"])
     key = np.where(no_peak, 1 + gpu_codes.astype(np.int64) * len(DTYPES) + x["compute_dtype"], 0)
     key = np.where(~no_peak & (x["kv_tokens"] <= 0), NO_START, key)
+    csa = df["csa_bytes_per_block"].to_numpy() > 0 if "csa_bytes_per_block" in df else np.zeros(len(df), bool)
+    key = np.where(csa, COMPRESSED, key)
     distinct, codes = np.unique(key, return_inverse=True)
     texts = [reason(int(k), gpus) for k in distinct]
     if "" not in texts:
@@ -249,6 +255,8 @@ def reason(key: int, gpus: list[str]) -> str:
         return ""
     if key == NO_START:
         return "the engine does not start: no KV cache"
+    if key == COMPRESSED:
+        return "DeepSeek-V4's compressed sparse attention is not modelled by the throughput engine"
     gpu, dtype = divmod(key - 1, len(DTYPES))
     return f"no dense {DTYPES[dtype]} peak TFLOP/s for GPU {gpus[gpu]} in catalog/gpus.yaml (tflops_dense)"
 

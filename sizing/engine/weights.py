@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from sizing.catalog.schema import Checkpoint, LinearAttention, Model, PrecisionSpec
+from sizing.engine import dsv4_weights as d4
 from sizing.engine.layer_kinds import global_attention_delta, value_slot_params
 from sizing.engine.towers import vision_params
 from sizing.engine.versions import MXFP4_HOPPER_TRITON_MINOR
@@ -133,8 +134,19 @@ def attention_parts(m: Model) -> list[Part]:
     ]
 
 
+def dsv4_parts(m: Model) -> list[tuple[Part, float]]:
+    """DeepSeek-V4's tensor groups with their bytes at TP 1 (:mod:`sizing.engine.dsv4_weights`, which
+    types each tensor itself: FP8 with scales, MXFP4 experts, bf16 and fp32 parts), placed by name."""
+    return [
+        (Part(t.name, t.params, t.sharded, t.name not in ("embeddings", "lm_head")), float(t.gpu_bytes))
+        for t in d4.terms(d4.shape_of(m), 1)
+    ]
+
+
 def model_parts(m: Model) -> list[Part]:
     """Every parameter group of ``m``; their sum is the model's parameter count."""
+    if m.compressed_attention:
+        return [part for part, _ in dsv4_parts(m)]
     embed = m.vocab_size * m.hidden_size
     norms = ((m.layers if m.mlp_only_layers else 2 * m.layers) + 1) * m.hidden_size
     return [
@@ -164,6 +176,8 @@ def rope_cache_bytes(m: Model) -> int:
     ``rotary_dim`` defaults to ``head_dim`` (MLA: ``qk_rope_head_dim``); an entry sets it where RoPE
     covers part of the head, 0 for a model without RoPE.
     """
+    if m.compressed_attention:
+        return d4.rope_bytes(d4.shape_of(m))  # fp32, two tables (dsv4_weights.rope_bytes)
     dim = m.rotary_dim if m.rotary_dim is not None else (m.mla.qk_rope_head_dim if m.mla else m.head_dim)
     extra = m.global_attention.head_dim if m.global_attention and not m.mla else 0
     return m.max_context * (dim + extra) * BF16_BYTES
@@ -276,7 +290,9 @@ class WeightSplit:
 
 def part_sizes(m: Model, ckpt: Checkpoint, spec: PrecisionSpec) -> list[tuple[Part, float]]:
     """Every parameter group of ``m`` (:func:`model_parts`) with its bytes in ``ckpt``
-    (:func:`part_bytes`)."""
+    (:func:`part_bytes`); DeepSeek-V4's from :func:`dsv4_parts` (its one checkpoint format)."""
+    if m.compressed_attention:
+        return dsv4_parts(m)
     return [(part, part_bytes(part, ckpt, spec, m)) for part in model_parts(m)]
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from sizing.catalog.loader import Catalog
+from sizing.engine import dsv4_kv
 from sizing.engine.versions import Rules, rules_for
 
 Row = Mapping[str, Any]
@@ -159,6 +160,8 @@ def band_step(row: Row) -> Step:
 
 def kv_token_step(row: Row) -> Step:
     """KV bytes per token per GPU: layers × 2 × KV heads per rank × head_dim × bytes, or the MLA latent."""
+    if int(row.get("csa_bytes_per_block", 0)):
+        return csa_token_step(row)
     layers = int(row["full_on_stage"]) + int(row["sliding_on_stage"])
     common = (("layers", _q(layers, "layers")), ("dtype", _q(row["kv_bytes"], "count")))
     if bool(row["is_mla"]):
@@ -172,21 +175,63 @@ def kv_token_step(row: Row) -> Step:
     return Step("kv_per_token", "step_kv_per_token", result, formula, terms)
 
 
+def csa_token_step(row: Row) -> Step:
+    """DeepSeek-V4: what its whole-context groups (compressed and indexer caches) take per token of context,
+    the same on every GPU: their pages of one 256-token block over 256."""
+    terms = (
+        ("page", _q(row["csa_full_page_bytes"], "bytes")),
+        ("block_size", _q(dsv4_kv.KV_BLOCK, "tokens")),
+    )
+    result = (_q(row["kv_bytes_per_token"], "bytes"), _q(row["kv_bytes_per_token"], "kib"))
+    return Step("kv_per_token", "step_kv_per_token_csa", result, "formula_kv_csa", terms)
+
+
+def csa_block_step(row: Row) -> Step:
+    """DeepSeek-V4: one block id holds a page of every group; it costs the largest group's pages."""
+    result = (_q(row["bytes_per_block"], "bytes"), _q(row["bytes_per_block"], "kib"))
+    return Step(
+        "bytes_per_block",
+        "step_block_csa",
+        result,
+        "formula_block_csa",
+        (("groups", _q(row["kv_groups"], "count")),),
+    )
+
+
+def csa_request_step(row: Row) -> Step:
+    """DeepSeek-V4: the blocks one max_model_len request holds, by kind of group
+    (:func:`sizing.engine.dsv4_kv.column_blocks` with the other kinds left out)."""
+    kinds = {"full": ("full",), "window": ("swa",), "states": ("c4_state", "c128_state")}
+    parts = {
+        name: int(
+            dsv4_kv.column_blocks(
+                row["max_model_len"],
+                int(row["max_num_batched_tokens"]) * int(row["pp"]),
+                row["csa_window"],
+                {f"csa_{k}_groups": row[f"csa_{k}_groups"] if k in keep else 0 for k in dsv4_kv.GROUP_KINDS},
+            )
+        )
+        for name, keep in kinds.items()
+    }
+    terms = tuple((name, _q(value, "blocks")) for name, value in parts.items())
+    return Step(
+        "blocks_per_request",
+        "step_request_blocks_csa",
+        (_q(row["blocks_per_request"], "blocks"),),
+        "formula_request_blocks_csa",
+        (*terms, ("window_size", _q(row["csa_window"], "tokens"))),
+        (("tokens", _q(row["max_model_len"], "tokens")),),
+    )
+
+
 def block_steps(row: Row) -> list[Step]:
-    """Bytes per block and the number of GPU blocks."""
+    """Bytes per block and the number of GPU blocks (DeepSeek-V4: its shared block, and the blocks one
+    request holds)."""
     block = _q(row["bytes_per_block"], "kib")
+    csa = bool(int(row.get("csa_bytes_per_block", 0)))
+    first = [csa_block_step(row), csa_request_step(row)] if csa else [block_formula_step(row)]
     return [
-        Step(
-            "bytes_per_block",
-            "step_block",
-            (_q(row["bytes_per_block"], "bytes"), block),
-            "formula_block",
-            (
-                ("block_size", _q(row["block_size"], "tokens")),
-                ("layers", _q(row["group_size"], "layers")),
-                ("per_layer", _q(row["kv_bytes_per_token_layer"], "count")),
-            ),
-        ),
+        *first,
         Step(
             "num_gpu_blocks",
             "step_blocks",
@@ -195,6 +240,21 @@ def block_steps(row: Row) -> list[Step]:
             (("kv_cache", _q(max(float(row["kv_cache_bytes"]), 0), "gib")), ("block", block)),
         ),
     ]
+
+
+def block_formula_step(row: Row) -> Step:
+    """Bytes per block: block size × layers of the group × bytes per token and layer."""
+    return Step(
+        "bytes_per_block",
+        "step_block",
+        (_q(row["bytes_per_block"], "bytes"), _q(row["bytes_per_block"], "kib")),
+        "formula_block",
+        (
+            ("block_size", _q(row["block_size"], "tokens")),
+            ("layers", _q(row["group_size"], "layers")),
+            ("per_layer", _q(row["kv_bytes_per_token_layer"], "count")),
+        ),
+    )
 
 
 def capacity_steps(row: Row, rules: Rules) -> list[Step]:

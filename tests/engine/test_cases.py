@@ -37,3 +37,20 @@ def test_checkpoints_of_a_model_include_online_quantisation(catalog) -> None:
     ids = [c.id for c, _ in listed]
     assert "Qwen/Qwen3-14B" in ids and "Qwen/Qwen3-14B-FP8" in ids
     assert all(isinstance(online, bool) for _, online in listed)
+
+
+def test_compressed_columns_are_zero_but_for_deepseek_v4(catalog) -> None:
+    from pathlib import Path
+
+    from sizing.engine.importer import model_from_config_file
+
+    llama = next(iter(catalog.models.values()))
+    assert cases.compressed_columns(llama) == dict.fromkeys(cases.CSA_COLUMNS, 0)
+    path = Path(__file__).parents[1] / "data" / "hf_configs" / "deepseek-ai--DeepSeek-V4-Flash.json"
+    flash = cases.compressed_columns(model_from_config_file(path))
+    assert (flash["csa_bytes_per_block"], flash["csa_window"], flash["csa_topk_bytes_per_token"]) == (
+        1_002_240,
+        128,
+        512 * 4,
+    )
+    assert sorted(flash) == sorted(cases.CSA_COLUMNS)

@@ -12,7 +12,7 @@ from sizing.engine.importer import model_from_config, model_from_config_file
 from sizing.errors import UsageError
 
 DATA = Path(__file__).parents[1] / "data" / "hf_configs"
-FIXTURES = sorted(p for p in DATA.glob("*.json") if "DeepSeek-V4" not in p.name)
+FIXTURES = sorted(DATA.glob("*.json"))
 
 
 def _raw(name: str) -> dict:

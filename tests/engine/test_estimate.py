@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from sizing.catalog.settings import Settings
+from sizing.catalog.settings import Settings, SpecConfig
 from sizing.engine.estimate import estimate, settled
 from sizing.errors import UsageError
 from sizing.units import GiB, KiB
@@ -228,3 +228,56 @@ def test_settled_keeps_every_flag_and_fills_the_catalogs_memory_fraction(catalog
     gmu = float(catalog.assume("gpu_memory_utilization"))
     assert settled(catalog, req) == dataclasses.replace(req, gpu_memory_utilization=gmu)
     assert settled(catalog, Settings(model="x", gpu_memory_utilization=0.8)).gpu_memory_utilization == 0.8
+
+
+DSV4 = str(Path(__file__).parents[1] / "data" / "hf_configs" / "deepseek-ai--DeepSeek-V4-Flash.json")
+
+
+def dsv4_row(catalog, **knobs):
+    base = {"model": DSV4, "gpu": "h200", "gpus": 8, "tensor_parallel_size": 8, "max_model_len": 131072}
+    return estimate(catalog, Settings(**{**base, **knobs}))
+
+
+def test_deepseek_v4_flash_weights_and_kv_pool_on_8_h200(catalog):
+    row = dsv4_row(catalog)
+    # dsv4_weights at TP 8, two fp32 RoPE tables (512 MiB), the top-k buffer (8192 x 512 x 4 B) and the
+    # loader's rounding of the embedding and LM head slices (2 x 0.875 x 2 MiB; the rest are whole 2 MiB)
+    assert row["weights_bytes"] == 20644900892 + 512 * 2**20 + 8192 * 2048 + 2 * 1835008
+    assert (row["bytes_per_block"], row["kv_groups"], row["kv_bytes_per_token"]) == (1002240, 5, 3915)
+    assert row["blocks_per_request"] == 3866  # dsv4_kv: 262 sliding + 512 full + 2051 + 1041 states
+    assert row["num_gpu_blocks"] == row["kv_cache_bytes"] // 1002240
+    assert row["max_concurrency"] == pytest.approx(row["num_gpu_blocks"] / 3866)
+    assert row["kv_cache_tokens"] == int(row["max_concurrency"] * 131072)
+    assert row["fits"]
+
+
+def test_deepseek_v4_windows_widen_with_the_tokens_in_flight(catalog):
+    row = dsv4_row(catalog, max_num_batched_tokens=16384)
+    # 2 x (cdiv(127 + 16384, 64) + 1) + 512 + (cdiv(7 + 16384, 4) + 1) + (cdiv(127 + 16384, 8) + 1)
+    assert row["blocks_per_request"] == 518 + 512 + 4099 + 2065
+
+
+@pytest.mark.parametrize(
+    ("knobs", "named"),
+    [
+        ({"gpu": "rtx-pro-6000-blackwell"}, "compute capability 12.0"),
+        ({"gpu": "mi300x"}, "AMD GPU mi300x"),
+        ({"gpu": "a100-80gb"}, "compute capability 8.0"),
+        ({"kv_cache_dtype": "bfloat16"}, "--kv-cache-dtype bfloat16"),
+        ({"pipeline_parallel_size": 2, "tensor_parallel_size": 4}, "--pipeline-parallel-size above 1"),
+        ({"enable_expert_parallel": True}, "expert parallelism"),
+        ({"block_size": 64}, "--block-size"),
+        ({"data_parallel_size": 2, "tensor_parallel_size": 4}, "--data-parallel-size above 1"),
+        ({"tensor_parallel_size": 16, "gpus": 16}, "tensor parallel 16 does not divide"),  # o_groups 8
+        ({"speculative_config": SpecConfig("mtp", 1)}, "speculative decoding"),
+    ],
+)
+def test_deepseek_v4_refuses_what_is_not_modelled_by_name(catalog, knobs, named):
+    with pytest.raises(UsageError, match="DeepSeek-V4 is modelled on NVIDIA") as err:
+        dsv4_row(catalog, **knobs)
+    assert named in str(err.value) and "\n" not in str(err.value)
+
+
+def test_deepseek_v4_plans_are_tensor_parallel_when_none_is_asked(catalog):
+    row = estimate(catalog, Settings(model=DSV4, gpu="b200", gpus=8, max_model_len=131072))
+    assert (int(row["tp"]), int(row["pp"]), int(row["dp"]), bool(row["expert_parallel"])) == (8, 1, 1, False)

@@ -450,15 +450,31 @@ def test_nemotron_pattern_dense_blocks_are_not_moe():
     assert (model.mlp_only_layers, model.moe.dense_layers) == (23, 3)
 
 
-def test_deepseek_v4_is_refused_by_name(capsys):
-    from sizing.cli import main
+def test_deepseek_v4_imports_its_compressed_attention():
+    model = model_from_config_file(DATA / "deepseek-ai--DeepSeek-V4-Flash.json")
+    ca = model.compressed_attention
+    assert (model.sliding_window, model.mla, model.total_params_b) == (None, None, 284.33)
+    assert (ca.compress_ratios.count(0), ca.compress_ratios.count(4), ca.compress_ratios.count(128)) == (
+        2,
+        21,
+        20,
+    )
+    assert (ca.window, ca.compressed_rope_positions, ca.o_groups, ca.hash_layers, ca.fp4_experts) == (
+        128,
+        65536 * 16,
+        8,
+        3,
+        True,
+    )
+    assert (model.moe.experts, model.moe.shared_experts, model.checkpoints[0].precision) == (256, 1, "fp8")
 
-    path = DATA / "deepseek-ai--DeepSeek-V4-Flash.json"
-    assert main(["import-config", str(path)]) == 2
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and str(path) in err and "model_type: deepseek_v4: DeepSeek-V4" in err
-    for feature in ("sliding-window cache", "compress_ratios", "hc_mult", "o_lora_rank", "num_hash_layers"):
-        assert feature in err
+
+def test_deepseek_v4_ratios_are_checked():
+    raw = json.loads((DATA / "deepseek-ai--DeepSeek-V4-Flash.json").read_text())
+    with pytest.raises(UsageError, match="compress_ratios: must give 0, 4 or 128 for each of the 43 layers"):
+        model_from_config({**raw, "compress_ratios": [0, 2] * 22}, "x/y", "cfg")
+    with pytest.raises(UsageError, match="compress_ratios"):
+        model_from_config({**raw, "compress_ratios": [0] * 40}, "x/y", "cfg")
 
 
 def test_a_window_on_unnamed_layers_is_refused_unless_it_spans_the_context():
@@ -501,3 +517,13 @@ def test_mla_qk_head_dim_must_be_nope_plus_rope():
         UsageError, match=r"qk_head_dim: must be qk_nope_head_dim \+ qk_rope_head_dim \(256\)"
     ):
         model_from_config({**raw, "qk_head_dim": 320}, "zai-org/GLM-5.1", "cfg")
+
+
+def test_deepseek_v4_rope_scaling_and_experts_are_checked():
+    raw = json.loads((DATA / "deepseek-ai--DeepSeek-V4-Flash.json").read_text())
+    with pytest.raises(UsageError, match="rope_scaling.factor: must be a number of at least 1"):
+        model_from_config({**raw, "rope_scaling": {**raw["rope_scaling"], "factor": "16"}}, "x/y", "cfg")
+    plain = model_from_config({**raw, "rope_scaling": None}, "x/y", "cfg")
+    assert plain.compressed_attention.compressed_rope_positions == 1048576  # max_position_embeddings
+    with pytest.raises(UsageError, match="without routed experts"):
+        model_from_config({**raw, "n_routed_experts": None}, "x/y", "cfg")

@@ -88,3 +88,20 @@ def test_an_engine_that_does_not_start_keeps_code_zero_for_the_rows_that_can(cat
     assert x["kv_tokens"][0] <= 0 < x["kv_tokens"][1]
     assert texts[x["refused"][0]] == "the engine does not start: no KV cache"
     assert x["refused"][1] == 0 and texts[0] == ""
+
+
+def test_deepseek_v4_is_refused_by_name_next_to_a_row_that_can(catalog) -> None:
+    from pathlib import Path
+
+    flash = str(Path(__file__).parents[1] / "data" / "hf_configs" / "deepseek-ai--DeepSeek-V4-Flash.json")
+    df = rows(
+        catalog,
+        Settings(model="Qwen/Qwen3-8B", gpu="h200"),
+        Settings(model=flash, gpu="h200", gpus=8, tensor_parallel_size=8, max_model_len=131072),
+    ).reset_index(drop=True)
+    x, texts = inputs_with_reasons(df, catalog, {})
+    assert x["refused"][0] == 0 and texts[0] == ""
+    assert (
+        texts[x["refused"][1]]
+        == "DeepSeek-V4's compressed sparse attention is not modelled by the throughput engine"
+    )
