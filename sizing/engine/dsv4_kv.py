@@ -47,7 +47,7 @@ drafts, and print no pool of this layout. They check nothing here; for scale onl
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -268,7 +268,7 @@ def layout_columns(ratios: Sequence[int], window: int, index_head_dim: int) -> d
 
 
 def column_blocks(
-    context: ArrayLike, in_flight: ArrayLike, window: ArrayLike, groups: dict[str, ArrayLike]
+    context: ArrayLike, in_flight: ArrayLike, window: ArrayLike, groups: Mapping[str, ArrayLike]
 ) -> np.ndarray:
     """Blocks one request of ``context`` tokens holds over every group, column-wise (as
     :func:`blocks_per_request`); ``groups``: the ``csa_*_groups`` columns of :func:`layout_columns`."""
