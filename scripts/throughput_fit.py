@@ -82,7 +82,7 @@ def loss(x: dict[str, np.ndarray], runs: pd.DataFrame, constants: dict[str, floa
     )
 
 
-def fit(x: dict[str, np.ndarray], runs: pd.DataFrame, rounds: int = 6) -> dict[str, float]:
+def fit(x: dict[str, np.ndarray], runs: pd.DataFrame, rounds: int = 10) -> dict[str, float]:
     """Coordinate descent from :data:`START` over multiplicative :data:`STEPS` (η capped at 1)."""
     best = dict(START)
     moe = bool((x["expert_bytes"] > 0).any())

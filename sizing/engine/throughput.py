@@ -18,7 +18,7 @@ left of the budget, while ``len(self.running) < self.max_num_running_reqs`` (``-
   ``E · (1 − (1 − k/E)^T)``, as top-k routing draws them; with data and expert parallelism ``T`` counts
   the tokens of every engine sharing the experts), the KV cache of every running sequence (sliding layers
   capped at the window, MLA's latent, the linear layers' state), and computes ``2 · active parameters``
-  FLOPs per token plus attention over the context;
+  FLOPs per decode token (a prompt token skips the LM head) plus attention over the context;
 - step time ``max(bytes / (η_bw · bandwidth), FLOPs / (η_c · peak)) + TP all-reduce + expert exchange
   + τ_L · layers + τ_step + τ_s · B + τ_e · touched experts · layers``;
 - ``TPOT`` = the mean of those chunk steps and the plain decode steps (``vllm bench serve`` excludes the
@@ -91,10 +91,15 @@ def step_bytes(
 def step_flops(
     x: Arrays, decode: np.ndarray, prompt: np.ndarray, context: np.ndarray, prompt_len: np.ndarray
 ) -> np.ndarray:
-    """FLOPs of one step on one GPU: ``2 · active parameters`` per token plus attention, ``2 · width`` per
-    (query, key) pair (decode over ``context``, prompt tokens over half their prompt on average)."""
+    """FLOPs of one step on one GPU: ``2 · active parameters`` per decode token, the same less the LM head
+    (``vocab × hidden / tp``, ``head_params``) per prompt token, plus attention, ``2 · width`` per
+    (query, key) pair (decode over ``context``, prompt tokens over half their prompt on average). vLLM
+    computes logits only at the positions it samples (``hidden_states[logits_indices]`` before
+    ``compute_logits``, the last scheduled token of each request: ``GPUModelRunner.execute_model``,
+    ``vllm/v1/worker/gpu_model_runner.py``), so a prompt token skips the LM head GEMM."""
     pairs = decode * attended(x, context) + prompt * attended(x, prompt_len / 2)
-    return 2 * x["active_params"] * (decode + prompt) + 2 * x["attn_width"] * pairs
+    body = np.maximum(x["active_params"] - x["head_params"], 0.5 * x["active_params"])
+    return 2 * (x["active_params"] * decode + body * prompt) + 2 * x["attn_width"] * pairs
 
 
 def allreduce_seconds(x: Arrays, tokens: np.ndarray) -> np.ndarray:

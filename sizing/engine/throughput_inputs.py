@@ -205,6 +205,7 @@ def geometry_arrays(df: pd.DataFrame) -> dict[str, np.ndarray]:
     ep = df["ep"].to_numpy(float) if "ep" in df else np.ones(len(df))
     x["expert_group"] = np.maximum(ep / x["tp"], 1.0)  # engines whose tokens reach one rank's experts
     x["experts_on_rank"] = df["experts"].to_numpy(float) / np.maximum(ep, 1.0)
+    x["head_params"] = df["vocab_size"].to_numpy(float) * df["hidden_size"].to_numpy(float) / x["tp"]
     x["stage_layers"] = np.ceil(df["layers"].to_numpy(float) / x["pp"])
     x["kv_tokens"] = np.maximum(df["kv_cache_tokens"].to_numpy(float), 0.0)
     return x

@@ -31,6 +31,7 @@ def one(**over: float) -> dict[str, np.ndarray]:
         "expert_bytes": 0,
         "hit_share": 1,
         "active_params": 5e8,
+        "head_params": 0,
         "eta_bw": 1,
         "eta_kv": 1,
         "eta_compute": 1,
@@ -60,6 +61,16 @@ def test_one_sequence_step_is_weights_over_bandwidth() -> None:
     assert tp.step_seconds(x, np.array([1.0]), np.array([0.0]), np.array([0.0]), np.array([0.0]))[
         0
     ] == pytest.approx(1.00001e-3)
+
+
+def test_prompt_tokens_skip_the_lm_head() -> None:
+    """A decode token runs every active parameter (2 FLOPs each); a prompt token all but the LM head, whose
+    logits vLLM computes only where it samples; the head never counts for more than half."""
+    x = one(head_params=1e8)
+    zero, ten = np.array([0.0]), np.array([10.0])
+    assert tp.step_flops(x, ten, zero, zero, zero)[0] == pytest.approx(2 * 5e8 * 10)
+    assert tp.step_flops(x, zero, ten, zero, zero)[0] == pytest.approx(2 * 4e8 * 10)
+    assert tp.step_flops(one(head_params=4e8), zero, ten, zero, zero)[0] == pytest.approx(2 * 2.5e8 * 10)
 
 
 def test_experts_touched_grows_with_the_batch() -> None:

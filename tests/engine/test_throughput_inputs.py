@@ -38,6 +38,7 @@ def test_expert_bytes_and_active_parameters(catalog) -> None:
     assert x["hit_share"][0] == pytest.approx(model.moe.experts_per_token / model.moe.experts)
     assert x["expert_bytes"][0] > 2 * x["dense_bytes"][0] > 0
     assert x["active_params"][0] == pytest.approx(model.active_params_b * 1e9)
+    assert x["head_params"][0] == model.vocab_size * 2880  # the LM head: vocab × hidden, TP 1
 
 
 def test_mxfp4_expert_padding_counts_with_the_experts(catalog) -> None:
