@@ -5,9 +5,10 @@
 
 Not part of the build. The runs (``scripts/throughput_runs.py``) are evaluated with the same engine the site
 uses (:func:`sizing.engine.throughput.steady_state` over :func:`sizing.engine.throughput_inputs.inputs`).
-Per class the constants (η_bw, η_c, τ_L, τ_s, τ per touched expert, …) minimise the mean squared log error
-of TPOT and output tokens/s (and a quarter of TTFT's) by coordinate descent over multiplicative steps, each
-near-duplicate group of runs counted once, on the runs of the engine the model describes (vLLM V1).
+Per class the constants (η_bw, η_c, τ_L, τ_s, τ per held expert, …), and once for all classes the time per
+dequantised expert weight, minimise a pseudo-Huber log error of TPOT and output tokens/s (and a quarter of
+TTFT's) by coordinate descent over multiplicative steps, each near-duplicate group of runs counted once, on
+the runs of the engine the model describes (vLLM V1).
 Errors are signed, ``measured / estimate − 1``, each run scored by constants fitted without its source
 (its publisher on its GPU); the report adds the errors on a model the fit never saw. The band quantiles
 come from the catalog (``throughput_band_quantiles``).
@@ -43,6 +44,7 @@ PARAMS = (
     "eta_experts",
     "wave_share",
     "tau_expert_s",
+    "tau_dequant_s",
 )
 START = {
     "eta_bw": 0.7,
@@ -56,46 +58,95 @@ START = {
     "eta_experts": 0.8,
     "wave_share": 0.5,
     "tau_expert_s": 0.1e-6,
+    "tau_dequant_s": 0.2e-12,
 }
+SHARED = ("tau_dequant_s",)
+"""Constants of a kernel rather than of an architecture, one value for every class, fitted on the runs of
+all classes at once: the dequantisation of weight-only experts (Marlin, Triton ``matmul_ogs``) is the same
+work whatever model the experts belong to."""
+EXPERT_ONLY = ("eta_experts", "tau_expert_s")
+"""Constants that only routed experts inform."""
 CAPPED = ("eta_bw", "eta_kv", "eta_compute", "overlap_loss", "wave_share", "eta_experts")
 STEPS = (0.5, 0.7, 0.85, 0.95, 1.05, 1.2, 1.5, 2.0)
+HUBER_DELTA = 0.1
+"""Scale of the pseudo-Huber loss on log errors: quadratic within about ±10 %, linear beyond, so that a
+few runs far off (a vLLM release's slow kernels, a campaign's unusual setup) pull the constants of a
+class no more than their share; the errors reported are medians, which such runs do not move either."""
 
 
 def predict(
-    x: dict[str, np.ndarray], runs: pd.DataFrame, constants: dict[str, float]
+    x: dict[str, np.ndarray], runs: pd.DataFrame, constants: dict[str, float] | dict[str, dict[str, float]]
 ) -> dict[str, np.ndarray]:
-    """TPOT, TTFT and output tokens/s of each run under ``constants``."""
-    y = {**x, **{name: np.full(len(runs), value) for name, value in constants.items()}}
+    """TPOT, TTFT and output tokens/s of each run under ``constants``: one set for every run, or a set per
+    class (``runs["class"]``, each run's class in it)."""
+    if all(isinstance(v, dict) for v in constants.values()):
+        codes = runs["class"].to_numpy()
+        per_row = {p: np.array([constants[c][p] for c in codes], dtype=float) for p in PARAMS}  # type: ignore[index]
+    else:
+        per_row = {p: np.full(len(runs), v) for p, v in constants.items()}
+    y = {**x, **per_row}
     shape = [runs[c].to_numpy(float) for c in ("isl", "osl", "concurrency")]
     return tp.steady_state(y, *shape)
 
 
+def pseudo_huber(error: np.ndarray, delta: float = HUBER_DELTA) -> np.ndarray:
+    """``2 δ² (√(1 + (e/δ)²) − 1)``: ``e²`` for small errors, ``2 δ |e|`` for large ones."""
+    return 2 * delta**2 * (np.sqrt(1 + (error / delta) ** 2) - 1)
+
+
 def loss(x: dict[str, np.ndarray], runs: pd.DataFrame, constants: dict[str, float]) -> float:
-    """Mean squared log error of TPOT and of output tokens/s, plus a quarter of TTFT's, each near-duplicate
-    group of runs counted once (``runs["weight"]``, :func:`scripts.throughput_runs.duplicate_weights`)."""
+    """Mean pseudo-Huber log error (:func:`pseudo_huber`) of TPOT and of output tokens/s, plus a quarter of
+    TTFT's, each near-duplicate group of runs counted once (``runs["weight"]``,
+    :func:`scripts.throughput_runs.duplicate_weights`)."""
     out = predict(x, runs, constants)
     metrics = {"tpot_s": 1.0, "output_tps": 1.0, "ttft_s": 0.25}
     weight = runs["weight"].to_numpy()
     return sum(
-        w * float(np.average(np.log(out[m] / runs[m].to_numpy()) ** 2, weights=weight))
+        w * float(np.average(pseudo_huber(np.log(out[m] / runs[m].to_numpy())), weights=weight))
         for m, w in metrics.items()
     )
 
 
-def fit(x: dict[str, np.ndarray], runs: pd.DataFrame, rounds: int = 6) -> dict[str, float]:
-    """Coordinate descent from :data:`START` over multiplicative :data:`STEPS` (η capped at 1)."""
-    best = dict(START)
+def free_constants(x: dict[str, np.ndarray]) -> list[str]:
+    """The class constants the runs inform: the expert ones only with routed experts; never the shared."""
     moe = bool((x["expert_bytes"] > 0).any())
-    free = [p for p in PARAMS if p not in ("eta_experts", "tau_expert_s") or moe]
-    best.update(
-        {p: ROOFLINE[p] if p == "tau_expert_s" else 1.0 for p in PARAMS if p not in free}
-    )  # no experts
+    return [p for p in PARAMS if p not in SHARED and (p not in EXPERT_ONLY or moe)]
+
+
+def tries(name: str, value: float) -> list[float]:
+    """The values coordinate descent weighs for one constant: itself and its :data:`STEPS` (η capped at 1)."""
+    return [value, *(min(value * s, 1.0) if name in CAPPED else value * s for s in STEPS)]
+
+
+def fit(x: dict[str, np.ndarray], runs: pd.DataFrame, rounds: int = 10) -> dict[str, dict[str, float]]:
+    """Constants per class (``runs["class"]``) by coordinate descent from :data:`START` over multiplicative
+    :data:`STEPS`: the :data:`SHARED` ones on every run at once (the classes' losses weighted by their
+    runs), the others on the runs of their class; a class without experts keeps the expert constants that
+    leave them out."""
+    parts = {str(n): np.flatnonzero(runs["class"].to_numpy() == n) for n in sorted(runs["class"].unique())}
+    parts_x = {n: (take(x, rows), runs.iloc[rows]) for n, rows in parts.items()}
+    free = {n: free_constants(xs) for n, (xs, _) in parts_x.items()}
+    best = {n: {p: START[p] if p in free[n] else ROOFLINE[p] for p in PARAMS} for n in parts}
+    shared = {p: START[p] for p in SHARED}
+    share = {n: rs["weight"].sum() / runs["weight"].sum() for n, (_, rs) in parts_x.items()}
     for _ in range(rounds):
-        for name in free:
-            tries = [min(best[name] * s, 1.0) if name in CAPPED else best[name] * s for s in STEPS]
-            scored = [(loss(x, runs, {**best, name: v}), v) for v in (best[name], *tries)]
-            best[name] = min(scored)[1]
-    return best
+        for p in SHARED:
+            pooled = [
+                (
+                    sum(
+                        share[n] * loss(xs, rs, {**best[n], **shared, p: v})
+                        for n, (xs, rs) in parts_x.items()
+                    ),
+                    v,
+                )
+                for v in tries(p, shared[p])
+            ]
+            shared[p] = min(pooled)[1]
+        for n, (xs, rs) in parts_x.items():
+            for p in free[n]:
+                const = {**best[n], **shared}
+                best[n][p] = min((loss(xs, rs, {**const, p: v}), v) for v in tries(p, best[n][p]))[1]
+    return {n: {**c, **shared} for n, c in best.items()}
 
 
 def take(x: dict[str, np.ndarray], rows: np.ndarray) -> dict[str, np.ndarray]:
@@ -112,17 +163,18 @@ def held_out_groups(runs: pd.DataFrame, by: str = "source") -> np.ndarray:
 
 
 def leave_one_out(x: dict[str, np.ndarray], runs: pd.DataFrame, by: str = "source") -> pd.DataFrame:
-    """Signed errors (measured / estimate − 1) of every run of a class, each from a fit without its group
+    """Signed errors (measured / estimate − 1) of every run, each from a fit without its group
     (:func:`held_out_groups`) and without the runs of an engine the model does not describe (``v1``); NaN
-    where nothing is left to fit."""
+    where its class has nothing left to fit."""
     groups = held_out_groups(runs, by)
     errors = pd.DataFrame(index=runs.index, columns=list(METRICS), dtype=float)
     fitted = runs["v1"].to_numpy(bool)
     for group in np.unique(groups):
-        test, train = np.flatnonzero(groups == group), np.flatnonzero((groups != group) & fitted)
-        if len(train) == 0:
-            continue
+        train = np.flatnonzero((groups != group) & fitted)
         constants = fit(take(x, train), runs.iloc[train])
+        test = np.flatnonzero((groups == group) & runs["class"].isin(list(constants)).to_numpy())
+        if len(test) == 0:
+            continue
         out = predict(take(x, test), runs.iloc[test], constants)
         for m in METRICS:
             errors.iloc[test, errors.columns.get_loc(m)] = runs[m].to_numpy()[test] / out[m] - 1
@@ -180,16 +232,17 @@ def calibrate(data: Runs) -> tuple[dict[str, dict], pd.DataFrame]:
     quantiles = tuple(cat.assume("throughput_band_quantiles"))
     runs = data.runs.assign(**{"class": architecture_class(data.deployments)})
     x = inputs(data.deployments, cat, {})
-    classes, scored = {}, []
+    errors, model_out = leave_one_out(x, runs), leave_one_out(x, runs, by="model")
+    fitted = np.flatnonzero(runs["v1"].to_numpy(bool))
+    constants = fit(take(x, fitted), runs.iloc[fitted])
+    classes = {}
     for name in sorted(runs["class"].unique()):
         rows = np.flatnonzero(runs["class"].to_numpy() == name)
-        sub, xs = runs.iloc[rows].reset_index(drop=True), take(x, rows)
-        errors, model_out = leave_one_out(xs, sub), leave_one_out(xs, sub, by="model")
-        fitted = np.flatnonzero(sub["v1"].to_numpy(bool))
-        constants = fit(take(xs, fitted), sub.iloc[fitted])
-        classes[name] = class_entry(constants, errors, sub, quantiles)  # type: ignore[arg-type]
-        scored.append(scored_frame(sub, errors, model_out))
-    return classes, pd.concat(scored, ignore_index=True)
+        sub = runs.iloc[rows].reset_index(drop=True)
+        class_errors = errors.iloc[rows].reset_index(drop=True)
+        classes[name] = class_entry(constants[name], class_errors, sub, quantiles)
+    scored = scored_frame(runs, errors, model_out)
+    return classes, scored.sort_values("class", kind="stable").reset_index(drop=True)
 
 
 def texts(classes: dict[str, dict], scored: pd.DataFrame) -> tuple[str, str]:

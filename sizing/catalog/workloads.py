@@ -50,7 +50,12 @@ class ClassConstants(Strict):
     tau_step_s: NonNegSeconds = Field(description="fixed cost per engine step (scheduler, sampling), seconds")
     tau_allreduce_s: NonNegSeconds = Field(description="latency of one TP all-reduce, seconds")
     tau_expert_s: NonNegSeconds = Field(
-        default=0.0, description="fused-MoE cost per touched routed expert per layer per step, seconds"
+        default=0.0, description="fused-MoE cost per routed expert held per layer per step, seconds"
+    )
+    tau_dequant_s: NonNegSeconds = Field(
+        default=0.0,
+        description="seconds per routed-expert weight the MoE kernels dequantise (weight-only formats); "
+        "one value for every class",
     )
     wave_share: Share = Field(description="share of a burst's prompt queue a request waits through")
     band: dict[str, Annotated[list[float], Field(min_length=2, max_length=2)]] = Field(

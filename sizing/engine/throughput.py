@@ -18,9 +18,10 @@ left of the budget, while ``len(self.running) < self.max_num_running_reqs`` (``-
   ``E · (1 − (1 − k/E)^T)``, as top-k routing draws them; with data and expert parallelism ``T`` counts
   the tokens of every engine sharing the experts), the KV cache of every running sequence (sliding layers
   capped at the window, MLA's latent, the linear layers' state), and computes ``2 · active parameters``
-  FLOPs per token plus attention over the context;
+  FLOPs per decode token (a prompt token skips the LM head) plus attention over the context;
 - step time ``max(bytes / (η_bw · bandwidth), FLOPs / (η_c · peak)) + TP all-reduce + expert exchange
-  + τ_L · layers + τ_step + τ_s · B + τ_e · touched experts · layers``;
+  + τ_L · layers + τ_step + τ_s · B + τ_e · held experts · layers``, where the routed experts of a
+  weight-only format read no faster than ``τ_dq`` per weight the kernels dequantise;
 - ``TPOT`` = the mean of those chunk steps and the plain decode steps (``vllm bench serve`` excludes the
   first token from TPOT); ``TTFT`` = the own prompt's chunks plus a fitted share of the queue of prompts
   that arrived with it,
@@ -28,9 +29,9 @@ left of the budget, while ``len(self.running) < self.max_num_running_reqs`` (``-
 - output tokens/s per server = ``dp · B · O / (TTFT + (O − 1) · TPOT)``; tokens/s per user = ``1 / TPOT``.
 
 The constants (η_bw, η_experts, η_kv, η_c, overlap, τ_L, τ_step, τ_s, τ_allreduce, τ_e, wave_share) are
-fitted per architecture class on published runs (``python -m scripts.throughput_fit``,
-``calibration/throughput.md``); a class without them gets the roofline bound (η = 1, no fixed costs) and
-no band.
+fitted per architecture class, τ_dq once for all classes, on published runs
+(``python -m scripts.throughput_fit``, ``calibration/throughput.md``); a class without them gets the
+roofline bound (η = 1, no fixed costs) and no band.
 """
 
 from __future__ import annotations
@@ -54,14 +55,13 @@ def experts_touched(tokens: np.ndarray, hit_share: np.ndarray) -> np.ndarray:
     return 1.0 - np.power(1.0 - np.minimum(hit_share, 1.0), np.maximum(tokens, 1.0))
 
 
-def expert_blocks(x: Arrays, tokens: np.ndarray) -> np.ndarray:
-    """Routed experts (or TP slices of them) one rank runs per layer for a step of ``tokens`` tokens: the
-    experts it holds (``experts / ep``) times the share the step's tokens touch. vLLM's fused-MoE kernels
-    give each touched expert its own blocks of work, padded to the block size
-    (``moe_align_block_size``, ``vllm/model_executor/layers/fused_moe/moe_align_block_size.py``), so a step
-    costs a fitted time per touched expert (``tau_expert_s``) on top of the bytes it reads."""
-    touched = experts_touched(tokens * x["expert_group"], x["hit_share"])
-    return x["experts_on_rank"] * touched
+def expert_blocks(x: Arrays) -> np.ndarray:
+    """Routed experts (or TP slices of them) one rank's fused-MoE kernels span per layer: every expert it
+    holds (``experts / ep``), touched or not. vLLM's ``moe_align_block_size`` pads each expert's tokens to
+    the block size and sizes the kernel grid for ``topk_ids.numel() + num_experts · (block_size − 1)`` rows
+    (``vllm/model_executor/layers/fused_moe/moe_align_block_size.py``), so a step costs a fitted time per
+    held expert (``tau_expert_s``) on top of the bytes it reads."""
+    return x["experts_on_rank"]
 
 
 def attended(x: Arrays, context: np.ndarray) -> np.ndarray:
@@ -91,10 +91,15 @@ def step_bytes(
 def step_flops(
     x: Arrays, decode: np.ndarray, prompt: np.ndarray, context: np.ndarray, prompt_len: np.ndarray
 ) -> np.ndarray:
-    """FLOPs of one step on one GPU: ``2 · active parameters`` per token plus attention, ``2 · width`` per
-    (query, key) pair (decode over ``context``, prompt tokens over half their prompt on average)."""
+    """FLOPs of one step on one GPU: ``2 · active parameters`` per decode token, the same less the LM head
+    (``vocab × hidden / tp``, ``head_params``) per prompt token, plus attention, ``2 · width`` per
+    (query, key) pair (decode over ``context``, prompt tokens over half their prompt on average). vLLM
+    computes logits only at the positions it samples (``hidden_states[logits_indices]`` before
+    ``compute_logits``, the last scheduled token of each request: ``GPUModelRunner.execute_model``,
+    ``vllm/v1/worker/gpu_model_runner.py``), so a prompt token skips the LM head GEMM."""
     pairs = decode * attended(x, context) + prompt * attended(x, prompt_len / 2)
-    return 2 * x["active_params"] * (decode + prompt) + 2 * x["attn_width"] * pairs
+    body = np.maximum(x["active_params"] - x["head_params"], 0.5 * x["active_params"])
+    return 2 * (x["active_params"] * decode + body * prompt) + 2 * x["attn_width"] * pairs
 
 
 def allreduce_seconds(x: Arrays, tokens: np.ndarray) -> np.ndarray:
@@ -123,20 +128,32 @@ def expert_exchange_seconds(x: Arrays, tokens: np.ndarray) -> np.ndarray:
     return volume / x["link"] + latency
 
 
+def dequant_seconds(x: Arrays, experts: np.ndarray) -> np.ndarray:
+    """The floor on the routed-expert reads where the kernels dequantise the weights (``dequant`` = 1:
+    a weight-only format, :func:`sizing.engine.throughput_inputs.dequantised`): each weight is unpacked
+    and converted before the MMA (Marlin, ``vllm/model_executor/layers/fused_moe/fused_marlin_moe.py``;
+    Triton ``matmul_ogs`` for MXFP4 on Hopper, ``get_mxfp4_backend`` in
+    ``vllm/model_executor/layers/quantization/mxfp4.py``), a fitted ``tau_dequant_s`` seconds per weight
+    (``experts / bytes per weight``); 0 elsewhere."""
+    return x["dequant"] * experts / x["expert_weight_bytes"] * x["tau_dequant_s"]
+
+
 def step_parts(
     x: Arrays, decode: np.ndarray, prompt: np.ndarray, context: np.ndarray, prompt_len: np.ndarray
 ) -> tuple[np.ndarray, ...]:
     """The four parts of one step's time, seconds: memory, compute, interconnect and host (the fixed
     per-layer and per-step costs and the per-sequence cost)."""
     dense, experts, cache = step_bytes(x, decode, prompt, context)
-    weights = (dense + experts / x["eta_experts"]) / x["eta_bw"]
-    memory = (weights + cache / x["eta_kv"]) / x["bandwidth"]
+    rest = (dense / x["eta_bw"] + cache / x["eta_kv"]) / x["bandwidth"]
+    memory = rest + np.maximum(
+        experts / (x["eta_experts"] * x["eta_bw"] * x["bandwidth"]), dequant_seconds(x, experts)
+    )
     compute = step_flops(x, decode, prompt, context, prompt_len) / (x["eta_compute"] * x["peak_flops"])
     host = (
         x["tau_layer_s"] * x["stage_layers"]
         + x["tau_seq_s"] * decode
         + x["tau_step_s"] / x["pp"]
-        + x["tau_expert_s"] * x["stage_layers"] * expert_blocks(x, decode + prompt)
+        + x["tau_expert_s"] * x["stage_layers"] * expert_blocks(x)
     )
     return memory, compute, allreduce_seconds(x, decode + prompt), host
 

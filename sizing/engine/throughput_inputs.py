@@ -15,7 +15,7 @@ from sizing.catalog.loader import Catalog
 from sizing.catalog.workloads import ClassConstants
 from sizing.engine import kvcache as kv
 from sizing.engine import memory
-from sizing.engine.cases import model_frame
+from sizing.engine.cases import model_frame, sm_version
 
 CLASSES = ("dense", "moe", "mla-moe", "hybrid")
 """Architecture classes the constants are fitted per (``calibration/throughput.yaml``)."""
@@ -38,6 +38,7 @@ ROOFLINE = {
     "tau_allreduce_s": 0.0,
     "wave_share": 0.0,
     "tau_expert_s": 0.0,
+    "tau_dequant_s": 0.0,
 }
 """The constants of a row outside every calibrated class: the roofline bound, no band."""
 
@@ -88,6 +89,33 @@ def peak_flops(cat: Catalog, gpus: pd.Series, dtypes: np.ndarray) -> np.ndarray:
             value = getattr(peaks, name) if peaks else None
             table[i, j] = np.nan if value is None else value * 1e12
     return table[codes, dtypes]
+
+
+def sm100_family(cat: Catalog, gpus: pd.Series) -> np.ndarray:
+    """Whether each row's GPU is a datacenter Blackwell (compute capability 10.x: B200 sm_100, B300 sm_103),
+    looked up once per distinct GPU."""
+    family = {gid: float(100 <= sm_version(g) < 110) for gid, g in cat.gpus.items()}
+    return np.nan_to_num(by_id(gpus, family), nan=0.0) > 0
+
+
+def dequantised(df: pd.DataFrame, cat: Catalog) -> tuple[np.ndarray, np.ndarray]:
+    """(1.0 where the MoE kernels dequantise a row's weights, else 0.0; bytes per weight of its format).
+
+    Weight-only: fewer than 16 bits and no FP8/FP4 tensor-core path for them on the GPU, i.e. a format that
+    needs no such hardware (INT4/INT8 W4A16/W8A16: Marlin; MXFP4: Triton or Marlin) or an FP8/FP4 format on
+    a GPU without it (Marlin). MXFP4 on a datacenter Blackwell runs FlashInfer's TRT-LLM MXFP4 kernels
+    instead (``get_mxfp4_backend``, ``vllm/model_executor/layers/quantization/mxfp4.py``: the SM100 branch
+    before the Triton and Marlin ones)."""
+    specs = cat.precisions
+    bits = by_id(df["precision"], {pid: p.weight_bits for pid, p in specs.items()})
+    per_weight = by_id(df["precision"], {pid: p.bytes_per_param for pid, p in specs.items()})
+    needs = df["needs_hw"].fillna("").astype(str).to_numpy()
+    missing = ((needs == "fp8") & ~df["hw_fp8"].to_numpy(bool)) | (
+        (needs == "fp4") & ~df["hw_fp4"].to_numpy(bool)
+    )
+    native_mx = (df["precision"].astype(str).to_numpy() == "mxfp4") & sm100_family(cat, df["gpu"])
+    weight_only = ((needs == "") & (bits < 16) & ~native_mx) | missing
+    return weight_only.astype(float), np.nan_to_num(per_weight, nan=2.0)
 
 
 def hit_share(df: pd.DataFrame, cat: Catalog) -> np.ndarray:
@@ -160,7 +188,8 @@ def weight_split(df: pd.DataFrame, cat: Catalog, share: np.ndarray) -> tuple[np.
 
 def weight_arrays(df: pd.DataFrame, cat: Catalog) -> dict[str, np.ndarray]:
     """Dense and routed-expert weight bytes a step reads per GPU (:func:`weight_split`; the dense part is
-    the rest of the weights), k/E, and the parameters one token multiplies per GPU: the model card's active
+    the rest of the weights), k/E, the LM head's parameters per GPU (``vocab × hidden / tp``, which a prompt
+    token skips), and the parameters one token multiplies per GPU: the model card's active
     parameters over TP × PP (for a model outside the catalog, the bytes a one-sequence step reads over bytes
     per parameter)."""
     share = hit_share(df, cat)
@@ -171,7 +200,9 @@ def weight_arrays(df: pd.DataFrame, cat: Catalog) -> dict[str, np.ndarray]:
     ranks = df["tp"].to_numpy(float) * df["pp"].to_numpy(float)
     params = by_id(df["model"], active) / ranks
     params = np.where(np.isnan(params), read / by_id(df["precision"], per_param), params)
+    vocab = np.nan_to_num(by_id(df["model"], {mid: m.vocab_size for mid, m in cat.models.items()}), nan=0.0)
     return {
+        "head_params": vocab * df["hidden_size"].to_numpy(float) / df["tp"].to_numpy(float),
         "dense_bytes": weights - experts - unread,
         "expert_bytes": experts,
         "hit_share": share,
@@ -273,6 +304,7 @@ def inputs_with_reasons(
     links = {gid: g.interconnect.bandwidth_gbs * 1e9 for gid, g in cat.gpus.items()}
     x["link"] = np.nan_to_num(by_id(df["gpu"], links), nan=32e9)
     x["peak_flops"] = peak_flops(cat, df["gpu"], dtypes)
+    x["dequant"], x["expert_weight_bytes"] = dequantised(df, cat)
     x["price_monthly"] = df["price_monthly"].to_numpy(float)
     x["class"], x["compute_dtype"] = classes, dtypes
     x["refused"], texts = refusal_codes(df, x)

@@ -31,6 +31,7 @@ def one(**over: float) -> dict[str, np.ndarray]:
         "expert_bytes": 0,
         "hit_share": 1,
         "active_params": 5e8,
+        "head_params": 0,
         "eta_bw": 1,
         "eta_kv": 1,
         "eta_compute": 1,
@@ -41,6 +42,9 @@ def one(**over: float) -> dict[str, np.ndarray]:
         "tau_seq_s": 0,
         "tau_allreduce_s": 0,
         "tau_expert_s": 0,
+        "tau_dequant_s": 0,
+        "dequant": 0,
+        "expert_weight_bytes": 1,
         "expert_group": 1,
         "experts_on_rank": 0,
         "wave_share": 1,
@@ -60,6 +64,16 @@ def test_one_sequence_step_is_weights_over_bandwidth() -> None:
     assert tp.step_seconds(x, np.array([1.0]), np.array([0.0]), np.array([0.0]), np.array([0.0]))[
         0
     ] == pytest.approx(1.00001e-3)
+
+
+def test_prompt_tokens_skip_the_lm_head() -> None:
+    """A decode token runs every active parameter (2 FLOPs each); a prompt token all but the LM head, whose
+    logits vLLM computes only where it samples; the head never counts for more than half."""
+    x = one(head_params=1e8)
+    zero, ten = np.array([0.0]), np.array([10.0])
+    assert tp.step_flops(x, ten, zero, zero, zero)[0] == pytest.approx(2 * 5e8 * 10)
+    assert tp.step_flops(x, zero, ten, zero, zero)[0] == pytest.approx(2 * 4e8 * 10)
+    assert tp.step_flops(one(head_params=4e8), zero, ten, zero, zero)[0] == pytest.approx(2 * 2.5e8 * 10)
 
 
 def test_experts_touched_grows_with_the_batch() -> None:
@@ -87,12 +101,23 @@ def test_expert_exchange_gathers_the_group_twice_per_layer() -> None:
     assert tp.expert_exchange_seconds(moe(), np.array([10.0]))[0] == 0
 
 
-def test_each_touched_expert_costs_its_fitted_time() -> None:
+def test_each_held_expert_costs_its_fitted_time() -> None:
+    """The fused-MoE grid spans every expert the rank holds (64 here), however few tokens the step has."""
     x = moe(tau_expert_s=1e-7)
-    blocks = tp.expert_blocks(x, np.array([1.0]))[0]
-    assert blocks == pytest.approx(64 * 0.125)
+    assert tp.expert_blocks(x)[0] == 64
     host = tp.step_parts(x, np.array([1.0]), np.array([0.0]), np.array([0.0]), np.array([0.0]))[3][0]
-    assert host == pytest.approx(1e-7 * 10 * 8)
+    assert host == pytest.approx(1e-7 * 10 * 64)
+
+
+def test_dequantised_experts_read_no_faster_than_their_weights_convert() -> None:
+    """1 GB of touched experts at 0.5 byte per weight (2e9 weights): 1 ms at 1 TB/s, or 2e9 × 1e-12 s = 2 ms
+    where the kernels dequantise them; the dense weights (1 ms) add to either."""
+    decode, none = np.array([1.0]), np.array([0.0])
+    plain = moe(expert_bytes=8e9, tau_dequant_s=1e-12, expert_weight_bytes=0.5)
+    weight_only = {**plain, "dequant": np.ones(1)}
+    memory = tp.step_parts(plain, decode, none, none, none)[0][0]
+    assert memory == pytest.approx(1e-3 + 1e-3 + 1e-8)
+    assert tp.step_parts(weight_only, decode, none, none, none)[0][0] == pytest.approx(1e-3 + 2e-3 + 1e-8)
 
 
 def test_sliding_layers_read_at_most_the_window() -> None:

@@ -38,6 +38,13 @@ def test_expert_bytes_and_active_parameters(catalog) -> None:
     assert x["hit_share"][0] == pytest.approx(model.moe.experts_per_token / model.moe.experts)
     assert x["expert_bytes"][0] > 2 * x["dense_bytes"][0] > 0
     assert x["active_params"][0] == pytest.approx(model.active_params_b * 1e9)
+    assert x["head_params"][0] == model.vocab_size * 2880  # the LM head: vocab × hidden, TP 1
+    matrix_like = rows(catalog, Settings(model="openai/gpt-oss-20b", gpu="h100-80gb")).drop(
+        columns="vocab_size"
+    )
+    assert (
+        inputs(matrix_like, catalog, {})["head_params"][0] == x["head_params"][0]
+    )  # the matrix has no vocab
 
 
 def test_mxfp4_expert_padding_counts_with_the_experts(catalog) -> None:
@@ -105,3 +112,19 @@ def test_deepseek_v4_is_refused_by_name_next_to_a_row_that_can(catalog) -> None:
         texts[x["refused"][1]]
         == "DeepSeek-V4's compressed sparse attention is not modelled by the throughput engine"
     )
+
+
+def test_weight_only_experts_are_dequantised_except_mxfp4_on_blackwell(catalog) -> None:
+    """MXFP4 runs Triton or Marlin (dequantised) on Hopper, FlashInfer's MXFP4 kernels on B200; INT4 W4A16
+    is Marlin everywhere; FP8 on a GPU with FP8 is not weight-only, on Ampere it is."""
+    df = rows(
+        catalog,
+        Settings(model="openai/gpt-oss-120b", gpu="h200", max_model_len=8192),
+        Settings(model="openai/gpt-oss-120b", gpu="b200", max_model_len=8192),
+        Settings(model="moonshotai/Kimi-K2.5", gpu="b200", gpus=8, max_model_len=8192),
+        Settings(model="Qwen/Qwen3-14B-FP8", gpu="h100-80gb", max_model_len=8192),
+        Settings(model="Qwen/Qwen3-14B-FP8", gpu="a100-80gb", max_model_len=8192),
+    )
+    x = inputs(df, catalog, {})
+    assert list(x["dequant"]) == [1, 0, 1, 0, 1]
+    assert x["expert_weight_bytes"][0] == pytest.approx(catalog.precisions["mxfp4"].bytes_per_param)
