@@ -168,4 +168,4 @@ def test_fit_tables_show_users_and_cost_of_the_chat_ladder(
     cells = [re.findall(r"<td>(.*?)</td>", line) for line in page.splitlines() if line.startswith("<tr")]
     row = next(c for c in cells if c[1] == "FP8 (E4M3)" and c[0] == "Qwen3 14B")
     assert row[5] == html.escape(fmt_money(fp8["speed_usd"], "USD", lang, 3)) and int(row[4].split()[-1]) > 0
-    assert [c[5] for c in cells if c[0] == "Qwen3 14B" and c[1] == "BF16"] == [html.escape(slow)]
+    assert [c[5] for c in cells if c[0] == "Qwen3 32B" and c[1] == "FP8 (E4M3)"] == [html.escape(slow)]
