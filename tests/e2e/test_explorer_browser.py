@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from page_reading import check_reading, save_first_screen
 from test_browser import (  # noqa: F401 - fixtures used by these tests
     PAGES,
     PREFIXES,
@@ -280,13 +281,17 @@ def test_page_is_clean(
     path: str,
     width: str,
 ) -> None:
-    """Assert the page loads in its language with no console error, script error or failed request, every
-    wide table scrolls with a visible hint and verdict badges have text; keep the curated screenshots."""
+    """Assert the page loads in its language with no console error, script error or failed request, reads
+    as :func:`page_reading.check_reading` asks, every wide table scrolls with a visible hint and verdict
+    badges have text; keep the curated screenshots (whole) and the first screen of the others."""
     page = tabs(*WIDTHS[width])
     visit(page, f"{site_url}{PREFIXES[lang]}{path}")
     if path == "explorer/":
         explorer_ready(page)
     assert page.evaluate("document.documentElement.lang") == lang
+    check_reading(page, f"{lang}/{path}")
+    if engine == "mkdocs" and path not in CURATED:
+        save_first_screen(page, screenshot_name(lang, path, width))
     assert page.evaluate(CLIPPED) == []
     badges = page.evaluate(BADGES)
     assert all(text and not any(is_emoji(ch) for ch in text) for text in badges), badges[:5]

@@ -1,14 +1,13 @@
 """Real-browser checks of what a reader sees (issue 25), in every language at 1366 and 390 px.
 
-Uses the Chromium, served site and page fixtures of :mod:`tests.test_browser`. Checks: no verdict is an
-emoji (a badge instead); chart text is at least 11 px on a phone; formula blocks are not clipped and
-carry no copy button; the fit-table filter is on the first screen at 1366×900 and 390×844 and stays in view;
-no fit
-table is wider than its box at 1366 px; a tall box says how many rows it holds; the explorer shows no
-literal tag, links its suggestion to the case it names, marks the heatmap cell it answers and scrolls the
-answer into view; a server-only link keeps the model last shown. Screenshots of each page at both widths
-(first screen; the curated pages whole, by ``test_explorer_browser``) go to
-``test-artifacts/screenshots/reader/``.
+Uses the Chromium, served site and page fixtures of :mod:`tests.test_browser`. Checks: the fit-table filter
+is on the first screen at 1366×900 and 390×844 and stays in view; no fit table is wider than its box at
+1366 px; a tall box says how many rows it holds; the explorer shows no literal tag, links its suggestion to
+the case it names, marks the heatmap cell it answers and scrolls the answer into view; a server-only link
+keeps the model last shown. The checks of every page (no emoji verdict, no clipped formula, no copy button
+on a formula, chart text of at least 11 px, a first-screen screenshot in
+``test-artifacts/screenshots/reader/``) are :mod:`page_reading`'s, run by
+``test_explorer_browser.test_page_is_clean`` in its own visit of each page.
 """
 
 from __future__ import annotations
@@ -27,48 +26,12 @@ from test_browser import (  # noqa: F401 - fixtures used by these tests
     site_url,
     visit,
 )
-from test_explorer_browser import CURATED, WIDTHS, explorer_ready
+from test_explorer_browser import WIDTHS, explorer_ready
 
 from sizing.render.i18n import t
 
-SHOTS = SCREENSHOTS / "reader"
 LLAMA = "meta-llama/Llama-3.3-70B-Instruct"
 NO_FIT = f"model={LLAMA}&checkpoint={LLAMA}&precision=bf16&server=gpu-l40s&kv=fp8&ctx=32768"
-EMOJI = re.compile("[\u2705\u274c\u2714\u2716]")
-
-
-@pytest.mark.parametrize("width", WIDTHS)
-@pytest.mark.parametrize("lang", PREFIXES)
-def test_pages_read_without_emoji_clipping_or_tiny_text(
-    browser: object,  # noqa: F811
-    site_url: str,  # noqa: F811
-    engine: str,
-    lang: str,
-    width: str,
-) -> None:
-    """Assert every page has no emoji verdict, no clipped formula, no copy button on a formula and chart
-    text of at least 11 px on screen; save a screenshot of its first screen (MkDocs build; the curated
-    pages are saved whole by ``test_explorer_browser``)."""
-    tab = open_tab(browser, *WIDTHS[width])
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    for path in PAGES:
-        visit(tab, f"{site_url}{PREFIXES[lang]}{path}")
-        assert not EMOJI.search(tab.inner_text("article")), f"{lang}/{path}: emoji in the text"
-        formulas = tab.evaluate("""() => Array.from(document.querySelectorAll('.language-text pre')).map(p =>
-            [p.scrollWidth > p.clientWidth + 1, !!p.closest('.highlight').querySelector('.md-code__nav')
-             && getComputedStyle(p.closest('.highlight').querySelector('.md-code__nav'))
-                .display !== 'none'])""")
-        assert all(not clipped and not copy for clipped, copy in formulas), f"{lang}/{path}: {formulas}"
-        sizes = tab.evaluate("""() => Array.from(document.querySelectorAll('.sz-chart svg text'))
-            .filter(x => x.getBoundingClientRect().width > 0)
-            .map(x => parseFloat(getComputedStyle(x).fontSize)
-            * x.ownerSVGElement.getBoundingClientRect().width / x.ownerSVGElement.viewBox.baseVal.width)""")
-        assert all(size >= 11 for size in sizes), f"{lang}/{path}: chart text {min(sizes, default=0):.1f} px"
-        if engine == "mkdocs" and path not in CURATED:
-            name = f"{lang}-{path.strip('/') or 'home'}-{WIDTHS[width][0]}.png"
-            tab.screenshot(path=str(SHOTS / name), timeout=SCREENSHOT_MS)
-    assert tab.problems.items == []
-    tab.context.close()
 
 
 @pytest.mark.parametrize("lang", PREFIXES)
