@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from page_reading import check_reading, save_first_screen
+from page_reading import PASSAGES, check_passages, check_reading, save_first_screen
 from test_browser import (  # noqa: F401 - fixtures used by these tests
     PAGES,
     PREFIXES,
@@ -282,14 +282,16 @@ def test_page_is_clean(
     width: str,
 ) -> None:
     """Assert the page loads in its language with no console error, script error or failed request, reads
-    as :func:`page_reading.check_reading` asks, every wide table scrolls with a visible hint and verdict
-    badges have text; keep the curated screenshots (whole) and the first screen of the others."""
+    as :func:`page_reading.check_reading` asks, its passages read true (:func:`page_reading.check_passages`),
+    every wide table scrolls with a visible hint and verdict badges have text; keep the curated screenshots
+    (whole), the first screen of the others and the passages' sections."""
     page = tabs(*WIDTHS[width])
     visit(page, f"{site_url}{PREFIXES[lang]}{path}")
     if path == "explorer/":
         explorer_ready(page)
     assert page.evaluate("document.documentElement.lang") == lang
     check_reading(page, f"{lang}/{path}")
+    check_passages(page, lang, path, str(WIDTHS[width][0]) if engine == "mkdocs" else None)
     if engine == "mkdocs" and path not in CURATED:
         save_first_screen(page, screenshot_name(lang, path, width))
     assert page.evaluate(CLIPPED) == []
@@ -301,6 +303,11 @@ def test_page_is_clean(
         page.screenshot(
             path=str(SCREENSHOTS / screenshot_name(lang, path, width)), full_page=True, timeout=SCREENSHOT_MS
         )
+
+
+def test_every_passage_is_on_a_visited_page() -> None:
+    """Assert each passage of :mod:`page_reading` is on a page :func:`test_page_is_clean` visits."""
+    assert {page for page, _ in PASSAGES.values()} <= set(PAGES)
 
 
 def test_screenshot_names_are_unique() -> None:
