@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -56,19 +57,58 @@ class Report:
 
 
 Cells = dict[str, dict[str, tuple[str, Any]]]
+RawRows = dict[str, Mapping[str, Any]]
+
+
+def table_rows(spec: TableSpec, ctx: SiteContext) -> RawRows:
+    """``{row key: row}`` of one table: the raw values its cells are formatted from."""
+    return {" · ".join(str(row[k]) for k in spec.key): row for row in spec.rows(ctx).records}
+
+
+def row_cells(spec: TableSpec, row: Mapping[str, Any], words: Any) -> dict[str, tuple[str, Any]]:
+    """``{header: (English text, raw value)}`` of one row (``words``: :func:`cell_words` of English)."""
+    return {
+        header(c, "en"): (format_cell(c, row, "en", words), row.get(c.id) if c.kind in NUMERIC else None)
+        for c in spec.columns
+    }
 
 
 def table_cells(spec: TableSpec, ctx: SiteContext) -> Cells:
     """``{row key: {header: (English text, raw value)}}`` of one table."""
-    out: Cells = {}
-    heads, words = [(header(c, "en"), c) for c in spec.columns], cell_words("en")
-    for row in spec.rows(ctx).records:
-        key = " · ".join(str(row[k]) for k in spec.key)
-        out[key] = {
-            h: (format_cell(c, row, "en", words), row.get(c.id) if c.kind in NUMERIC else None)
-            for h, c in heads
-        }
-    return out
+    words = cell_words("en")
+    return {key: row_cells(spec, row, words) for key, row in table_rows(spec, ctx).items()}
+
+
+def same_row(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    """Whether two raw rows hold the same values (NaN equal to NaN): their cells cannot differ."""
+    return a.keys() == b.keys() and all(x == y or (x != x and y != y) for x, y in zip(a.values(), b.values()))
+
+
+def diff_table(
+    specs: tuple[TableSpec | None, TableSpec | None],
+    contexts: tuple[SiteContext, SiteContext],
+    table: str,
+    page: str,
+) -> TableDiff:
+    """One table's :class:`TableDiff` between two contexts. Rows with the same raw values under the same
+    columns are not formatted (a cell's text depends only on its row and column): only the others are."""
+    (old_spec, new_spec), (old, new) = specs, contexts
+    before = table_rows(old_spec, old) if old_spec else {}
+    after = table_rows(new_spec, new) if new_spec else {}
+    same_columns = old_spec is not None and new_spec is not None and old_spec.columns == new_spec.columns
+    moved = [k for k in after if k in before and not (same_columns and same_row(before[k], after[k]))]
+    words = cell_words("en")
+    result = diff_cells(
+        {k: row_cells(old_spec, before[k], words) for k in moved} if old_spec else {},
+        {k: row_cells(new_spec, after[k], words) for k in moved} if new_spec else {},
+        table,
+        page,
+    )
+    result.added, result.removed = (
+        [k for k in after if k not in before],
+        [k for k in before if k not in after],
+    )
+    return result
 
 
 def relative_change(old: Any, new: Any) -> float | None:
@@ -125,11 +165,7 @@ def compare(old: SiteContext, new: SiteContext, pages: dict[str, str], base: str
     """The full comparison of two contexts."""
     old_specs, new_specs = table_specs(old), table_specs(new)
     ids = list(new_specs) + [t for t in old_specs if t not in new_specs]
-    diffs = []
-    for table_id in ids:
-        before = table_cells(old_specs[table_id], old) if table_id in old_specs else {}
-        after = table_cells(new_specs[table_id], new) if table_id in new_specs else {}
-        diffs.append(diff_cells(before, after, table_id, page_of(table_id, pages)))
+    diffs = [diff_table((old_specs.get(t), new_specs.get(t)), (old, new), t, page_of(t, pages)) for t in ids]
     order = {p: i for i, p in enumerate(dict.fromkeys(d.page for d in diffs))}
     changed = sorted((d for d in diffs if d), key=lambda d: order[d.page])
     return Report(base, head, verdict_flips(old, new), changed)

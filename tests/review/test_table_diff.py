@@ -37,3 +37,15 @@ def test_pages_of_tables_from_the_macro_calls(tmp_path: Path) -> None:
         "a.md",
         "(not on a page)",
     ]
+
+
+def test_same_row_counts_nan_as_equal_and_any_other_difference_as_a_change() -> None:
+    """Assert rows are the same when every value is equal or both NaN (their cells are then not formatted
+    again), and differ on one changed value or a different set of fields."""
+    from sizing.review.table_diff import same_row
+
+    row = {"model": "m", "gib": 1.5, "price": float("nan"), "note": None}
+    assert same_row(row, dict(row))
+    assert not same_row(row, {**row, "gib": 1.6})
+    assert not same_row(row, {**row, "extra": 1})
+    assert not same_row(row, {**row, "price": 2.0})
