@@ -17,7 +17,10 @@ come from the catalog (``throughput_band_quantiles``).
 from __future__ import annotations
 
 import argparse
+import multiprocessing
+import os
 import sys
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -162,22 +165,34 @@ def held_out_groups(runs: pd.DataFrame, by: str = "source") -> np.ndarray:
     return (runs["publisher"].to_numpy(object) + " on " + runs["gpu"].to_numpy(object)).astype(object)
 
 
+def held_out_predictions(
+    job: tuple[dict[str, np.ndarray], pd.DataFrame, np.ndarray, np.ndarray],
+) -> tuple[np.ndarray, dict[str, np.ndarray] | None]:
+    """One left-out group: the runs of ``test`` (of a class the fit covers) and their predictions by the
+    constants fitted on ``train`` (None when no such run is left)."""
+    x, runs, train, test = job
+    constants = fit(take(x, train), runs.iloc[train])
+    test = test[runs["class"].iloc[test].isin(list(constants)).to_numpy()]
+    return test, (predict(take(x, test), runs.iloc[test], constants) if len(test) else None)
+
+
 def leave_one_out(x: dict[str, np.ndarray], runs: pd.DataFrame, by: str = "source") -> pd.DataFrame:
     """Signed errors (measured / estimate − 1) of every run, each from a fit without its group
     (:func:`held_out_groups`) and without the runs of an engine the model does not describe (``v1``); NaN
-    where its class has nothing left to fit."""
+    where its class has nothing left to fit. The groups' fits are independent: they run in one process per
+    core (the same numbers as one after the other)."""
     groups = held_out_groups(runs, by)
     errors = pd.DataFrame(index=runs.index, columns=list(METRICS), dtype=float)
     fitted = runs["v1"].to_numpy(bool)
-    for group in np.unique(groups):
-        train = np.flatnonzero((groups != group) & fitted)
-        constants = fit(take(x, train), runs.iloc[train])
-        test = np.flatnonzero((groups == group) & runs["class"].isin(list(constants)).to_numpy())
-        if len(test) == 0:
-            continue
-        out = predict(take(x, test), runs.iloc[test], constants)
-        for m in METRICS:
-            errors.iloc[test, errors.columns.get_loc(m)] = runs[m].to_numpy()[test] / out[m] - 1
+    jobs = [
+        (x, runs, np.flatnonzero((groups != g) & fitted), np.flatnonzero(groups == g))
+        for g in np.unique(groups)
+    ]
+    workers = max(1, min(len(jobs), os.cpu_count() or 1))
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+        for test, out in pool.map(held_out_predictions, jobs):
+            for m in METRICS if out is not None else ():
+                errors.iloc[test, errors.columns.get_loc(m)] = runs[m].to_numpy()[test] / out[m] - 1
     return errors.assign(group=groups)
 
 
