@@ -118,25 +118,19 @@ HISTORY = [
 ]
 """Session 20's measurements (before the test commands were first sped up; two workers against one)."""
 NOTES = [
-    "- Before and after were measured under the same load (load average 7-10). Like for like, "
-    "`make test-fast` went from about 222 s of CPU (the 213 s of pytest above plus about 9 s of ruff, mypy "
-    "and the fit check) to 206 s, with 3 tests more; on two idle cores that is about 105 s of wall time "
-    "(mypy and the fit check now run side by side), still above the 90 s target.",
-    "- What changed: the review tests build the repository's context once (`repo_ctx`) and the +1 GiB diff "
-    "test builds each catalog's context once instead of three times (test_diff_report 22.5 -> 18.2 s, "
-    "test_downloads 6.4 -> 4.9 s, test_export 16.4 -> 14.3 s of CPU); `make test` runs on four workers "
-    "and starts both shared site builds when collection ends; the site-content test computes the engine's "
-    "commands once instead of once per language.",
-    "- What is left is computing, not waiting: parsing the catalog's YAML (`sizing.safeio.parse_yaml`, "
-    "pure-Python PyYAML) took 34.8 s of the 191 s that pytest spent in its two workers (3,364 parses; "
-    "libyaml composes the same catalog about 13 times faster); then the explorer and chart renderers "
-    "(tests/render) and the Hypothesis properties (50 examples each, every one through the YAML loader).",
-    "- `make test` was not re-measured: the load average never fell below 3 in this session. Its CPU time "
-    "(about 190 s for the tests above plus about 145 s for the site builds and browser tests, measured on "
-    "a run whose Zensical build failed) would allow under 5 minutes on two idle cores only when the "
-    "browser tests' timer waits (network idle 0.5 s per page visit, 0.15 s per table scrolled into view: "
-    "about 200 s in all) overlap, which the four workers are for; `python -m scripts.bench_tests --only "
-    "test` measures it.",
+    "- Session 22 started from `make test` at 406 s on CI's fresh clone (03b368e) and 385 s of pytest on idle"
+    " cores (c2c797b). That run was CPU-bound (vmstat: both cores busy throughout) and about half its CPU"
+    " was Chromium's page loads (about 1.6 s of CPU a visit, which `getrusage` does not see: the CPU column "
+    "leaves it out).",
+    "- What changed: one browser visit per page, engine, language and width (the reader's and the passages' "
+    "checks run in `test_page_is_clean`'s visit; about 120 page loads fewer); the catalog is prepared once "
+    "per run and loaded by both session builds, the failed-build tests and `prepared_ctx` "
+    "(`sizing.site.context.load_saved`); tests of a mechanism use the small catalog; `diff` formats only "
+    "the rows that moved; the throughput fit's leave-one-out fits run one process per core (its check 28 -> "
+    "17 s); `pip --no-compile` (a fresh venv 25 -> 13 s); `make test-fast` leaves the fit's check to "
+    "`make test`.",
+    "- What is left: `make test` about 7 % above its target on idle cores. The next cut is Chromium's: "
+    "`test_page_is_clean` loads 96 pages (two engines, three languages, eight pages, two widths).",
 ]
 """Lines printed under the results: what a reader needs to weigh them (written with the measurement)."""
 SUMMARY = re.compile(r"\d+ (passed|failed|errors?)\b.* in [\d.]+s")

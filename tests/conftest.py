@@ -13,6 +13,9 @@ The builds start as soon as collection ends, in a background thread of each proc
 read a shared site (:func:`pytest_collection_finish`): the first site test then finds its site built, or
 nearly, instead of waiting the whole build while the other worker runs out of tests. Each process asks for
 the engines in another order, so two workers build both engines at once; the lock keeps it one build each.
+
+The repository catalog is prepared once per run (``scripts/docs.py prepare``, :func:`_prepared_once`): both
+builds, the failed-build tests and :func:`prepared_ctx` load that saved context instead of evaluating again.
 """
 
 from __future__ import annotations
