@@ -300,6 +300,18 @@ def check_references(cat: Catalog) -> None:
 _NonNeg = Annotated[float, Field(ge=0, le=1e12, allow_inf_nan=False)]
 BAND_CLASSES = ("dense", "moe", "mla", "hybrid", "multimodal")
 """The architecture classes that each carry their own available-KV error band (``kv_band_<end>_<class>``)."""
+FITTED_RESIDUALS = (
+    "act_hidden_factor",
+    "act_mlp_factor",
+    "nontorch_mib",
+    "nccl_mib",
+    "nvls_mib",
+    "consumed_mib",
+    "rocm_mib",
+    "v0_profile_mib",
+)
+"""The residual coefficients ``scripts/calibrate.py`` fits (non-negative assumptions; ``engine/overhead.py``
+says what each multiplies)."""
 _ASSUMPTION_TYPES: dict[str, Any] = {
     "gpu_memory_utilization": Fraction,
     "max_model_len": PosInt,
@@ -309,14 +321,7 @@ _ASSUMPTION_TYPES: dict[str, Any] = {
     "kv_cache_dtypes": Annotated[list[CatalogKvDtype], Field(min_length=1)],
     **dict.fromkeys(
         (
-            "act_hidden_factor",
-            "act_mlp_factor",
-            "nontorch_mib",
-            "nccl_mib",
-            "nvls_mib",
-            "consumed_mib",
-            "rocm_mib",
-            "v0_profile_mib",
+            *FITTED_RESIDUALS,
             "cudagraph_mib_per_capture",
             "cuda_context_mib",
             "extensible_margin_gib",

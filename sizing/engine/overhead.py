@@ -28,7 +28,7 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-from sizing.catalog.loader import BAND_CLASSES
+from sizing.catalog.loader import BAND_CLASSES, FITTED_RESIDUALS
 from sizing.engine.versions import (
     BATCH_DEFAULTS,
     FREE_MEMORY_PROFILER_MINOR,
@@ -60,16 +60,7 @@ ROCM_SORT_BEFORE_MINOR = SORT_SAMPLER_MINORS.stop
 (:func:`sampler_bytes_per_logit`)."""
 V0_LONG_CONTEXT = 32768
 """Above this max_model_len the V0 OpenAI server enables chunked prefill by default (``use_long_context``)."""
-FITTED = (
-    "act_hidden_factor",
-    "act_mlp_factor",
-    "nontorch_mib",
-    "nccl_mib",
-    "nvls_mib",
-    "consumed_mib",
-    "rocm_mib",
-    "v0_profile_mib",
-)
+FITTED = FITTED_RESIDUALS
 """The residual coefficients ``scripts/calibrate.py`` fits on the logged available KV memory; each multiplies
 one basis of its term."""
 FORWARD_FITTED = ("act_hidden_factor", "act_mlp_factor")
