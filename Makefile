@@ -48,8 +48,8 @@ browser:
 # The stamp is written only when pip succeeded. A .venv of a too-old Python is replaced; a .venv this
 # run created is removed again when pip fails, so the next `make` starts afresh (with whatever PY is
 # given then). An existing, working .venv is kept when an update fails: the next `make` retries it.
-# --no-compile: Python writes each module's bytecode when it is first imported, instead of pip compiling
-# every installed file up front (about 9 s of CPU on a fresh clone, most of it for modules no test imports).
+# --no-compile, then compileall on every core: the same bytecode pip would write one file after another
+# (left to the first import instead, the test workers would each compile the same modules at once).
 $(STAMP): requirements.txt requirements-zensical.txt constraints.txt
 	@$(MAKE) --no-print-directory check-python PY=$(PY)
 	@$(BIN)/python -c 'import sys; sys.exit(sys.version_info[:2] < tuple(map(int, "$(PY_MIN)".split("."))))' \
@@ -58,6 +58,7 @@ $(STAMP): requirements.txt requirements-zensical.txt constraints.txt
 		-r requirements-zensical.txt -c constraints.txt \
 		|| { if [ -e $(VENV)/.new ]; then rm -rf $(VENV); fi; \
 		     echo "make: pip install failed (see above); run make again once it is fixed" >&2; exit 1; }
+	$(BIN)/python -m compileall -q -j 0 $(VENV)/lib >/dev/null
 	rm -f $(VENV)/.new
 	touch $(STAMP)
 
