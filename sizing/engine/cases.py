@@ -73,25 +73,13 @@ def model_columns(m: Model) -> dict[str, object]:
     }
 
 
-CSA_COLUMNS = (
-    "csa_bytes_per_block",
-    "csa_full_page_bytes",
-    "csa_full_groups",
-    "csa_swa_groups",
-    "csa_c4_state_groups",
-    "csa_c128_state_groups",
-    "csa_window",
-    "csa_topk_bytes_per_token",
-)
-
-
 def compressed_columns(m: Model) -> dict[str, int]:
     """DeepSeek-V4's KV layout (:func:`sizing.engine.dsv4_kv.layout_columns`), its sliding window and its
     top-k index buffer per batched token (:func:`sizing.engine.dsv4_weights.topk_bytes_per_token`); all 0
     for other models."""
     ca = m.compressed_attention
     if ca is None:
-        return dict.fromkeys(CSA_COLUMNS, 0)
+        return dict.fromkeys(dsv4_kv.CSA_COLUMNS, 0)
     return {
         **dsv4_kv.layout_columns(ca.compress_ratios, ca.window, ca.index_head_dim),
         "csa_window": ca.window,

@@ -14,6 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from sizing.engine.dsv4_kv import CSA_COLUMNS
+
 Kind = Literal["int", "float", "bool", "str"]
 
 
@@ -434,14 +436,7 @@ PER_CLASS_ONLY = frozenset(
         "model_dtype_bytes",
         "fp16_refused",
         "index_head_dim",
-        "csa_bytes_per_block",
-        "csa_full_page_bytes",
-        "csa_full_groups",
-        "csa_swa_groups",
-        "csa_c4_state_groups",
-        "csa_c128_state_groups",
-        "csa_window",
-        "csa_topk_bytes_per_token",
+        *CSA_COLUMNS,
         "full_kv_heads",
         "full_head_dim",
         "dense_inter",

@@ -246,6 +246,20 @@ STATE_GROUPS = {ratio: (STATE_BLOCK[ratio], (2 if ratio == 4 else 1) * ratio) fo
 """(block, window) of the compressor-state groups by compression ratio (:func:`state_kind`)."""
 
 
+CSA_COLUMNS = (
+    "csa_bytes_per_block",
+    "csa_full_page_bytes",
+    "csa_full_groups",
+    "csa_swa_groups",
+    "csa_c4_state_groups",
+    "csa_c128_state_groups",
+    "csa_window",
+    "csa_topk_bytes_per_token",
+)
+"""DeepSeek-V4's compressed-attention columns (:func:`layout_columns`, plus the window and top-k buffer that
+:func:`sizing.engine.cases.compressed_columns` adds)."""
+
+
 def layout_columns(ratios: Sequence[int], window: int, index_head_dim: int) -> dict[str, int]:
     """The frame columns of a DeepSeek-V4 layout: bytes per block, the pages of one block of the groups that
     span the whole context (compressed and indexer caches, 256 tokens a block), and the groups by kind

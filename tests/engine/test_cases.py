@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sizing.engine import cases
+from sizing.engine import cases, dsv4_kv
 
 
 def test_gpu_columns_of_the_l40s(catalog) -> None:
@@ -45,7 +45,7 @@ def test_compressed_columns_are_zero_but_for_deepseek_v4(catalog) -> None:
     from sizing.engine.importer import model_from_config_file
 
     llama = next(iter(catalog.models.values()))
-    assert cases.compressed_columns(llama) == dict.fromkeys(cases.CSA_COLUMNS, 0)
+    assert cases.compressed_columns(llama) == dict.fromkeys(dsv4_kv.CSA_COLUMNS, 0)
     path = Path(__file__).parents[1] / "data" / "hf_configs" / "deepseek-ai--DeepSeek-V4-Flash.json"
     flash = cases.compressed_columns(model_from_config_file(path))
     assert (flash["csa_bytes_per_block"], flash["csa_window"], flash["csa_topk_bytes_per_token"]) == (
@@ -53,4 +53,4 @@ def test_compressed_columns_are_zero_but_for_deepseek_v4(catalog) -> None:
         128,
         512 * 4,
     )
-    assert sorted(flash) == sorted(cases.CSA_COLUMNS)
+    assert sorted(flash) == sorted(dsv4_kv.CSA_COLUMNS)
