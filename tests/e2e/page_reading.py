@@ -1,5 +1,5 @@
-"""What a reader sees on a loaded page, checked in ``test_explorer_browser.test_page_is_clean``'s visit (one
-visit per engine, language, page and width):
+"""What a reader sees on a loaded page, checked in ``test_explorer_browser.test_page_is_clean``'s visits
+(MkDocs: one per language, page and width; Zensical: one per language and page, checked at each width):
 
 - issue 25: no emoji verdict, no clipped formula, no copy button on a formula, chart text of at least 11 px
   on screen; the first screen of the pages not kept whole goes to ``test-artifacts/screenshots/reader/``;

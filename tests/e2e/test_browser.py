@@ -4,7 +4,8 @@ The site of each engine is built once per run (``engine_site``) and served on 12
 background thread. Debian's Chromium is used (Playwright's own browser download is not available);
 ``make setup`` installs it (``/usr/bin/chromium``).
 
-Checks, against both engines' builds: the language selector keeps the reader on the same page; search
+Checks, against both engines' builds (a test run in several languages on MkDocs runs in one on Zensical,
+:func:`engine_langs`): the language selector keeps the reader on the same page; search
 finds words in each language; fit tables sort on a header click and filter through their filter box;
 code blocks carry Material's copy button. That every page loads without console errors or failed
 requests is checked with the layout checks of :mod:`test_explorer_browser`. A failing browser test
@@ -17,12 +18,14 @@ import atexit
 import functools
 import re
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+
+from scripts.engines import ENGINES
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
@@ -201,6 +204,26 @@ def tabs(browser: object) -> Iterator[functools.partial[object]]:
 def page(tabs) -> object:
     """A fresh light-mode page (1280×900) whose problems are collected in ``page.problems``."""
     return tabs(1280, 900, locale="en-US")
+
+
+ZENSICAL_LANG = "ru"
+"""The one language of Zensical's runs of a test that MkDocs runs in several languages (see
+:func:`engine_langs`): the longest words of the three, the likeliest to break a layout."""
+
+
+def engine_langs(cases: Iterable[str | tuple[str, ...]] = PREFIXES) -> list[object]:
+    """``(engine, lang, ...)`` parameters of a browser test that checks our own scripts in several languages:
+    each case (a language, or a tuple that starts with one) on the MkDocs build, the cases in
+    :data:`ZENSICAL_LANG` on the Zensical build. A page carries the same content in both builds
+    (``test_engine_parity``), so what the Zensical runs add is its theme around our scripts, which one
+    language shows. Parametrize with ``scope="session"`` (``engine`` selects the session's site)."""
+    rows = [case if isinstance(case, tuple) else (case,) for case in cases]
+    return [
+        pytest.param(engine, *row, id="-".join((engine, *row)))
+        for engine in ENGINES
+        for row in rows
+        if engine == "mkdocs" or row[0] == ZENSICAL_LANG
+    ]
 
 
 def visit(page: object, url: str) -> None:

@@ -1,13 +1,15 @@
 """Real-browser tests of the explorer, the fit-table filter and wide tables (issue 11).
 
 Uses the Chromium, served site and page fixtures of :mod:`test_browser` (each test runs against both
-engines' builds). Checks: the explorer shows the engine's command for a chosen model, server and
-context; a deep link restores the same state in every language; the filter finds server, model and
-translated verdict labels and says when nothing matches; every page of every language, at 1366 and
-390 px, loads without console errors or failed requests, declares its language, clips no table without
-a scroll affordance and gives every verdict text. A passing run saves one curated set of full-page
-screenshots (MkDocs build, :data:`CURATED` pages, each language, both widths) under
-``test-artifacts/screenshots/``; a failing test saves its page under ``test-artifacts/failures/``.
+engines' builds; a test run in several languages runs in one on Zensical, :func:`test_browser.engine_langs`).
+Checks: the explorer shows the engine's command for a chosen model, server and context; a deep link restores
+the same state in every language; the filter finds server, model and translated verdict labels and says
+when nothing matches; every page of every language, at 1366 and 390 px, loads without console errors or
+failed requests, declares its language, clips no table without a scroll affordance and gives every verdict
+text (:func:`page_visits`: MkDocs loads each page once per width, Zensical once and is then narrowed). A
+passing run saves one curated set of full-page screenshots (MkDocs build, :data:`CURATED` pages, each
+language, both widths) under ``test-artifacts/screenshots/``; a failing test saves its page under
+``test-artifacts/failures/``.
 """
 
 from __future__ import annotations
@@ -24,11 +26,13 @@ from test_browser import (  # noqa: F401 - fixtures used by these tests
     SEARCH_UI,
     browser,
     chromium,
+    engine_langs,
     site_url,
     tabs,
     visit,
 )
 
+from scripts.engines import ENGINES
 from sizing.launch.commands import vllm_command
 from sizing.render.i18n import t
 from sizing.render.throughput_render import ladder_cells
@@ -98,7 +102,7 @@ def test_explorer_picks_model_server_context_and_shows_the_command(
     assert desktop.problems.items == []
 
 
-@pytest.mark.parametrize("lang", PREFIXES)
+@pytest.mark.parametrize(("engine", "lang"), engine_langs(), scope="session")
 def test_deep_link_restores_the_same_state(desktop: object, site_url: str, lang: str, rows) -> None:  # noqa: F811
     """Assert a link with a hash opens that model, checkpoint, server, KV type and context in every
     language."""
@@ -169,13 +173,16 @@ def filter_fit_tables(page: object, text: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("lang", "text"),
-    [
-        ("en", "L40S"),
-        ("en", "Llama 3.3"),
-        ("zh", t("zh", "verdict_does_not_fit")),
-        ("ru", t("ru", "verdict_does_not_fit")),
-    ],
+    ("engine", "lang", "text"),
+    engine_langs(
+        [
+            ("en", "L40S"),
+            ("en", "Llama 3.3"),
+            ("zh", t("zh", "verdict_does_not_fit")),
+            ("ru", t("ru", "verdict_does_not_fit")),
+        ]
+    ),
+    scope="session",
 )
 def test_filter_finds_servers_models_and_translated_labels(
     desktop: object,
@@ -208,7 +215,7 @@ def test_filter_finds_servers_models_and_translated_labels(
     assert desktop.problems.items == []
 
 
-@pytest.mark.parametrize("lang", PREFIXES)
+@pytest.mark.parametrize(("engine", "lang"), engine_langs(), scope="session")
 def test_filter_says_when_no_row_matches(desktop: object, site_url: str, lang: str) -> None:  # noqa: F811
     """Assert a text no row has hides every table and shows the translated "no rows match" message."""
     visit(desktop, f"{site_url}{PREFIXES[lang]}fit-tables/")
@@ -270,35 +277,68 @@ def screenshot_name(lang: str, path: str, width: str) -> str:
     return f"{lang}-{path.strip('/') or 'home'}-{WIDTHS[width][0]}.png"
 
 
-@pytest.mark.parametrize("width", WIDTHS)
-@pytest.mark.parametrize("path", PAGES, ids=[p.strip("/") or "home" for p in PAGES])
-@pytest.mark.parametrize("lang", PREFIXES)
+def page_visits() -> list[object]:
+    """``(engine, lang, path, widths)`` of :func:`test_page_is_clean`: the MkDocs build (the published one)
+    loads each page of each language once per width; the Zensical build, whose pages carry the same content
+    (``test_engine_parity``), loads each once at 1366 px and is then narrowed to 390 px, so every page,
+    language and width is still checked in both builds."""
+    visits = []
+    for engine in ENGINES:
+        for lang in PREFIXES:
+            for path in PAGES:
+                page = path.strip("/") or "home"
+                groups = [(width,) for width in WIDTHS] if engine == "mkdocs" else [tuple(WIDTHS)]
+                visits += [
+                    pytest.param(engine, lang, path, group, id=f"{engine}-{lang}-{page}-{'+'.join(group)}")
+                    for group in groups
+                ]
+    return visits
+
+
+def resize(page: object, width: str) -> None:
+    """Give ``page`` the viewport of ``width`` and wait until the layout has settled (two frames)."""
+    page.set_viewport_size(dict(zip(("width", "height"), WIDTHS[width], strict=True)))
+    page.evaluate("() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")
+
+
+@pytest.mark.parametrize(("engine", "lang", "path", "widths"), page_visits(), scope="session")
 def test_page_is_clean(
     tabs,  # noqa: F811
     site_url: str,  # noqa: F811
     engine: str,
     lang: str,
     path: str,
-    width: str,
+    widths: tuple[str, ...],
 ) -> None:
-    """Assert the page loads in its language with no console error, script error or failed request, reads
-    as :func:`page_reading.check_reading` asks, its passages read true (:func:`page_reading.check_passages`),
-    every wide table scrolls with a visible hint and verdict badges have text; keep the curated screenshots
-    (whole), the first screen of the others and the passages' sections."""
-    page = tabs(*WIDTHS[width])
+    """Assert the page, at each of ``widths`` in turn (the first loads it, the next resize it), passes
+    :func:`check_page`."""
+    page = tabs(*WIDTHS[widths[0]])
     visit(page, f"{site_url}{PREFIXES[lang]}{path}")
     if path == "explorer/":
         explorer_ready(page)
+    for width in widths:
+        if width != widths[0]:
+            resize(page, width)
+        check_page(page, engine, lang, path, width)
+
+
+def check_page(page: object, engine: str, lang: str, path: str, width: str) -> None:
+    """Assert the loaded page is in its language with no console error, script error or failed request,
+    reads as :func:`page_reading.check_reading` asks, its passages read true
+    (:func:`page_reading.check_passages`), every wide table scrolls with a visible hint and verdict badges
+    have text; on the MkDocs build, keep the curated screenshots (whole), the first screen of the others and
+    the passages' sections."""
+    keep = engine == "mkdocs"
     assert page.evaluate("document.documentElement.lang") == lang
-    check_reading(page, f"{lang}/{path}")
-    check_passages(page, lang, path, str(WIDTHS[width][0]) if engine == "mkdocs" else None)
-    if engine == "mkdocs" and path not in CURATED:
+    check_reading(page, f"{lang}/{path} at {WIDTHS[width][0]} px")
+    check_passages(page, lang, path, str(WIDTHS[width][0]) if keep else None)
+    if keep and path not in CURATED:
         save_first_screen(page, screenshot_name(lang, path, width))
     assert page.evaluate(CLIPPED) == []
     badges = page.evaluate(BADGES)
     assert all(text and not any(is_emoji(ch) for ch in text) for text in badges), badges[:5]
     assert page.problems.items == []
-    if engine == "mkdocs" and path in CURATED:
+    if keep and path in CURATED:
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(
             path=str(SCREENSHOTS / screenshot_name(lang, path, width)), full_page=True, timeout=SCREENSHOT_MS
@@ -337,7 +377,7 @@ def test_chinese_search_finds_gpu_names(desktop: object, site_url: str, engine: 
     assert desktop.problems.items == []
 
 
-@pytest.mark.parametrize("lang", ["en", "ru"])
+@pytest.mark.parametrize(("engine", "lang"), engine_langs(["en", "ru"]), scope="session")
 def test_explorer_shows_the_chat_ladder_of_the_answer(desktop: object, site_url: str, lang: str) -> None:  # noqa: F811
     """Assert the answer carries the build's chat ladder for that model × server: five concurrency steps,
     the Throughput and cost page's cells (cautious end), its note; a GPU without peaks says why instead."""

@@ -22,6 +22,7 @@ from test_browser import (  # noqa: F401 - fixtures used by these tests
     SCREENSHOTS,
     browser,
     chromium,
+    engine_langs,
     open_tab,
     site_url,
     visit,
@@ -34,7 +35,7 @@ LLAMA = "meta-llama/Llama-3.3-70B-Instruct"
 NO_FIT = f"model={LLAMA}&checkpoint={LLAMA}&precision=bf16&server=gpu-l40s&kv=fp8&ctx=32768"
 
 
-@pytest.mark.parametrize("lang", PREFIXES)
+@pytest.mark.parametrize(("engine", "lang"), engine_langs(), scope="session")
 def test_fit_tables_filter_first_and_tables_fit(browser: object, site_url: str, lang: str) -> None:  # noqa: F811
     """Assert at 1366×900 the filter is on the first screen and stays there, no fit table is wider than
     its box, and a table taller than its box says how many rows it has."""
@@ -55,7 +56,7 @@ def test_fit_tables_filter_first_and_tables_fit(browser: object, site_url: str, 
     tab.context.close()
 
 
-@pytest.mark.parametrize("lang", PREFIXES)
+@pytest.mark.parametrize(("engine", "lang"), engine_langs(), scope="session")
 def test_fit_tables_filter_first_on_a_phone(browser: object, site_url: str, lang: str) -> None:  # noqa: F811
     """Assert at 390×844 the filter box is on the first screen and stays under the header once the
     tables scroll by (the box is sticky)."""
@@ -71,7 +72,7 @@ def test_fit_tables_filter_first_on_a_phone(browser: object, site_url: str, lang
     tab.context.close()
 
 
-@pytest.mark.parametrize("lang", PREFIXES)
+@pytest.mark.parametrize(("engine", "lang"), engine_langs(), scope="session")
 def test_explorer_suggestion_is_a_link_without_tags(browser: object, site_url: str, lang: str) -> None:  # noqa: F811
     """Assert a case that does not fit says what was tried, shows no literal tag, and its suggestion is a
     link that opens a case that fits; the answer states its KV type and context."""
