@@ -31,6 +31,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     if report.when != "call" or not report.failed or browser is None:
         return
     for index, tab in enumerate(browser.OPEN_TABS, 1):
+        tab.broken = True  # closed after the test, not given to the next
         FAILURES.mkdir(parents=True, exist_ok=True)
         path = FAILURES / browser.failure_name(item.nodeid, index)
         try:

@@ -143,9 +143,9 @@ def browser(chromium: str) -> Iterator[object]:
 
 @dataclass
 class Problems:
-    """Console errors, uncaught exceptions and failed or erroneous requests seen by one page. A request
-    cancelled because the test moved on (``net::ERR_ABORTED``: a search worker or lunr file still loading
-    when the next page opens) is not a failure; a missing file answers 404 first and is recorded."""
+    """Console errors, uncaught exceptions and failed or erroneous requests seen by one page during one test.
+    A request cancelled because the test moved on (``net::ERR_ABORTED``: a search worker or lunr file still
+    loading when the next page opens) is not a failure; a missing file answers 404 first and is recorded."""
 
     items: list[str] = field(default_factory=list)
 
@@ -154,37 +154,74 @@ class Problems:
         if request.failure != "net::ERR_ABORTED":
             self.items.append(f"request failed: {request.url} {request.failure}")
 
-    def watch(self, page: object) -> None:
-        """Record every problem ``page`` reports from now on."""
-        page.on("console", lambda msg: msg.type == "error" and self.items.append(f"console: {msg.text}"))
-        page.on("pageerror", lambda exc: self.items.append(f"page error: {exc}"))
-        page.on("requestfailed", self.failed)
-        page.on(
-            "response", lambda res: res.status >= 400 and self.items.append(f"HTTP {res.status}: {res.url}")
-        )
+
+def watch(tab: object) -> None:
+    """Record every problem ``tab`` reports from now on in its current ``tab.problems`` (each test that takes
+    the tab gives it a new one)."""
+    tab.on("console", lambda msg: msg.type == "error" and tab.problems.items.append(f"console: {msg.text}"))
+    tab.on("pageerror", lambda exc: tab.problems.items.append(f"page error: {exc}"))
+    tab.on("requestfailed", lambda request: tab.problems.failed(request))
+    tab.on(
+        "response",
+        lambda res: res.status >= 400 and tab.problems.items.append(f"HTTP {res.status}: {res.url}"),
+    )
 
 
 OPEN_TABS: list[object] = []
-"""The pages the running test opened (``tests/e2e/conftest.py`` screenshots them when it fails)."""
+"""The pages the running test took (``tests/e2e/conftest.py`` screenshots them when it fails and marks them
+``broken``, so they are closed, not reused)."""
+FREE_TABS: dict[tuple[object, ...], list[object]] = {}
+"""This process's pages no test holds, by viewport and context options. The next test of that size takes one
+instead of a new context: navigating the same renderer with a warm cache costs Chromium about half the CPU of
+a fresh context (0.85 against 1.78 s a page visit, scripts/bench_tests.py)."""
+CLEAR_STORAGE = "() => { try { sessionStorage.clear(); localStorage.clear(); } catch (e) {} }"
 
 
 def open_tab(browser: object, width: int, height: int, **options: object) -> object:
-    """A fresh light-mode page of the given size collecting its problems in ``page.problems``."""
+    """A light-mode page of the given size, on ``about:blank`` with empty storage and no problems recorded:
+    a free one of this process (:data:`FREE_TABS`), or a new one. :func:`close_tabs` gives it back."""
+    key = (width, height, *sorted(options.items()))
+    free = FREE_TABS.setdefault(key, [])
+    tab = free.pop() if free else new_tab(browser, width, height, **options)
+    tab.key, tab.broken, tab.problems = key, False, Problems()
+    OPEN_TABS.append(tab)
+    return tab
+
+
+def new_tab(browser: object, width: int, height: int, **options: object) -> object:
+    """A page in a context of its own (viewport, light colour scheme, ``options``) with :func:`watch` on."""
     context = browser.new_context(
         viewport={"width": width, "height": height}, color_scheme="light", **options
     )
     tab = context.new_page()
     tab.set_default_timeout(TIMEOUT_MS)
-    tab.problems = Problems()
-    tab.problems.watch(tab)
-    OPEN_TABS.append(tab)
+    watch(tab)
     return tab
 
 
 def close_tabs() -> None:
-    """Close every page the test opened."""
+    """Give back every page the test took: cleared (:func:`reset`) into :data:`FREE_TABS`, or closed when the
+    test failed with it open or it does not reset."""
     while OPEN_TABS:
-        OPEN_TABS.pop().context.close()
+        tab = OPEN_TABS.pop()
+        if tab.broken or not reset(tab):
+            tab.context.close()
+        else:
+            FREE_TABS[tab.key].append(tab)
+
+
+def reset(tab: object) -> bool:
+    """Leave ``tab`` as a new one is: the storage of the site it shows cleared (the explorer keeps its state
+    in ``sessionStorage``), on ``about:blank``, at its own size, no cookies. False when any step fails."""
+    try:
+        tab.evaluate(CLEAR_STORAGE)
+        tab.goto("about:blank")
+        tab.set_viewport_size({"width": tab.key[0], "height": tab.key[1]})
+        tab.context.clear_cookies()
+    except Exception:  # a page that no longer answers is closed instead
+        return False
+    tab.problems = Problems()
+    return True
 
 
 def failure_name(nodeid: str, index: int) -> str:
@@ -195,14 +232,15 @@ def failure_name(nodeid: str, index: int) -> str:
 
 @pytest.fixture
 def tabs(browser: object) -> Iterator[functools.partial[object]]:
-    """``tabs(width, height)`` opens a page; every page it opened is closed after the test."""
+    """``tabs(width, height)`` takes a page of that size (:func:`open_tab`); every page it took is given back
+    after the test (:func:`close_tabs`)."""
     yield functools.partial(open_tab, browser)
     close_tabs()
 
 
 @pytest.fixture
 def page(tabs) -> object:
-    """A fresh light-mode page (1280×900) whose problems are collected in ``page.problems``."""
+    """A light-mode page (1280×900, en-US) whose problems are collected in ``page.problems``."""
     return tabs(1280, 900, locale="en-US")
 
 

@@ -23,8 +23,8 @@ from test_browser import (  # noqa: F401 - fixtures used by these tests
     browser,
     chromium,
     engine_langs,
-    open_tab,
     site_url,
+    tabs,
     visit,
 )
 from test_explorer_browser import WIDTHS, explorer_ready
@@ -36,10 +36,10 @@ NO_FIT = f"model={LLAMA}&checkpoint={LLAMA}&precision=bf16&server=gpu-l40s&kv=fp
 
 
 @pytest.mark.parametrize(("engine", "lang"), engine_langs(), scope="session")
-def test_fit_tables_filter_first_and_tables_fit(browser: object, site_url: str, lang: str) -> None:  # noqa: F811
+def test_fit_tables_filter_first_and_tables_fit(tabs, site_url: str, lang: str) -> None:  # noqa: F811
     """Assert at 1366×900 the filter is on the first screen and stays there, no fit table is wider than
     its box, and a table taller than its box says how many rows it has."""
-    tab = open_tab(browser, 1366, 900)
+    tab = tabs(1366, 900)
     visit(tab, f"{site_url}{PREFIXES[lang]}fit-tables/")
     assert tab.eval_on_selector("input.sz-filter", "i => i.getBoundingClientRect().bottom") < 900
     widths = tab.evaluate("""() => Array.from(document.querySelectorAll('#sz-fit-tables table'))
@@ -53,14 +53,13 @@ def test_fit_tables_filter_first_and_tables_fit(browser: object, site_url: str, 
     hint.wait_for()
     assert re.search(r"\d", hint.text_content() or "")
     assert tab.problems.items == []
-    tab.context.close()
 
 
 @pytest.mark.parametrize(("engine", "lang"), engine_langs(), scope="session")
-def test_fit_tables_filter_first_on_a_phone(browser: object, site_url: str, lang: str) -> None:  # noqa: F811
+def test_fit_tables_filter_first_on_a_phone(tabs, site_url: str, lang: str) -> None:  # noqa: F811
     """Assert at 390×844 the filter box is on the first screen and stays under the header once the
     tables scroll by (the box is sticky)."""
-    tab = open_tab(browser, *WIDTHS["phone"])
+    tab = tabs(*WIDTHS["phone"])
     visit(tab, f"{site_url}{PREFIXES[lang]}fit-tables/")
     assert (
         tab.eval_on_selector("input.sz-filter", "i => i.getBoundingClientRect().bottom") < WIDTHS["phone"][1]
@@ -69,14 +68,13 @@ def test_fit_tables_filter_first_on_a_phone(browser: object, site_url: str, lang
     top = tab.eval_on_selector("input.sz-filter", "i => i.getBoundingClientRect().top")
     assert 0 < top < 200
     assert tab.problems.items == []
-    tab.context.close()
 
 
 @pytest.mark.parametrize(("engine", "lang"), engine_langs(), scope="session")
-def test_explorer_suggestion_is_a_link_without_tags(browser: object, site_url: str, lang: str) -> None:  # noqa: F811
+def test_explorer_suggestion_is_a_link_without_tags(tabs, site_url: str, lang: str) -> None:  # noqa: F811
     """Assert a case that does not fit says what was tried, shows no literal tag, and its suggestion is a
     link that opens a case that fits; the answer states its KV type and context."""
-    tab = open_tab(browser, 1366, 900)
+    tab = tabs(1366, 900)
     visit(tab, f"{site_url}{PREFIXES[lang]}explorer/#{NO_FIT}")
     explorer_ready(tab)
     text = tab.inner_text(".sz-explorer__result")
@@ -92,13 +90,12 @@ def test_explorer_suggestion_is_a_link_without_tags(browser: object, site_url: s
         t(lang, "verdict_tight"),
     )
     assert tab.problems.items == []
-    tab.context.close()
 
 
 @pytest.mark.parametrize("width", WIDTHS)
-def test_heatmap_click_selects_and_shows_the_answer(browser: object, site_url: str, width: str) -> None:  # noqa: F811
+def test_heatmap_click_selects_and_shows_the_answer(tabs, site_url: str, width: str) -> None:  # noqa: F811
     """Assert a heatmap click marks its cell and server column and brings the answer into view."""
-    tab = open_tab(browser, *WIDTHS[width])
+    tab = tabs(*WIDTHS[width])
     visit(tab, f"{site_url}explorer/")
     explorer_ready(tab)
     cell = tab.locator(".sz-heatmap tbody tr").nth(12).locator("td a").nth(4)
@@ -112,16 +109,14 @@ def test_heatmap_click_selects_and_shows_the_answer(browser: object, site_url: s
     assert tab.locator(".sz-heatmap th.sz-heat-col").count() == 1
     top = tab.eval_on_selector(".sz-explorer__result", "r => r.getBoundingClientRect().top")
     assert 0 <= top < WIDTHS[width][1] / 2
-    tab.context.close()
 
 
-def test_server_link_keeps_the_model_last_shown(browser: object, site_url: str) -> None:  # noqa: F811
+def test_server_link_keeps_the_model_last_shown(tabs, site_url: str) -> None:  # noqa: F811
     """Assert a "#server=…" link (the fit tables' Other servers) opens that server with the model shown
     before."""
-    tab = open_tab(browser, 1366, 900)
+    tab = tabs(1366, 900)
     visit(tab, f"{site_url}explorer/#{NO_FIT}")
     explorer_ready(tab)
     tab.evaluate("() => { location.hash = '#server=ref-8x-h100'; }")
     tab.wait_for_function("() => document.querySelector(\"select[name='server']\").value === 'ref-8x-h100'")
     assert tab.eval_on_selector("select[name='model']", "s => s.value") == LLAMA
-    tab.context.close()
