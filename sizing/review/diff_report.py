@@ -119,13 +119,20 @@ def report_json(report: Report) -> str:
     return json.dumps(asdict(report), ensure_ascii=False, indent=2) + "\n"
 
 
+def revisions_report(catalog_dir: Path, base: str, head: str | None, cat: Catalog) -> Report:
+    """The :class:`Report` of the catalog at ``base`` against ``head`` (None: ``cat``, the working tree). Two
+    equal catalogs give the same tables: their report is empty without evaluating either."""
+    old_cat = catalog_at(catalog_dir, base, cat)
+    new_cat = catalog_at(catalog_dir, head, cat) if head else cat
+    if old_cat == new_cat:
+        return Report(base, head or WORKING_TREE, [], [])
+    pages = pages_of_tables(repo_of(catalog_dir)[0] / "docs" / "en")
+    return compare(build_context(old_cat), build_context(new_cat), pages, base, head or WORKING_TREE)
+
+
 def cmd_diff(ns: argparse.Namespace, cat: Catalog) -> int:
     """``diff REV [REV2]``: compare the catalog at two revisions (REV2: the working tree)."""
-    catalog_dir = Path(ns.catalog)
-    old = build_context(catalog_at(catalog_dir, ns.rev, cat))
-    new = build_context(catalog_at(catalog_dir, ns.rev2, cat) if ns.rev2 else cat)
-    pages = pages_of_tables(repo_of(catalog_dir)[0] / "docs" / "en")
-    report = compare(old, new, pages, ns.rev, ns.rev2 or WORKING_TREE)
+    report = revisions_report(Path(ns.catalog), ns.rev, ns.rev2, cat)
     report.filled = {rev: FILLED[rev] for rev in (ns.rev, ns.rev2) if rev and FILLED.get(rev)}
     markdown = "" if ns.format == "json" else report_markdown(report, ns.limit)
     text = report_json(report) if ns.format == "json" else cut(markdown, ns.max_chars)

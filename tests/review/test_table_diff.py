@@ -6,7 +6,16 @@ from pathlib import Path
 
 import pytest
 
-from sizing.review.table_diff import CellChange, diff_cells, page_of, pages_of_tables, relative_change
+from sizing.catalog.loader import load_catalog
+from sizing.review.table_diff import (
+    CellChange,
+    compare,
+    diff_cells,
+    page_of,
+    pages_of_tables,
+    relative_change,
+)
+from sizing.views.bundle import build_context
 
 
 @pytest.mark.parametrize(
@@ -49,3 +58,12 @@ def test_same_row_counts_nan_as_equal_and_any_other_difference_as_a_change() -> 
     assert not same_row(row, {**row, "gib": 1.6})
     assert not same_row(row, {**row, "extra": 1})
     assert not same_row(row, {**row, "price": 2.0})
+
+
+def test_a_context_compared_with_itself_changes_nothing() -> None:
+    """Assert two evaluations of one catalog give no flip and no table change (what ``diff`` answers for two
+    equal catalogs without evaluating them, :func:`sizing.review.diff_report.revisions_report`)."""
+    small = Path(__file__).resolve().parents[1] / "data" / "site_catalog"
+    contexts = [build_context(load_catalog(small)) for _ in range(2)]
+    report = compare(*contexts, {}, "a", "b")
+    assert (report.flips, report.tables) == ([], [])
