@@ -77,19 +77,28 @@ few runs far off (a vLLM release's slow kernels, a campaign's unusual setup) pul
 class no more than their share; the errors reported are medians, which such runs do not move either."""
 
 
+Columns = pd.DataFrame | dict[str, np.ndarray]
+"""The runs, or the columns of them the fit reads (:func:`columns`)."""
+
+
+def columns(runs: pd.DataFrame) -> dict[str, np.ndarray]:
+    """The columns :func:`fit` reads, as arrays: its thousands of loss evaluations would otherwise spend a
+    third of their time looking columns up in the DataFrame."""
+    return {c: runs[c].to_numpy() for c in ("class", "isl", "osl", "concurrency", "weight", *METRICS)}
+
+
 def predict(
-    x: dict[str, np.ndarray], runs: pd.DataFrame, constants: dict[str, float] | dict[str, dict[str, float]]
+    x: dict[str, np.ndarray], runs: Columns, constants: dict[str, float] | dict[str, dict[str, float]]
 ) -> dict[str, np.ndarray]:
     """TPOT, TTFT and output tokens/s of each run under ``constants``: one set for every run, or a set per
     class (``runs["class"]``, each run's class in it)."""
+    shape = [np.asarray(runs[c], dtype=float) for c in ("isl", "osl", "concurrency")]
     if all(isinstance(v, dict) for v in constants.values()):
-        codes = runs["class"].to_numpy()
+        codes = np.asarray(runs["class"])
         per_row = {p: np.array([constants[c][p] for c in codes], dtype=float) for p in PARAMS}  # type: ignore[index]
     else:
-        per_row = {p: np.full(len(runs), v) for p, v in constants.items()}
-    y = {**x, **per_row}
-    shape = [runs[c].to_numpy(float) for c in ("isl", "osl", "concurrency")]
-    return tp.steady_state(y, *shape)
+        per_row = {p: np.full(len(shape[0]), v) for p, v in constants.items()}
+    return tp.steady_state({**x, **per_row}, *shape)
 
 
 def pseudo_huber(error: np.ndarray, delta: float = HUBER_DELTA) -> np.ndarray:
@@ -97,15 +106,15 @@ def pseudo_huber(error: np.ndarray, delta: float = HUBER_DELTA) -> np.ndarray:
     return 2 * delta**2 * (np.sqrt(1 + (error / delta) ** 2) - 1)
 
 
-def loss(x: dict[str, np.ndarray], runs: pd.DataFrame, constants: dict[str, float]) -> float:
+def loss(x: dict[str, np.ndarray], runs: Columns, constants: dict[str, float]) -> float:
     """Mean pseudo-Huber log error (:func:`pseudo_huber`) of TPOT and of output tokens/s, plus a quarter of
     TTFT's, each near-duplicate group of runs counted once (``runs["weight"]``,
     :func:`scripts.throughput_runs.duplicate_weights`)."""
     out = predict(x, runs, constants)
     metrics = {"tpot_s": 1.0, "output_tps": 1.0, "ttft_s": 0.25}
-    weight = runs["weight"].to_numpy()
+    weight = np.asarray(runs["weight"])
     return sum(
-        w * float(np.average(pseudo_huber(np.log(out[m] / runs[m].to_numpy())), weights=weight))
+        w * float(np.average(pseudo_huber(np.log(out[m] / np.asarray(runs[m]))), weights=weight))
         for m, w in metrics.items()
     )
 
@@ -127,7 +136,8 @@ def fit(x: dict[str, np.ndarray], runs: pd.DataFrame, rounds: int = 10) -> dict[
     runs), the others on the runs of their class; a class without experts keeps the expert constants that
     leave them out."""
     parts = {str(n): np.flatnonzero(runs["class"].to_numpy() == n) for n in sorted(runs["class"].unique())}
-    parts_x = {n: (take(x, rows), runs.iloc[rows]) for n, rows in parts.items()}
+    cols = columns(runs)
+    parts_x = {n: (take(x, rows), take(cols, rows)) for n, rows in parts.items()}
     free = {n: free_constants(xs) for n, (xs, _) in parts_x.items()}
     best = {n: {p: START[p] if p in free[n] else ROOFLINE[p] for p in PARAMS} for n in parts}
     shared = {p: START[p] for p in SHARED}
