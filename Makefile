@@ -21,8 +21,9 @@ export DISABLE_MKDOCS_2_WARNING := true
 
 # pytest on several workers (pytest-xdist; an idle worker takes tests from a busy one; WORKERS=0 runs in one
 # process). The site is built once per engine for all, from the end of collection on (tests/conftest.py).
-# make test runs four: its browser tests mostly wait (page loads, network idle, animation frames), so two
-# more workers keep the two cores busy meanwhile. test-fast's tests compute: two workers, one per core.
+# make test runs three: a browser test waits now and then (page loads, animation frames) and a third worker
+# keeps the two cores busy meanwhile (four measured no faster, two left gaps). test-fast's tests compute: two
+# workers, one per core.
 WORKERS ?=
 PYTEST = $(BIN)/python -m pytest -q -n $(or $(WORKERS),$(1)) --dist worksteal
 # mypy and the throughput fit's check side by side (each is one process): both run, either fails the target.
@@ -95,7 +96,7 @@ test: $(STAMP) browser
 	$(BIN)/ruff check sizing scripts tests
 	$(BIN)/ruff format --check --quiet sizing scripts tests
 	$(STATIC_CHECKS)
-	$(call PYTEST,4)
+	$(call PYTEST,3)
 
 # The inner loop: lint, types and the unit tests; no site build, no browser, 15 examples per property
 # instead of 50, and not the throughput fit's check (a refit of every left-out source, for make test).
