@@ -99,10 +99,10 @@ def last_command(target: str) -> str:
     return make("-n", "-B", target).stdout.strip().splitlines()[-1]
 
 
-@pytest.mark.parametrize(("target", "workers"), [("test", 4), ("test-fast", 2)])
+@pytest.mark.parametrize(("target", "workers"), [("test", 3), ("test-fast", 2)])
 def test_the_test_commands_end_with_pytest_on_their_workers(target, workers):
     """Its summary line is the last line of the run, and its exit status (5 when no test ran) make's; the
-    browser tests' waits get two more workers than the cores, the computing tests one per core."""
+    browser tests' waits get one more worker than the cores, the computing tests one per core."""
     line = last_command(target).removeprefix("SIZING_PROPERTY_EXAMPLES=fast ")
     assert line.startswith(f".venv/bin/python -m pytest -q -n {workers} --dist worksteal"), line
     assert last_command(target).startswith("SIZING_PROPERTY_EXAMPLES=fast ") == (target == "test-fast")
