@@ -171,7 +171,8 @@ def fit_rows(ctx: SiteContext, server: str) -> pd.DataFrame:
     df = df[df["server"] == server].copy()
     df["kv_cache_bytes"] = np.maximum(df["kv_cache_bytes"], 0)
     df["model_label"] = model_labels(df)
-    df = df.merge(fit_speed(ctx), on=list(SPEED_KEY), how="left", validate="one_to_one")
+    speed = fit_speed(ctx)
+    df = df.merge(speed[speed["server"] == server], on=list(SPEED_KEY), how="left", validate="one_to_one")
     return add_sequences(df, ctx.contexts).reset_index(drop=True)
 
 
