@@ -1,15 +1,17 @@
 #!/usr/bin/env python3
 """Benchmark the test commands of the README: wall-clock and CPU time of ``make test-fast`` and ``make test``.
 
-    python -m scripts.bench_tests [--only test-fast|test-fast-serial|test] [--out benchmarks/tests.md]
+    python -m scripts.bench_tests [--only NAME] [--out benchmarks/tests.md]  # NAME: a key of COMMANDS
     python -m scripts.bench_tests --report     # rewrite the report from benchmarks/tests.json
 
 Runs each command once from the repository root (``test-fast-serial`` is ``make test-fast WORKERS=0``:
-pytest in one process, to see what the two workers of ``-n 2`` gain) (``make test`` builds the site and drives
-Chromium: run it
-on a quiet machine, and not often) and measures its wall time and the CPU time of every process it waited
-for (user + system, from ``getrusage(RUSAGE_CHILDREN)``). CPU time is the figure to compare when other work
-shares the cores: wall time then grows with the load, CPU time hardly does. Results are kept by command in
+pytest in one process, to see what the two workers of ``-n 2`` gain; ``fresh-clone`` is what CI runs: a clone
+of ``HEAD`` in a new temporary folder, venv set-up included, then ``bash .ci/run``, the folder removed after)
+(``make test`` builds the site and drives Chromium: run it on a quiet machine, and not often) and measures its
+wall time, the CPU time of every process it waited for (user + system, from ``getrusage(RUSAGE_CHILDREN)``;
+Chromium's renderers are not among them) and the busy time of the whole machine (``/proc/stat``: Chromium
+included, and whatever else ran). CPU time is the figure to compare when other work shares the cores: wall
+time then grows with the load, CPU time hardly does. Results are kept by command in
 ``benchmarks/tests.json`` (a run of one command keeps the other's last result) and written, with the
 measurements from before this benchmark existed (:data:`BEFORE`), to ``benchmarks/tests.md``.
 
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import resource
 import subprocess
@@ -36,8 +39,16 @@ COMMANDS = {
     "test-fast": ["make", "test-fast"],
     "test-fast-serial": ["make", "test-fast", "WORKERS=0"],
     "test": ["make", "test"],
+    "fresh-clone": [
+        "bash",
+        "-c",
+        'work=$(mktemp -d) && git clone -q . "$work/repo" && (cd "$work/repo" && bash .ci/run); '
+        'status=$?; rm -rf "$work"; exit $status',
+    ],
 }
-TARGETS_S = {"test-fast": 90.0, "test": 300.0}
+LABELS = {"fresh-clone": "bash .ci/run on a fresh clone of HEAD (venv set-up included)"}
+"""How the report names a command that is not a plain ``make`` line."""
+TARGETS_S = {"test-fast": 90.0, "test": 300.0, "fresh-clone": 300.0}
 """Wall-time targets of issue 26 (the serial run is a comparison, without a target)."""
 BEFORE = [
     {
@@ -119,18 +130,20 @@ HISTORY = [
 """Session 20's measurements (before the test commands were first sped up; two workers against one)."""
 NOTES = [
     "- Session 22 started from `make test` at 406 s on CI's fresh clone (03b368e) and 385 s of pytest on idle"
-    " cores (c2c797b). That run was CPU-bound (vmstat: both cores busy throughout) and about half its CPU"
-    " was Chromium's page loads (about 1.6 s of CPU a visit, which `getrusage` does not see: the CPU column "
-    "leaves it out).",
-    "- What changed: one browser visit per page, engine, language and width (the reader's and the passages' "
-    "checks run in `test_page_is_clean`'s visit; about 120 page loads fewer); the catalog is prepared once "
-    "per run and loaded by both session builds, the failed-build tests and `prepared_ctx` "
-    "(`sizing.site.context.load_saved`); tests of a mechanism use the small catalog; `diff` formats only "
-    "the rows that moved; the throughput fit's leave-one-out fits run one process per core (its check 28 -> "
-    "17 s); `pip --no-compile` (a fresh venv 25 -> 13 s); `make test-fast` leaves the fit's check to "
-    "`make test`.",
-    "- What is left: `make test` about 7 % above its target on idle cores. The next cut is Chromium's: "
-    "`test_page_is_clean` loads 96 pages (two engines, three languages, eight pages, two widths).",
+    " cores (c2c797b); CI measured its end (d270133) at 356 s. Both runs were CPU-bound, about half of "
+    "their CPU Chromium's page loads (1.6-1.8 s of CPU a visit, which `getrusage` does not see: the CPU "
+    "column leaves it out; the machine column counts it).",
+    "- Session 22 changed: one browser visit per page, engine, language and width; the catalog prepared once "
+    "per run; tests of a mechanism on the small catalog; `diff` formats only the rows that moved; the "
+    "throughput fit's leave-one-out fits one process per core; `pip --no-compile`.",
+    "- Session 23 changed: browser tests reuse one tab per size and worker (storage cleared, `about:blank` "
+    "between tests; a failing test's tab is closed): a visit in a warm renderer costs Chromium 0.85 s of "
+    "CPU against 1.78 s in a new context. Zensical's pages are loaded once per language and narrowed from "
+    "1366 to 390 px for the second width, and a test MkDocs runs in several languages runs in Russian on "
+    "Zensical (`test_engine_parity` proves the content equal): 37 page loads fewer, every page, language "
+    "and width still checked in both builds. `diff` of two equal catalogs evaluates neither; the throughput "
+    "fit reads its columns as arrays (its check 30 -> 22 s of CPU); pytest runs on three workers. Machine "
+    "CPU of the pytest run: 590 -> 413 s.",
 ]
 """Lines printed under the results: what a reader needs to weigh them (written with the measurement)."""
 SUMMARY = re.compile(r"\d+ (passed|failed|errors?)\b.* in [\d.]+s")
@@ -143,16 +156,26 @@ def cpu_seconds() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+def machine_busy_seconds() -> float:
+    """CPU seconds every core of this machine has spent busy since boot (``/proc/stat``: all but idle and
+    I/O wait), counting processes this one never waits for (Chromium's) and other work on the machine."""
+    fields = [int(v) for v in Path("/proc/stat").read_text(encoding="ascii").split("\n")[0].split()[1:]]
+    idle = fields[3] + fields[4]
+    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
+
+
 def measure(name: str) -> dict[str, Any]:
-    """Run ``make NAME`` once: its wall and CPU seconds, exit status, pytest's summary and the load."""
-    load_before, cpu, started = load_note(), cpu_seconds(), time.perf_counter()
+    """Run COMMANDS[NAME] once: its wall, CPU and machine-busy seconds, exit status, pytest's summary and the
+    load."""
+    load_before, cpu, busy, started = load_note(), cpu_seconds(), machine_busy_seconds(), time.perf_counter()
     result = subprocess.run(COMMANDS[name], cwd=ROOT, capture_output=True, text=True, check=False)
-    wall, cpu = time.perf_counter() - started, cpu_seconds() - cpu
+    wall, cpu, busy = time.perf_counter() - started, cpu_seconds() - cpu, machine_busy_seconds() - busy
     summaries = [m.group(0) for m in SUMMARY.finditer(result.stdout)]
     return {
-        "command": " ".join(COMMANDS[name]),
+        "command": LABELS.get(name, " ".join(COMMANDS[name])),
         "wall": round(wall, 1),
         "cpu": round(cpu, 1),
+        "machine_cpu": round(busy, 1),
         "status": result.returncode,
         "summary": summaries[-1] if summaries else result.stderr.strip()[-200:],
         "load": f"start: {load_before}; end: {load_note()}",
@@ -177,9 +200,11 @@ def verdicts(results: dict[str, dict[str, Any]]) -> list[str]:
             else f"; target under {target:.0f} s: " + ("met" if entry["wall"] < target else "**NOT met**")
         )
         status = "passed" if entry["status"] == 0 else f"**failed (exit {entry['status']})**"
+        busy = entry.get("machine_cpu")
+        machine_cpu = "" if busy is None else f" ({busy:.0f} s of the machine's CPU, Chromium included)"
         out.append(
-            f"- `{entry['command']}`: {entry['wall']:.0f} s wall, {entry['cpu']:.0f} s CPU, {status}{met}. "
-            f"Load: {entry['load']}."
+            f"- `{entry['command']}`: {entry['wall']:.0f} s wall, {entry['cpu']:.0f} s CPU{machine_cpu}, "
+            f"{status}{met}. Load: {entry['load']}."
         )
     return out
 

@@ -47,6 +47,29 @@ def test_cpu_seconds_grow_with_a_child_process() -> None:
     assert bt.cpu_seconds() > start
 
 
+def test_machine_busy_seconds_grow_while_a_child_computes() -> None:
+    import subprocess
+    import sys
+
+    start = bt.machine_busy_seconds()
+    subprocess.run([sys.executable, "-c", "sum(range(3_000_000))"], check=True)
+    assert bt.machine_busy_seconds() > start > 0
+
+
+def test_verdicts_name_the_machine_cpu_when_it_was_measured() -> None:
+    assert (
+        "(412 s of the machine's CPU, Chromium included)"
+        in bt.verdicts({"test": {**entry(250.0), "machine_cpu": 412.4}})[0]
+    )
+    assert "machine's CPU" not in bt.verdicts({"test": entry(250.0)})[0]
+
+
+def test_the_fresh_clone_runs_ci_in_a_folder_of_its_own_and_removes_it() -> None:
+    script = bt.COMMANDS["fresh-clone"][-1]
+    assert script.startswith("work=$(mktemp -d) && git clone -q . ") and 'rm -rf "$work"' in script
+    assert "bash .ci/run" in script and bt.TARGETS_S["fresh-clone"] == 300.0
+
+
 def test_the_summary_is_pytest_s_last_line_not_make_s() -> None:
     out = "....F\n= 1 failed, 1400 passed, 282 deselected in 538.12s (0:08:58) =\n"
     assert [m.group(0) for m in bt.SUMMARY.finditer(out)] == [
