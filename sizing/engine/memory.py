@@ -147,7 +147,7 @@ def split_rounding(df: pd.DataFrame, rules: Rules) -> np.ndarray:
     )
     inter = _col(df, "dense_inter") / tp
     ranks = expert_ranks(df).to_numpy()
-    per_rank = _col(df, "experts") / ranks * _col(df, "expert_intermediate") / np.where(ranks == tp, tp, 1)
+    per_rank = _col(df, "experts") * _col(df, "expert_intermediate") / ranks  # E × I/TP, or E/EP whole
     width = np.where(_col(df, "is_moe"), per_rank, inter) * hidden * b  # gate/up is twice the down projection
     mlp = np.where(csa, 0.0, wt.split_rounding(2 * width) + wt.split_rounding(width))
     share = np.asarray(kv.stage_count(df["layers"], df["pp"])) / _col(df, "layers")

@@ -331,3 +331,35 @@ def test_printed_tokens_follow_the_release_line() -> None:
     assert memory.printed_tokens(df, V0).tolist() == [5620 * 64]
     assert memory.printed_tokens(df, EXTENSIBLE).tolist() == [359680]
     assert np.issubdtype(np.asarray(memory.printed_tokens(df, EXTENSIBLE)).dtype, np.integer)
+
+
+def moe_row(**plan: int) -> pd.DataFrame:
+    """Qwen1.5-MoE-A2.7B's routed experts (60 of intermediate 1408, hidden 2048, BF16) in 24 layers; its
+    attention left out (``is_mla``: not rounded here) and no vocabulary."""
+    return frame(
+        layers=24,
+        pp=1,
+        hidden_size=2048,
+        w_tensor_bytes=2,
+        attention_heads=16,
+        head_dim=128,
+        kv_heads=16,
+        is_mla=True,
+        full_layers=24,
+        sliding_layers=0,
+        dense_inter=5632,
+        is_moe=True,
+        experts=60,
+        expert_intermediate=1408,
+        vocab_size=0,
+        w_lm_head=0.0,
+        **plan,
+    )
+
+
+@pytest.mark.parametrize("plan", [dict(tp=4, ep=1), dict(tp=4, ep=4), dict(tp=1, ep=4)])
+def test_split_rounding_counts_each_rank_s_whole_fused_expert_tensors(plan: dict[str, int]) -> None:
+    """Assert a rank's fused expert tensors are all 60 experts at 1408/4 under TP 4 (``FusedMoE`` slices each
+    expert) and 15 whole experts under EP 4, the same size: w13 165 MiB and w2 82.5 MiB, which the
+    allocator rounds up to 166 and 84 MiB, 2.5 MiB a layer."""
+    assert memory.split_rounding(moe_row(**plan), EXTENSIBLE)[0] == 24 * 2.5 * MiB
