@@ -128,10 +128,10 @@ def split_rounding(df: pd.DataFrame, rules: Rules) -> np.ndarray:
     """What the 0.21+ loader's allocator counts beyond the weight tensors of the fullest rank, bytes.
 
     Each layer's fused QKV and output projections (full and sliding attention, not MLA), its gate/up and
-    down projections (dense models) or fused expert tensors (MoE), and the embedding and LM head are
-    single tensors; :func:`sizing.engine.weights.split_rounding` rounds each one. The layers' tensors
-    take the checkpoint's main weight width, the embeddings BF16.
-    """
+    down projections (dense models) or fused expert tensors (MoE: ``fused_moe/layer.py`` ``FusedMoE`` makes
+    them local experts × intermediate // the MoE TP size, i.e. E × I/TP, or E/EP whole with EP), and the
+    embedding and LM head are single tensors; :func:`sizing.engine.weights.split_rounding` rounds each one.
+    The layers' tensors take the checkpoint's main weight width, the embeddings BF16."""
     if not rules.scoped_weight_split:
         return np.zeros(len(df))
     tp, hidden, b = _col(df, "tp"), _col(df, "hidden_size").astype(np.float64), _col(df, "w_tensor_bytes")
@@ -147,7 +147,7 @@ def split_rounding(df: pd.DataFrame, rules: Rules) -> np.ndarray:
     )
     inter = _col(df, "dense_inter") / tp
     ranks = expert_ranks(df).to_numpy()
-    per_rank = _col(df, "experts") * _col(df, "expert_intermediate") / ranks  # E × I/TP, or E/EP whole
+    per_rank = _col(df, "experts") * _col(df, "expert_intermediate") / ranks
     width = np.where(_col(df, "is_moe"), per_rank, inter) * hidden * b  # gate/up is twice the down projection
     mlp = np.where(csa, 0.0, wt.split_rounding(2 * width) + wt.split_rounding(width))
     share = np.asarray(kv.stage_count(df["layers"], df["pp"])) / _col(df, "layers")
