@@ -414,3 +414,24 @@ def test_failure_screenshots_are_named_by_test_and_page() -> None:
     assert (
         failure_name(nodeid, 1) == "test_browser-test_search_finds_a_word_in_each_language-zensical-zh-1.png"
     )
+
+
+@pytest.mark.parametrize("engine", ["mkdocs"], scope="session")
+def test_a_tab_given_back_is_clean_for_the_next_test(tabs, site_url: str) -> None:
+    """Assert a tab given back comes to the next test on ``about:blank``, at its own size, with no problem
+    recorded and the last site's ``sessionStorage`` (the explorer's state) gone; a tab marked ``broken`` (a
+    failing test had it open) is closed instead."""
+    tab = tabs(1366, 768)
+    visit(tab, f"{site_url}explorer/")
+    tab.evaluate("() => sessionStorage.setItem('sz-test', 'left over')")
+    tab.set_viewport_size({"width": 500, "height": 500})
+    tab.problems.items.append("a problem of the last test")
+    close_tabs()
+    again = tabs(1366, 768)
+    assert again is tab and again.url == "about:blank" and again.problems.items == []
+    assert again.viewport_size == {"width": 1366, "height": 768}
+    visit(again, f"{site_url}explorer/")
+    assert again.evaluate("() => sessionStorage.getItem('sz-test')") is None
+    again.broken = True
+    close_tabs()
+    assert again.is_closed() and again not in FREE_TABS[again.key]

@@ -329,6 +329,7 @@ def check_page(page: object, engine: str, lang: str, path: str, width: str) -> N
     have text; on the MkDocs build, keep the curated screenshots (whole), the first screen of the others and
     the passages' sections."""
     keep = engine == "mkdocs"
+    assert page.evaluate("innerWidth") == WIDTHS[width][0]
     assert page.evaluate("document.documentElement.lang") == lang
     check_reading(page, f"{lang}/{path} at {WIDTHS[width][0]} px")
     check_passages(page, lang, path, str(WIDTHS[width][0]) if keep else None)
