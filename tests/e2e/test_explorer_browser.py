@@ -14,6 +14,7 @@ language, both widths) under ``test-artifacts/screenshots/``; a failing test sav
 
 from __future__ import annotations
 
+import itertools
 import re
 
 import pytest
@@ -283,21 +284,20 @@ def page_visits() -> list[object]:
     (``test_engine_parity``), loads each once at 1366 px and is then narrowed to 390 px, so every page,
     language and width is still checked in both builds."""
     visits = []
-    for engine in ENGINES:
-        for lang in PREFIXES:
-            for path in PAGES:
-                page = path.strip("/") or "home"
-                groups = [(width,) for width in WIDTHS] if engine == "mkdocs" else [tuple(WIDTHS)]
-                visits += [
-                    pytest.param(engine, lang, path, group, id=f"{engine}-{lang}-{page}-{'+'.join(group)}")
-                    for group in groups
-                ]
+    for engine, lang, path in itertools.product(ENGINES, PREFIXES, PAGES):
+        groups = [(width,) for width in WIDTHS] if engine == "mkdocs" else [tuple(WIDTHS)]
+        page = path.strip("/") or "home"
+        visits += [
+            pytest.param(engine, lang, path, group, id=f"{engine}-{lang}-{page}-{'+'.join(group)}")
+            for group in groups
+        ]
     return visits
 
 
 def resize(page: object, width: str) -> None:
     """Give ``page`` the viewport of ``width`` and wait until the layout has settled (two frames)."""
-    page.set_viewport_size(dict(zip(("width", "height"), WIDTHS[width], strict=True)))
+    columns, rows = WIDTHS[width]
+    page.set_viewport_size({"width": columns, "height": rows})
     page.evaluate("() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")
 
 
